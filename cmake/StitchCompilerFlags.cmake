@@ -1,0 +1,13 @@
+# Warnings and sanitizers for every target of the project.
+add_compile_options(-Wall -Wextra -Wpedantic -Wno-missing-field-initializers)
+if(STITCHCUDA_WARNINGS_AS_ERRORS)
+    add_compile_options(-Werror)
+endif()
+if(STITCHCUDA_ENABLE_ASAN)
+    add_compile_options(-fsanitize=address -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=address)
+endif()
+if(STITCHCUDA_ENABLE_UBSAN)
+    add_compile_options(-fsanitize=undefined -fno-sanitize-recover=undefined)
+    add_link_options(-fsanitize=undefined)
+endif()

@@ -1,0 +1,97 @@
+#pragma once
+// GPU architecture database: resources/arch/gpus.json (embedded into core at build time).
+//   gpus.json -> ArchDatabase -> occupancy, rubric, performance model, studio's device panel
+// Every analysis reads hardware limits from here, never from literals in code.
+
+#include "core/common/Result.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stitch {
+
+/// Limits of one compute capability (same for every GPU of that architecture).
+struct ArchLimits {
+    std::string name;                  ///< "sm_90"
+    std::string family;                ///< "Hopper"
+    int computeMajor = 0;
+    int computeMinor = 0;
+    int warpSize = 32;
+    int maxThreadsPerBlock = 1024;
+    int maxThreadsPerSm = 0;
+    int maxWarpsPerSm = 0;
+    int maxBlocksPerSm = 0;
+    int registersPerSm = 0;            ///< 32-bit registers
+    int maxRegistersPerThread = 255;
+    int registersPerBlock = 0;
+    int registerAllocationUnit = 256;  ///< registers, allocated per warp
+    int warpAllocationGranularity = 4;
+    int sharedMemoryPerSm = 0;         ///< bytes configurable as shared memory
+    int sharedMemoryPerBlock = 49152;  ///< without opt-in
+    int sharedMemoryPerBlockOptin = 0; ///< with cudaFuncSetAttribute
+    int sharedMemoryAllocationUnit = 128;
+    int reservedSharedMemoryPerBlock = 0; ///< system use per block (1 KiB from sm_80)
+    int sharedMemoryBanks = 32;
+    bool tensorCoresTf32 = false;
+    bool tensorCoresBf16 = false;
+    bool asyncCopy = false;            ///< cp.async (sm_80+)
+    bool tma = false;                  ///< cp.async.bulk.tensor (sm_90)
+};
+
+/// One GPU model; peak figures are the vendor's datasheet unless a measured figure is given.
+struct GpuSpec {
+    std::string name;                  ///< "NVIDIA H200"
+    std::vector<std::string> aliases;  ///< names the driver may report
+    std::string arch;                  ///< "sm_90"
+    int multiprocessors = 0;
+    double memoryBandwidthGBs = 0;     ///< datasheet
+    double l2CacheMiB = 0;
+    double boostClockMHz = 0;
+    double fp32Tflops = 0;             ///< dense, non-tensor
+    double tf32Tflops = 0;             ///< dense tensor core, 0 if none
+    double bf16Tflops = 0;             ///< dense tensor core, 0 if none
+    std::optional<double> measuredCopyGBs;     ///< device-to-device copy, read + write
+    std::optional<double> measuredSgemmTflops; ///< cuBLAS FP32 at 4096^3
+    std::string measuredNote;          ///< where and how the measured figures came
+};
+
+class ArchDatabase {
+public:
+    /// The database compiled into core (resources/arch/gpus.json at build time).
+    static const ArchDatabase &builtin();
+    /// Parses a database from JSON text; errors name the offending key.
+    static Result<ArchDatabase> fromJson(const std::string &json, const std::string &fileName);
+    static Result<ArchDatabase> loadFile(const std::string &path);
+
+    const ArchLimits *arch(const std::string &name) const;
+    const GpuSpec *gpu(const std::string &name) const; ///< matches name or an alias, case-insensitive
+    /// The datasheet GPU to assume for an arch when no device is present (first listed for it).
+    const GpuSpec *defaultGpuFor(const std::string &arch) const;
+
+    const std::vector<ArchLimits> &architectures() const { return m_archs; }
+    const std::vector<GpuSpec> &gpus() const { return m_gpus; }
+
+private:
+    std::vector<ArchLimits> m_archs;
+    std::vector<GpuSpec> m_gpus;
+};
+
+/// Occupancy of a kernel on an architecture, computed like NVIDIA's occupancy calculator.
+struct Occupancy {
+    int activeBlocksPerSm = 0;
+    int activeWarpsPerSm = 0;
+    double occupancy = 0;              ///< active warps / max warps
+    std::string limiter;               ///< "registers", "shared memory", "warps", "blocks"
+    int blocksLimitRegisters = 0;
+    int blocksLimitSharedMemory = 0;
+    int blocksLimitWarps = 0;
+    int blocksLimitBlocks = 0;
+};
+
+/// Theoretical occupancy; ResourceLimit error when the kernel cannot launch at all.
+Result<Occupancy> computeOccupancy(const ArchLimits &arch, int threadsPerBlock, int registersPerThread,
+                                   int sharedBytesPerBlock);
+
+} // namespace stitch

@@ -1,0 +1,93 @@
+#include "core/arch/ArchDatabase.h"
+
+#include <gtest/gtest.h>
+
+using namespace stitch;
+
+TEST(ArchDatabase, BuiltinHasEveryTargetArchitecture)
+{
+    const auto &db = ArchDatabase::builtin();
+    for (const char *name : {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}) {
+        const ArchLimits *a = db.arch(name);
+        ASSERT_NE(a, nullptr) << name;
+        EXPECT_EQ(a->registersPerSm, 65536) << name;
+        EXPECT_GT(a->sharedMemoryPerBlockOptin, 0) << name;
+        EXPECT_NE(db.defaultGpuFor(name), nullptr) << name;
+    }
+    const GpuSpec *h200 = db.gpu("nvidia h200");
+    ASSERT_NE(h200, nullptr);
+    EXPECT_EQ(h200->arch, "sm_90");
+    EXPECT_EQ(h200->multiprocessors, 132);
+    ASSERT_TRUE(h200->measuredCopyGBs.has_value());
+    EXPECT_EQ(db.arch("sm_90")->sharedMemoryPerBlockOptin, 227 * 1024);
+}
+
+TEST(ArchDatabase, RejectsUnknownKeysAndBadSchema)
+{
+    auto bad = ArchDatabase::fromJson(R"({"schema":"other"})", "x.json");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().kind, ErrorKind::Parse);
+
+    auto typo = ArchDatabase::fromJson(R"({"schema":"stitchcuda-arch/1","gpus":[],"architectures":[
+        {"name":"sm_90","family":"Hopper","computeMajor":9,"computeMinor":0,"maxThreadsPerSm":2048,
+         "maxWarpsPerSm":64,"maxBlocksPerSm":32,"registersPerSm":65536,"registersPerBlock":65536,
+         "maxRegistersPerThread":255,"registerAllocationUnit":256,"warpAllocationGranularity":4,
+         "sharedMemoryPerSm":233472,"sharedMemoryPerBlock":49152,"sharedMemoryPerBlockOptin":232448,
+         "sharedMemoryAllocationUnit":128,"reservedSharedMemoryPerBlock":1024,"tensorCoresTf32":true,
+         "tensorCoresBf16":true,"asyncCopy":true,"tma":true,"sharedMemoryPerBlok":1}]})",
+                                       "x.json");
+    ASSERT_FALSE(typo.ok());
+    EXPECT_NE(typo.error().message.find("unknown key 'sharedMemoryPerBlok'"), std::string::npos)
+        << typo.error().message;
+
+    auto broken = ArchDatabase::fromJson("{ not json", "x.json");
+    ASSERT_FALSE(broken.ok());
+    EXPECT_EQ(broken.error().location->file, "x.json");
+}
+
+// Expected values from NVIDIA's occupancy calculator (CUDA Occupancy Calculator spreadsheet /
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor) for compute capability 8.0 and 9.0.
+struct OccupancyCase {
+    const char *arch;
+    int threads, regs, smem;
+    int blocks;
+    const char *limiter;
+};
+
+class OccupancyTable : public ::testing::TestWithParam<OccupancyCase> {};
+
+TEST_P(OccupancyTable, MatchesCalculator)
+{
+    const auto c = GetParam();
+    const ArchLimits *a = ArchDatabase::builtin().arch(c.arch);
+    ASSERT_NE(a, nullptr);
+    auto o = computeOccupancy(*a, c.threads, c.regs, c.smem);
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_EQ(o->activeBlocksPerSm, c.blocks);
+    EXPECT_EQ(o->limiter, c.limiter);
+    EXPECT_DOUBLE_EQ(o->occupancy, static_cast<double>(c.blocks * ((c.threads + 31) / 32)) / a->maxWarpsPerSm);
+}
+
+INSTANTIATE_TEST_SUITE_P(Calculator, OccupancyTable,
+                         ::testing::Values(OccupancyCase{"sm_90", 256, 32, 0, 8, "warps"},
+                                           OccupancyCase{"sm_90", 256, 128, 0, 2, "registers"},
+                                           OccupancyCase{"sm_90", 256, 255, 0, 1, "registers"},
+                                           OccupancyCase{"sm_90", 1024, 64, 0, 1, "registers"},
+                                           OccupancyCase{"sm_90", 128, 32, 48 * 1024, 4, "shared memory"},
+                                           OccupancyCase{"sm_90", 32, 16, 0, 32, "blocks"},
+                                           OccupancyCase{"sm_80", 256, 40, 0, 6, "registers"},
+                                           OccupancyCase{"sm_75", 1024, 32, 0, 1, "warps"},
+                                           OccupancyCase{"sm_86", 128, 32, 0, 12, "warps"}));
+
+TEST(Occupancy, RefusesWhatCannotLaunch)
+{
+    const ArchLimits *a = ArchDatabase::builtin().arch("sm_90");
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(computeOccupancy(*a, 2048, 32, 0).error().kind, ErrorKind::ResourceLimit);
+    EXPECT_EQ(computeOccupancy(*a, 256, 300, 0).error().kind, ErrorKind::ResourceLimit);
+    EXPECT_EQ(computeOccupancy(*a, 256, 32, 300 * 1024).error().kind, ErrorKind::ResourceLimit);
+    // 1024 threads x 128 registers needs 128K registers: more than one block's file.
+    auto tooMany = computeOccupancy(*a, 1024, 128, 0);
+    ASSERT_FALSE(tooMany.ok());
+    EXPECT_NE(tooMany.error().message.find("register file"), std::string::npos);
+}

@@ -1,0 +1,85 @@
+#include "core/frontend/CudaSourceIndex.h"
+#include "core/frontend/DeviceCode.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace stitch;
+using namespace stitch::frontend;
+
+TEST(CudaSourceIndex, FindsKernelsParametersAndLaunches)
+{
+    const std::string src = R"(#include <cstdio>
+#define N 64
+template <int B>
+__global__ void __launch_bounds__(256) scale(const float *__restrict__ in, float *out, int n) {
+    __shared__ float s[B];
+    s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x] * 2.0f;
+}
+__device__ __forceinline__ float sq(float x) { return x * x; }
+void host_helper() {}
+int main() {
+    scale<256><<<dim3(N / 256), 256>>>(nullptr, nullptr, N);
+    return 0;
+}
+)";
+    const auto idx = indexCudaSource(src, "s.cu");
+    EXPECT_TRUE(idx.syntaxErrors.empty());
+    ASSERT_EQ(idx.kernels.size(), 2u);
+    const auto &k = idx.kernels[0];
+    EXPECT_EQ(k.name, "scale");
+    EXPECT_EQ(k.qualifier, "__global__");
+    EXPECT_EQ(k.range.begin.line, 3); // the template line
+    EXPECT_EQ(k.nameLocation.line, 4);
+    EXPECT_TRUE(k.hasSharedMemory);
+    EXPECT_TRUE(k.hasSyncThreads);
+    ASSERT_EQ(k.parameters.size(), 3u);
+    EXPECT_EQ(k.parameters[0].name, "in");
+    EXPECT_EQ(k.parameters[0].type, "const float *__restrict__");
+    EXPECT_EQ(k.parameters[2].type, "int");
+    EXPECT_EQ(idx.kernels[1].name, "sq");
+    EXPECT_EQ(idx.kernels[1].qualifier, "__device__");
+    EXPECT_EQ(idx.hostFunctions.size(), 2u);
+    ASSERT_EQ(idx.launches.size(), 1u);
+    EXPECT_EQ(idx.launches[0].grid, "dim3(N / 256)");
+    EXPECT_EQ(idx.launches[0].block, "256");
+    EXPECT_EQ(idx.launches[0].location.line, 13);
+    ASSERT_EQ(idx.includes.size(), 1u);
+    EXPECT_EQ(idx.includes[0].path, "cstdio");
+}
+
+TEST(CudaSourceIndex, SyntaxErrorsAreLocatedAndNeverCrash)
+{
+    const std::string src = "__global__ void k(float *a) {\n    a[0] = (1 + ;\n}\n";
+    const auto idx = indexCudaSource(src, "bad.cu");
+    ASSERT_FALSE(idx.syntaxErrors.empty());
+    EXPECT_EQ(idx.syntaxErrors[0].location.file, "bad.cu");
+    EXPECT_EQ(idx.syntaxErrors[0].location.line, 2);
+
+    // Truncated and garbage input: no crash, something reported.
+    for (const std::string &s : {std::string("__global__ void k(float *a) { a[0] = "), std::string("}}}{{{<<<>>>"),
+                                 std::string("\0\xff\xfe", 3), std::string()}) {
+        const auto r = indexCudaSource(s, "x.cu");
+        EXPECT_TRUE(s.empty() || !r.syntaxErrors.empty()) << s;
+    }
+}
+
+TEST(DeviceCode, BlanksHostCodeKeepingLinesAndColumns)
+{
+    const std::string src = "#include <cstdio>\n#include \"mine.cuh\"\n__global__ void k(float *a) { a[0] = 1; }\n"
+                            "int main() {\n  printf(\"x\");\n}\n";
+    const auto idx = indexCudaSource(src, "p.cu");
+    const auto tu = deviceTranslationUnit(src, idx);
+    ASSERT_EQ(tu.source.size(), src.size());
+    EXPECT_EQ(std::count(tu.source.begin(), tu.source.end(), '\n'), std::count(src.begin(), src.end(), '\n'));
+    EXPECT_EQ(tu.source.find("cstdio"), std::string::npos);
+    EXPECT_EQ(tu.source.find("main"), std::string::npos);
+    EXPECT_NE(tu.source.find("#include \"mine.cuh\""), std::string::npos); // user headers stay
+    EXPECT_NE(tu.source.find("__global__ void k(float *a) { a[0] = 1; }"), std::string::npos);
+    EXPECT_EQ(tu.notes.size(), 2u);
+    EXPECT_TRUE(isHostOnlyHeader("cuda_runtime.h"));
+    EXPECT_FALSE(isHostOnlyHeader("cuda_fp16.h"));
+}
