@@ -29,8 +29,9 @@ std::shared_ptr<DriverApi> driverOrSkip()
 
 #define REQUIRE_GPU(api)                                                                           \
     auto api = driverOrSkip();                                                                     \
-    if (!api)                                                                                      \
-        GTEST_SKIP() << "no CUDA driver or GPU on this machine";
+    if (!api) {                                                                                    \
+        GTEST_SKIP() << "no CUDA driver or GPU on this machine";                                   \
+    }
 
 std::string readExample(const std::string &name)
 {
@@ -65,8 +66,9 @@ TEST(Gpu, DeviceQueryMatchesTheArchDatabase)
         EXPECT_EQ(d.sharedMemoryPerBlockOptin, a->sharedMemoryPerBlockOptin) << d.name;
         EXPECT_EQ(d.registersPerMultiprocessor, a->registersPerSm) << d.name;
         EXPECT_EQ(d.maxThreadsPerMultiprocessor, a->maxThreadsPerSm) << d.name;
-        if (const GpuSpec *g = ArchDatabase::builtin().gpu(d.name))
+        if (const GpuSpec *g = ArchDatabase::builtin().gpu(d.name)) {
             EXPECT_EQ(g->multiprocessors, d.multiprocessors) << d.name;
+        }
     }
 }
 
@@ -85,6 +87,7 @@ TEST(Gpu, NaiveMatmulExampleRunsCorrectly)
     co.fileName = "examples/matmul_naive.cu";
     auto compiled = compileProgram(readExample("matmul_naive.cu"), co);
     ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    ASSERT_EQ(compiled->kernels.size(), 1u) << "NVRTC log:\n" << compiled->log;
     auto module = c.loadModule(compiled->cubin);
     ASSERT_TRUE(module.ok()) << module.error().toString();
 
