@@ -1,0 +1,88 @@
+#include "Screenshot.h"
+
+#include "views/CompileController.h"
+#include "views/DevicePanel.h"
+#include "views/MainWindow.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QPixmap>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace stitch::studio {
+
+namespace {
+
+void printError(const QString &message)
+{
+    std::fprintf(stderr, "stitchcuda-studio: %s\n", qPrintable(message));
+}
+
+} // namespace
+
+int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &options)
+{
+    window.resize(options.size);
+    window.show();
+
+    bool outlineDone = !options.waitForCompile;
+    auto ready = [&] {
+        const bool compiled = !options.waitForCompile || window.isCompileSettled();
+        return compiled && outlineDone && window.devicePanel()->hasProbed();
+    };
+
+    QEventLoop loop;
+    QTimer timeout;
+    timeout.setSingleShot(true);
+    QObject::connect(&timeout, &QTimer::timeout, &loop, [&loop] { loop.exit(1); });
+    auto check = [&] {
+        if (ready())
+            loop.exit(0);
+    };
+    QObject::connect(&window, &views::MainWindow::compileSettled, &loop, check);
+    QObject::connect(window.devicePanel(), &views::DevicePanel::probeFinished, &loop, check);
+    QObject::connect(&window, &views::MainWindow::outlineUpdated, &loop, [&] {
+        outlineDone = true;
+        check();
+    });
+    timeout.start(options.timeoutMs);
+    QTimer::singleShot(0, &loop, check);
+    if (loop.exec() != 0) {
+        const QString what = !window.isCompileSettled() ? QStringLiteral("compile")
+                             : !outlineDone             ? QStringLiteral("outline")
+                                                        : QStringLiteral("device probe");
+        printError(QStringLiteral("timed out after %1 s waiting for the %2").arg(options.timeoutMs / 1000).arg(what));
+        return 1;
+    }
+
+    // Let queued layout and repaint events for the last results run before grabbing.
+    QElapsedTimer settle;
+    settle.start();
+    while (settle.elapsed() < 200)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+
+    const QPixmap pixmap = window.grab();
+    if (pixmap.isNull()) {
+        printError(QStringLiteral("could not render the window"));
+        return 1;
+    }
+    const QFileInfo out(options.outputPath);
+    if (!out.absoluteDir().exists()) {
+        printError(QStringLiteral("folder %1 does not exist").arg(QDir::toNativeSeparators(out.absolutePath())));
+        return 1;
+    }
+    if (!pixmap.save(out.absoluteFilePath(), "PNG")) {
+        printError(QStringLiteral("could not write %1").arg(QDir::toNativeSeparators(out.absoluteFilePath())));
+        return 1;
+    }
+    std::printf("%s: %s\n", qPrintable(QDir::toNativeSeparators(out.absoluteFilePath())),
+                qPrintable(window.compileStatus()));
+    return 0;
+}
+
+} // namespace stitch::studio

@@ -1,0 +1,26 @@
+#pragma once
+// Headless capture: `stitchcuda-studio FILE --screenshot out.png`.
+//   open FILE -> wait for compile, outline and device probe -> grab the window -> PNG
+// Used by tests and documentation to see what a user would see, without a display.
+
+#include <QSize>
+#include <QString>
+
+namespace stitch::views {
+class MainWindow;
+}
+
+namespace stitch::studio {
+
+struct ScreenshotOptions {
+    QString outputPath;
+    QSize size{1400, 900};
+    int timeoutMs = 120000;
+    bool waitForCompile = true; ///< false when no file was opened
+};
+
+/// Shows the window, waits until every dock has its result, and saves it. Returns the process
+/// exit code (0 on success) and prints the reason for a failure to stderr.
+int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &options);
+
+} // namespace stitch::studio

@@ -1,0 +1,128 @@
+// stitchcuda-studio [FILE] [--arch sm_XY] [--screenshot PNG]: the desktop studio.
+//   command line -> MainWindow (views/) -> event loop, or -> headless capture (Screenshot.cpp)
+#include "Screenshot.h"
+
+#include "core/arch/ArchDatabase.h"
+#include "views/MainWindow.h"
+#include "views/RecentFiles.h"
+#include "views/SyntaxRepository.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QMessageBox>
+#include <QSettings>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+
+namespace {
+
+bool hasArgument(int argc, char **argv, std::initializer_list<const char *> names)
+{
+    for (int i = 1; i < argc; ++i) {
+        for (const char *name : names) {
+            const std::size_t n = std::strlen(name);
+            if (std::strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+                return true;
+        }
+    }
+    return false;
+}
+
+int usageError(const QString &message)
+{
+    std::fprintf(stderr, "stitchcuda-studio: %s\n", qPrintable(message));
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const bool screenshot = hasArgument(argc, argv, {"--screenshot"});
+    // The platform plugin is chosen when QApplication is constructed, so decide before that:
+    // a capture must work on a machine without a display, and so must --help.
+    const bool noDisplay = qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+    const bool textOnly = hasArgument(argc, argv, {"--help", "-h", "--help-all", "--version", "-v"});
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && (screenshot || (textOnly && noDisplay)))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("StitchCUDA Studio"));
+    QApplication::setOrganizationName(QStringLiteral("StitchCUDA"));
+    QApplication::setApplicationVersion(QStringLiteral(STITCHCUDA_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Open CUDA kernels, compile them with NVRTC and inspect them."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("CUDA source to open"),
+                                 QStringLiteral("[FILE]"));
+    const QCommandLineOption archOption(QStringLiteral("arch"), QStringLiteral("Target architecture, e.g. sm_90"),
+                                        QStringLiteral("sm_XY"));
+    const QCommandLineOption screenshotOption(
+        QStringLiteral("screenshot"), QStringLiteral("Render offscreen after the first compile, save a PNG and exit"),
+        QStringLiteral("PNG"));
+    const QCommandLineOption sizeOption(QStringLiteral("size"),
+                                        QStringLiteral("Window size for --screenshot (default 1400x900)"),
+                                        QStringLiteral("WxH"), QStringLiteral("1400x900"));
+    parser.addOption(archOption);
+    parser.addOption(screenshotOption);
+    parser.addOption(sizeOption);
+    parser.process(app);
+
+    const QStringList files = parser.positionalArguments();
+    if (files.size() > 1)
+        return usageError(QStringLiteral("expected at most one FILE, got %1").arg(files.size()));
+
+    stitch::studio::ScreenshotOptions capture;
+    if (screenshot) {
+        capture.outputPath = parser.value(screenshotOption);
+        if (capture.outputPath.isEmpty())
+            return usageError(QStringLiteral("--screenshot needs a PNG path"));
+        const QStringList size = parser.value(sizeOption).split(QLatin1Char('x'));
+        bool okW = false;
+        bool okH = false;
+        if (size.size() == 2)
+            capture.size = QSize(size[0].toInt(&okW), size[1].toInt(&okH));
+        if (!okW || !okH || capture.size.width() < 320 || capture.size.height() < 240)
+            return usageError(QStringLiteral("--size expects WxH of at least 320x240, e.g. 1400x900"));
+    }
+
+    stitch::views::SyntaxRepository syntax;
+    // A capture must not rewrite the user's recent-files list.
+    std::unique_ptr<QSettings> settings;
+    if (!screenshot)
+        settings = std::make_unique<QSettings>();
+    stitch::views::RecentFiles recentFiles(settings.get());
+    stitch::views::MainWindow window(syntax, stitch::ArchDatabase::builtin(), recentFiles);
+
+    if (parser.isSet(archOption) && !window.setArchitecture(parser.value(archOption))) {
+        return usageError(QStringLiteral("unknown architecture '%1'; available: %2")
+                              .arg(parser.value(archOption), window.architectures().join(QStringLiteral(", "))));
+    }
+
+    QString openError;
+    const bool opened = files.isEmpty() || window.openFile(files.first(), &openError);
+    if (screenshot) {
+        if (!opened) {
+            std::fprintf(stderr, "stitchcuda-studio: %s\n", qPrintable(openError));
+            return 1;
+        }
+        capture.waitForCompile = !files.isEmpty();
+        return stitch::studio::captureScreenshot(window, capture);
+    }
+
+    window.show();
+    if (!opened) {
+        std::fprintf(stderr, "stitchcuda-studio: %s\n", qPrintable(openError));
+        // Shown once the event loop runs, over the (empty) window the user can go on with.
+        QTimer::singleShot(0, &window, [&window, openError] {
+            QMessageBox::warning(&window, QObject::tr("Cannot open file"), openError);
+        });
+    }
+    return app.exec();
+}

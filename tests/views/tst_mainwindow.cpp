@@ -1,0 +1,261 @@
+// MainWindow end to end with the real compiler: docks fill, clicks navigate, work is never lost.
+#include "TestUtil.h"
+
+#include "views/CodeEditor.h"
+#include "views/CompileController.h"
+#include "views/DevicePanel.h"
+#include "views/DiagnosticsModel.h"
+#include "views/KernelOutlineModel.h"
+#include "views/KernelResourcesModel.h"
+#include "views/MainWindow.h"
+#include "views/RecentFiles.h"
+#include "views/ResourcesPanel.h"
+#include "views/SyntaxRepository.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTextBlock>
+#include <QTreeView>
+#include <QtTest>
+
+#include <memory>
+
+using namespace stitch;
+using namespace stitch::views;
+
+class TestMainWindow final : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void cleanup();
+    void goodFileFillsDocks();
+    void problemsClickMovesCursor();
+    void outlineClickJumpsToKernel();
+    void blockSizeChangesOccupancy();
+    void architectureChangeRecompiles();
+    void missingFileIsReported();
+    void unsavedChangesPromptGuardsClose();
+    void saveWritesFileAndRecentList();
+    void devicePanelReportsProbe();
+
+private:
+    void waitForCompile();
+    void clickRow(QTreeView *view, const QModelIndex &index);
+
+    SyntaxRepository m_syntax;
+    std::unique_ptr<RecentFiles> m_recent;
+    std::unique_ptr<MainWindow> m_window;
+    std::unique_ptr<QAbstractItemModelTester> m_testers[3];
+};
+
+void TestMainWindow::init()
+{
+    m_recent = std::make_unique<RecentFiles>();
+    m_window = std::make_unique<MainWindow>(m_syntax, ArchDatabase::builtin(), *m_recent);
+    m_window->devicePanel()->setProbeFunction([] {
+        DeviceProbe probe;
+        probe.problem = QStringLiteral("test probe: no driver");
+        return probe;
+    });
+    const auto mode = QAbstractItemModelTester::FailureReportingMode::QtTest;
+    m_testers[0] = std::make_unique<QAbstractItemModelTester>(m_window->diagnosticsModel(), mode);
+    m_testers[1] = std::make_unique<QAbstractItemModelTester>(m_window->resourcesModel(), mode);
+    m_testers[2] = std::make_unique<QAbstractItemModelTester>(m_window->outlineModel(), mode);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+}
+
+void TestMainWindow::cleanup()
+{
+    // Tests leave edits behind; nothing may block on a dialog.
+    m_window->setUnsavedChangesPrompt([](const QString &) { return QMessageBox::Discard; });
+    for (auto &tester : m_testers)
+        tester.reset();
+    m_window.reset();
+    m_recent.reset();
+}
+
+void TestMainWindow::waitForCompile()
+{
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->isCompileSettled(), test::CompileTimeoutMs);
+}
+
+void TestMainWindow::clickRow(QTreeView *view, const QModelIndex &index)
+{
+    view->scrollTo(index);
+    const QRect rect = view->visualRect(index);
+    QVERIFY(rect.isValid());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, rect.center());
+}
+
+void TestMainWindow::goodFileFillsDocks()
+{
+    QString error;
+    QVERIFY2(m_window->openFile(test::dataPath("saxpy.cu"), &error), qPrintable(error));
+    QVERIFY(!m_window->isWindowModified());
+    QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("saxpy.cu")));
+    waitForCompile();
+
+    QCOMPARE(m_window->resourcesModel()->rowCount(), 2);
+    QCOMPARE(m_window->resourcesModel()->architecture(), m_window->architecture());
+    QVERIFY(m_window->resourcesModel()->kernel(0)->registers > 0);
+    QVERIFY(m_window->ptxView()->toPlainText().contains(QStringLiteral(".entry")));
+    QCOMPARE(m_window->ptxView()->definition().name(), QStringLiteral("PTX"));
+    QVERIFY(m_window->compileStatus().startsWith(QStringLiteral("Compiled in")));
+    QVERIFY(m_window->resourcesPanel()->summary().contains(QStringLiteral("2 kernels")));
+    QTRY_COMPARE(m_window->outlineModel()->rowCount(), 2);
+    QCOMPARE(m_window->diagnosticsModel()->count(Severity::Error), 0);
+}
+
+void TestMainWindow::problemsClickMovesCursor()
+{
+    QVERIFY(m_window->openFile(test::dataPath("broken.cu")));
+    waitForCompile();
+    QVERIFY(m_window->compileStatus().startsWith(QStringLiteral("Compile failed")));
+    QCOMPARE(m_window->resourcesModel()->rowCount(), 0);
+    QVERIFY(m_window->ptxView()->toPlainText().isEmpty());
+
+    auto *model = m_window->diagnosticsModel();
+    QVERIFY(model->rowCount() >= 1);
+    const QModelIndex first = model->index(0, DiagnosticsModel::MessageColumn);
+    QCOMPARE(first.data(DiagnosticsModel::LineRole).toInt(), 7);
+    QVERIFY(!m_window->editor()->diagnosticsAt(7).isEmpty());
+
+    m_window->editor()->goToLocation(1, 1);
+    QCOMPARE(m_window->editor()->currentLine(), 1);
+    clickRow(m_window->problemsView(), first);
+    QCOMPARE(m_window->editor()->currentLine(), 7);
+    const int column = first.data(DiagnosticsModel::ColumnRole).toInt();
+    if (column > 0)
+        QCOMPARE(m_window->editor()->currentColumn(), column);
+    else
+        QCOMPARE(m_window->editor()->currentColumn(), 9); // first non-blank of line 7
+}
+
+void TestMainWindow::outlineClickJumpsToKernel()
+{
+    QVERIFY(m_window->openFile(test::dataPath("saxpy.cu")));
+    QTRY_COMPARE(m_window->outlineModel()->rowCount(), 2);
+    const QModelIndex scale = m_window->outlineModel()->index(1, 0);
+    QCOMPARE(scale.data().toString(), QStringLiteral("scale"));
+    clickRow(m_window->outlineView(), scale);
+    QCOMPARE(m_window->editor()->currentLine(), 9);
+    QCOMPARE(m_window->editor()->textCursor().block().text().mid(m_window->editor()->currentColumn() - 1, 5),
+             QStringLiteral("scale"));
+    waitForCompile();
+}
+
+void TestMainWindow::blockSizeChangesOccupancy()
+{
+    QVERIFY(m_window->openFile(test::dataPath("saxpy.cu")));
+    waitForCompile();
+    auto *model = m_window->resourcesModel();
+    QSignalSpy changed(model, &QAbstractItemModel::dataChanged);
+    QSpinBox *spin = m_window->resourcesPanel()->blockSizeSpinBox();
+    QCOMPARE(spin->value(), 256);
+    spin->setValue(64);
+    QCOMPARE(model->blockSize(), 64);
+    QCOMPARE(changed.count(), 1);
+    const auto &occupancy = model->occupancy(0);
+    QVERIFY(occupancy.ok());
+    const auto *limits = ArchDatabase::builtin().arch(m_window->architecture().toStdString());
+    QVERIFY(limits);
+    const auto expected = computeOccupancy(*limits, 64, model->kernel(0)->registers, model->kernel(0)->sharedBytes);
+    QCOMPARE(occupancy->occupancy, expected->occupancy);
+}
+
+void TestMainWindow::architectureChangeRecompiles()
+{
+    const QStringList archs = m_window->architectures();
+    QVERIFY(!archs.isEmpty());
+    if (archs.contains(QStringLiteral("sm_90")))
+        QCOMPARE(m_window->architecture(), QStringLiteral("sm_90"));
+    if (!archs.contains(QStringLiteral("sm_80")))
+        QSKIP("this NVRTC or database does not offer sm_80");
+    QVERIFY(m_window->openFile(test::dataPath("saxpy.cu")));
+    waitForCompile();
+    QSignalSpy started(m_window->compiler(), &CompileController::started);
+    QVERIFY(m_window->setArchitecture(QStringLiteral("sm_80")));
+    QCOMPARE(started.count(), 1);
+    waitForCompile();
+    QCOMPARE(m_window->resourcesModel()->architecture(), QStringLiteral("sm_80"));
+    QVERIFY(!m_window->setArchitecture(QStringLiteral("sm_1")));
+}
+
+void TestMainWindow::missingFileIsReported()
+{
+    QString error;
+    QVERIFY(!m_window->openFile(QStringLiteral("/nonexistent/kernel.cu"), &error));
+    QVERIFY2(error.contains(QStringLiteral("does not exist")), qPrintable(error));
+    QVERIFY(!m_window->openFile(QStringLiteral(STITCHCUDA_VIEWS_TEST_DATA), &error));
+    QVERIFY2(error.contains(QStringLiteral("not a regular file")), qPrintable(error));
+    QVERIFY(m_window->currentFile().isEmpty());
+}
+
+void TestMainWindow::unsavedChangesPromptGuardsClose()
+{
+    QVERIFY(m_window->openFile(test::dataPath("saxpy.cu")));
+    int prompts = 0;
+    m_window->setUnsavedChangesPrompt([&prompts](const QString &name) {
+        ++prompts;
+        return name == QStringLiteral("saxpy.cu") ? QMessageBox::Cancel : QMessageBox::Discard;
+    });
+    QVERIFY(m_window->close()); // unmodified: no question
+    QCOMPARE(prompts, 0);
+    m_window->show();
+
+    m_window->editor()->moveCursor(QTextCursor::End);
+    QTest::keyClicks(m_window->editor(), QStringLiteral("// edit"));
+    QTest::keyClick(m_window->editor(), Qt::Key_Return);
+    QVERIFY(m_window->isWindowModified());
+    QVERIFY(!m_window->close());
+    QCOMPARE(prompts, 1);
+    QVERIFY(m_window->isVisible());
+    QVERIFY(!m_window->maybeSave()); // opening another file is refused the same way
+    QCOMPARE(prompts, 2);
+
+    m_window->setUnsavedChangesPrompt([&prompts](const QString &) {
+        ++prompts;
+        return QMessageBox::Discard;
+    });
+    QVERIFY(m_window->close());
+    QCOMPARE(prompts, 3);
+    waitForCompile();
+}
+
+void TestMainWindow::saveWritesFileAndRecentList()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(m_window->openFile(test::dataPath("saxpy.cu")));
+    m_window->editor()->moveCursor(QTextCursor::End);
+    QTest::keyClicks(m_window->editor(), QStringLiteral("// saved"));
+    QTest::keyClick(m_window->editor(), Qt::Key_Return);
+    const QString path = dir.filePath(QStringLiteral("copy.cu"));
+    QString error;
+    QVERIFY2(m_window->saveFile(path, &error), qPrintable(error));
+    QVERIFY(!m_window->isWindowModified());
+    QCOMPARE(m_window->currentFile(), path);
+    QCOMPARE(m_window->compiler()->fileName(), path);
+    QCOMPARE(m_recent->files().first(), path);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(file.readAll().endsWith("// saved\n"));
+    QVERIFY(!m_window->saveFile(dir.filePath(QStringLiteral("missing/dir/x.cu")), &error));
+    QVERIFY(!error.isEmpty());
+    waitForCompile();
+}
+
+void TestMainWindow::devicePanelReportsProbe()
+{
+    QTRY_VERIFY(m_window->devicePanel()->hasProbed());
+    const QString text = m_window->devicePanel()->text();
+    QVERIFY2(text.contains(QStringLiteral("No GPU: test probe: no driver")), qPrintable(text));
+    QVERIFY(text.contains(QStringLiteral("NVRTC")));
+    QVERIFY(text.contains(QStringLiteral("Target ") + m_window->architecture()));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,317 @@
+#include "views/CodeEditor.h"
+
+#include "views/SyntaxRepository.h"
+
+#include <KSyntaxHighlighting/SyntaxHighlighter>
+
+#include <QFontDatabase>
+#include <QHelpEvent>
+#include <QPaintEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QTextBlock>
+#include <QToolTip>
+
+#include <algorithm>
+#include <map>
+
+namespace stitch::views {
+
+using KSyntaxHighlighting::Theme;
+
+class CodeEditor::LineNumberArea final : public QWidget {
+public:
+    explicit LineNumberArea(CodeEditor *editor) : QWidget(editor), m_editor(editor) { setMouseTracking(true); }
+
+    QSize sizeHint() const override { return {m_editor->lineNumberAreaWidth(), 0}; }
+
+protected:
+    void paintEvent(QPaintEvent *event) override { m_editor->paintLineNumbers(event); }
+
+    bool event(QEvent *event) override
+    {
+        if (event->type() == QEvent::ToolTip) {
+            auto *help = static_cast<QHelpEvent *>(event);
+            if (!m_editor->gutterToolTip(help->pos(), help->globalPos()))
+                QToolTip::hideText();
+            return true;
+        }
+        return QWidget::event(event);
+    }
+
+private:
+    CodeEditor *m_editor;
+};
+
+namespace {
+
+constexpr int MarkerSize = 8;
+
+bool isIdentifierChar(QChar c)
+{
+    return c.isLetterOrNumber() || c == QLatin1Char('_');
+}
+
+} // namespace
+
+CodeEditor::CodeEditor(SyntaxRepository &syntax, QWidget *parent)
+    : QPlainTextEdit(parent), m_syntax(syntax), m_highlighter(new KSyntaxHighlighting::SyntaxHighlighter(document())),
+      m_lineNumberArea(new LineNumberArea(this))
+{
+    setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    setLineWrapMode(QPlainTextEdit::NoWrap);
+    setTabStopDistance(4 * fontMetrics().horizontalAdvance(QLatin1Char(' ')));
+    setCenterOnScroll(false);
+
+    connect(this, &QPlainTextEdit::blockCountChanged, this, &CodeEditor::updateLineNumberAreaWidth);
+    connect(this, &QPlainTextEdit::updateRequest, this, &CodeEditor::updateLineNumberArea);
+    connect(this, &QPlainTextEdit::cursorPositionChanged, this, &CodeEditor::updateExtraSelections);
+    connect(this, &QPlainTextEdit::textChanged, this, [this] {
+        if (document()->isEmpty() != m_wasEmpty)
+            updateExtraSelections();
+    });
+
+    setDefinition(m_syntax.cudaDefinition());
+    setTheme(m_syntax.themeFor(palette()));
+    updateLineNumberAreaWidth();
+}
+
+CodeEditor::~CodeEditor() = default;
+
+void CodeEditor::setDefinition(const KSyntaxHighlighting::Definition &definition)
+{
+    m_highlighter->setDefinition(definition);
+}
+
+KSyntaxHighlighting::Definition CodeEditor::definition() const
+{
+    return m_highlighter->definition();
+}
+
+void CodeEditor::setTheme(const KSyntaxHighlighting::Theme &theme)
+{
+    m_theme = theme;
+    QPalette pal = palette();
+    pal.setColor(QPalette::Base, QColor::fromRgba(theme.editorColor(Theme::BackgroundColor)));
+    pal.setColor(QPalette::Text, QColor::fromRgba(theme.textColor(Theme::Normal)));
+    pal.setColor(QPalette::Highlight, QColor::fromRgba(theme.editorColor(Theme::TextSelection)));
+    pal.setColor(QPalette::HighlightedText, QColor::fromRgba(theme.selectedTextColor(Theme::Normal)));
+    setPalette(pal);
+    m_highlighter->setTheme(theme);
+    m_highlighter->rehighlight();
+    updateExtraSelections();
+    m_lineNumberArea->update();
+}
+
+int CodeEditor::lineNumberAreaWidth() const
+{
+    const int digits = std::max(3, static_cast<int>(QString::number(std::max(1, blockCount())).size()));
+    return 6 + MarkerSize + 4 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * digits + 8;
+}
+
+void CodeEditor::updateLineNumberAreaWidth()
+{
+    setViewportMargins(lineNumberAreaWidth(), 0, 0, 0);
+}
+
+void CodeEditor::updateLineNumberArea(const QRect &rect, int dy)
+{
+    if (dy != 0)
+        m_lineNumberArea->scroll(0, dy);
+    else
+        m_lineNumberArea->update(0, rect.y(), m_lineNumberArea->width(), rect.height());
+    if (rect.contains(viewport()->rect()))
+        updateLineNumberAreaWidth();
+}
+
+void CodeEditor::resizeEvent(QResizeEvent *event)
+{
+    QPlainTextEdit::resizeEvent(event);
+    const QRect cr = contentsRect();
+    m_lineNumberArea->setGeometry(QRect(cr.left(), cr.top(), lineNumberAreaWidth(), cr.height()));
+}
+
+QColor CodeEditor::severityColor(Severity severity) const
+{
+    switch (severity) {
+    case Severity::Error:
+        return QColor::fromRgba(m_theme.editorColor(Theme::MarkError));
+    case Severity::Warning:
+        return QColor::fromRgba(m_theme.editorColor(Theme::MarkWarning));
+    case Severity::Note:
+        return QColor::fromRgba(m_theme.editorColor(Theme::MarkBookmark));
+    }
+    return Qt::red;
+}
+
+void CodeEditor::paintLineNumbers(QPaintEvent *event)
+{
+    QPainter painter(m_lineNumberArea);
+    painter.fillRect(event->rect(), QColor::fromRgba(m_theme.editorColor(Theme::IconBorder)));
+    painter.setRenderHint(QPainter::Antialiasing);
+
+    // Most severe marker per line; Severity is ordered Error < Warning < Note.
+    std::map<int, Severity> lineMarkers;
+    for (const auto &m : m_markers) {
+        const int block = m.cursor.block().blockNumber();
+        auto [it, inserted] = lineMarkers.emplace(block, m.severity);
+        if (!inserted && m.severity < it->second)
+            it->second = m.severity;
+    }
+
+    const int current = textCursor().blockNumber();
+    const QColor numberColor = QColor::fromRgba(m_theme.editorColor(Theme::LineNumbers));
+    const QColor currentColor = QColor::fromRgba(m_theme.editorColor(Theme::CurrentLineNumber));
+    const int numberRight = m_lineNumberArea->width() - 6;
+
+    QTextBlock block = firstVisibleBlock();
+    int top = qRound(blockBoundingGeometry(block).translated(contentOffset()).top());
+    int bottom = top + qRound(blockBoundingRect(block).height());
+    while (block.isValid() && top <= event->rect().bottom()) {
+        if (block.isVisible() && bottom >= event->rect().top()) {
+            const int number = block.blockNumber();
+            painter.setPen(number == current ? currentColor : numberColor);
+            painter.drawText(0, top, numberRight, fontMetrics().height(), Qt::AlignRight, QString::number(number + 1));
+            if (auto it = lineMarkers.find(number); it != lineMarkers.end()) {
+                const int y = top + (fontMetrics().height() - MarkerSize) / 2;
+                painter.setPen(Qt::NoPen);
+                painter.setBrush(severityColor(it->second));
+                painter.drawEllipse(QRect(4, y, MarkerSize, MarkerSize));
+            }
+        }
+        block = block.next();
+        top = bottom;
+        bottom = top + qRound(blockBoundingRect(block).height());
+    }
+}
+
+void CodeEditor::updateExtraSelections()
+{
+    m_wasEmpty = document()->isEmpty();
+    QList<QTextEdit::ExtraSelection> selections;
+    // An empty document shows its placeholder text, which a full-width line highlight would hide.
+    if (!document()->isEmpty()) {
+        QTextEdit::ExtraSelection line;
+        line.format.setBackground(QColor::fromRgba(m_theme.editorColor(Theme::CurrentLine)));
+        line.format.setProperty(QTextFormat::FullWidthSelection, true);
+        line.cursor = textCursor();
+        line.cursor.clearSelection();
+        selections.append(line);
+    }
+    for (const auto &m : m_markers) {
+        QTextEdit::ExtraSelection s;
+        s.cursor = m.cursor;
+        s.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
+        s.format.setUnderlineColor(severityColor(m.severity));
+        s.format.setToolTip(m.message);
+        selections.append(s);
+    }
+    setExtraSelections(selections);
+    m_lineNumberArea->update();
+}
+
+void CodeEditor::setDiagnostics(const std::vector<Diagnostic> &diagnostics)
+{
+    m_markers.clear();
+    for (const auto &d : diagnostics) {
+        if (!d.location.known() || d.location.line > blockCount())
+            continue;
+        const QTextBlock block = document()->findBlockByNumber(d.location.line - 1);
+        const QString text = block.text();
+        int start = 0;
+        int end = static_cast<int>(text.size());
+        if (d.location.column > 0 && d.location.column <= text.size()) {
+            // Underline the token at the column: the identifier, or the single symbol there.
+            start = d.location.column - 1;
+            end = start + 1;
+            if (isIdentifierChar(text.at(start))) {
+                while (end < text.size() && isIdentifierChar(text.at(end)))
+                    ++end;
+            }
+        } else {
+            while (start < end && text.at(start).isSpace())
+                ++start;
+        }
+        // On a blank line the selection is empty: no underline, but the gutter marker and the
+        // tooltip still point at it.
+        QTextCursor cursor(block);
+        cursor.setPosition(block.position() + start);
+        cursor.setPosition(block.position() + end, QTextCursor::KeepAnchor);
+        m_markers.push_back({cursor, d.severity, QString::fromStdString(d.message)});
+    }
+    updateExtraSelections();
+}
+
+void CodeEditor::clearDiagnostics()
+{
+    setDiagnostics({});
+}
+
+QStringList CodeEditor::diagnosticsAt(int line) const
+{
+    QStringList messages;
+    for (const auto &m : m_markers) {
+        if (m.cursor.block().blockNumber() == line - 1)
+            messages << m.message;
+    }
+    return messages;
+}
+
+bool CodeEditor::gutterToolTip(const QPoint &pos, const QPoint &globalPos)
+{
+    const QTextCursor cursor = cursorForPosition(QPoint(0, pos.y()));
+    const QStringList messages = diagnosticsAt(cursor.blockNumber() + 1);
+    if (messages.isEmpty())
+        return false;
+    QToolTip::showText(globalPos, messages.join(QLatin1Char('\n')), m_lineNumberArea);
+    return true;
+}
+
+bool CodeEditor::viewportEvent(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const int position = cursorForPosition(help->pos()).position();
+        QStringList messages;
+        for (const auto &m : m_markers) {
+            if (position >= m.cursor.selectionStart() && position <= m.cursor.selectionEnd())
+                messages << m.message;
+        }
+        if (messages.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), messages.join(QLatin1Char('\n')), viewport());
+        return true;
+    }
+    return QPlainTextEdit::viewportEvent(event);
+}
+
+void CodeEditor::goToLocation(int line, int column)
+{
+    const QTextBlock block = document()->findBlockByNumber(std::clamp(line, 1, blockCount()) - 1);
+    const QString text = block.text();
+    int offset = 0;
+    if (column > 0) {
+        offset = std::min(column - 1, static_cast<int>(text.size()));
+    } else {
+        while (offset < text.size() && text.at(offset).isSpace())
+            ++offset;
+    }
+    QTextCursor cursor(block);
+    cursor.setPosition(block.position() + offset);
+    setTextCursor(cursor);
+    centerCursor();
+    setFocus(Qt::OtherFocusReason);
+}
+
+int CodeEditor::currentLine() const
+{
+    return textCursor().blockNumber() + 1;
+}
+
+int CodeEditor::currentColumn() const
+{
+    return textCursor().positionInBlock() + 1;
+}
+
+} // namespace stitch::views

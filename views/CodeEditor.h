@@ -1,0 +1,78 @@
+#pragma once
+// The source editor: line numbers, current line, syntax highlighting and compiler markers.
+//   QTextDocument <- user edits -> CompileController; DiagnosticsModel -> setDiagnostics -> markers
+// Markers hold QTextCursors, so they move with the text when the user edits above them before
+// the next compile replaces them.
+
+#include "core/common/Result.h"
+
+#include <KSyntaxHighlighting/Definition>
+#include <KSyntaxHighlighting/Theme>
+
+#include <QPlainTextEdit>
+
+#include <vector>
+
+namespace KSyntaxHighlighting {
+class SyntaxHighlighter;
+}
+
+namespace stitch::views {
+
+class SyntaxRepository;
+
+class CodeEditor final : public QPlainTextEdit {
+    Q_OBJECT
+public:
+    /// `syntax` must outlive the editor.
+    explicit CodeEditor(SyntaxRepository &syntax, QWidget *parent = nullptr);
+    ~CodeEditor() override;
+
+    void setDefinition(const KSyntaxHighlighting::Definition &definition);
+    KSyntaxHighlighting::Definition definition() const;
+    void setTheme(const KSyntaxHighlighting::Theme &theme);
+    KSyntaxHighlighting::Theme theme() const { return m_theme; }
+
+    /// Underlines each located diagnostic and marks its line in the gutter; replaces older ones.
+    void setDiagnostics(const std::vector<Diagnostic> &diagnostics);
+    void clearDiagnostics();
+    int diagnosticCount() const { return static_cast<int>(m_markers.size()); }
+    /// Messages of the diagnostics on a 1-based line (for tooltips and tests).
+    QStringList diagnosticsAt(int line) const;
+
+    /// Moves the cursor to a 1-based line and column (column 0: first non-blank), centres it
+    /// and gives the editor focus.
+    void goToLocation(int line, int column = 0);
+    int currentLine() const;   ///< 1-based
+    int currentColumn() const; ///< 1-based
+
+    int lineNumberAreaWidth() const;
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+    bool viewportEvent(QEvent *event) override;
+
+private:
+    class LineNumberArea;
+    struct Marker {
+        QTextCursor cursor; ///< spans the underlined text
+        Severity severity = Severity::Error;
+        QString message;
+    };
+
+    void updateLineNumberAreaWidth();
+    void updateLineNumberArea(const QRect &rect, int dy);
+    void updateExtraSelections();
+    void paintLineNumbers(QPaintEvent *event);
+    bool gutterToolTip(const QPoint &pos, const QPoint &globalPos);
+    QColor severityColor(Severity severity) const;
+
+    SyntaxRepository &m_syntax;
+    KSyntaxHighlighting::SyntaxHighlighter *m_highlighter = nullptr;
+    KSyntaxHighlighting::Theme m_theme;
+    LineNumberArea *m_lineNumberArea = nullptr;
+    std::vector<Marker> m_markers;
+    bool m_wasEmpty = true;
+};
+
+} // namespace stitch::views

@@ -1,0 +1,161 @@
+#pragma once
+// The studio window: editor in the centre, analysis docks around it.
+//   file -> CodeEditor -> CompileController (worker) -> Resources / Problems / PTX docks
+//                      -> indexCudaSource (worker)   -> Outline dock
+//   DriverApi probe (worker) -> Device dock
+// Every dock shows what the last current job produced; stale jobs never reach the window.
+
+#include "core/arch/ArchDatabase.h"
+#include "core/cuda/NvrtcCompiler.h"
+#include "core/frontend/CudaSourceIndex.h"
+
+#include <QMainWindow>
+#include <QMessageBox>
+
+#include <functional>
+
+QT_BEGIN_NAMESPACE
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QTimer;
+class QTreeView;
+QT_END_NAMESPACE
+
+namespace stitch::views {
+
+class CodeEditor;
+class CompileController;
+class DevicePanel;
+class DiagnosticsModel;
+class KernelOutlineModel;
+class KernelResourcesModel;
+class RecentFiles;
+class ResourcesPanel;
+class SyntaxRepository;
+
+class MainWindow final : public QMainWindow {
+    Q_OBJECT
+public:
+    /// Asked before unsaved changes would be lost: Save, Discard or Cancel. Tests replace it.
+    using UnsavedChangesPrompt = std::function<QMessageBox::StandardButton(const QString &documentName)>;
+
+    /// `syntax`, `database` and `recentFiles` must outlive the window.
+    MainWindow(SyntaxRepository &syntax, const ArchDatabase &database, RecentFiles &recentFiles,
+               QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    /// Loads a file without asking about unsaved changes; false with a message when it cannot.
+    bool openFile(const QString &path, QString *errorMessage = nullptr);
+    bool saveFile(const QString &path, QString *errorMessage = nullptr);
+    QString currentFile() const { return m_currentFile; }
+
+    /// Selects a target; false when it is not offered (not supported by NVRTC or not in the database).
+    bool setArchitecture(const QString &arch);
+    QString architecture() const;
+    QStringList architectures() const;
+
+    /// Asks about unsaved changes; true when it is fine to discard the document now.
+    bool maybeSave();
+    void setUnsavedChangesPrompt(UnsavedChangesPrompt prompt);
+
+    /// True when no compile is pending or running and the last one has been shown.
+    bool isCompileSettled() const;
+
+    CodeEditor *editor() const { return m_editor; }
+    CodeEditor *ptxView() const { return m_ptxView; }
+    CompileController *compiler() const { return m_compiler; }
+    DiagnosticsModel *diagnosticsModel() const { return m_diagnostics; }
+    KernelResourcesModel *resourcesModel() const { return m_resources; }
+    KernelOutlineModel *outlineModel() const { return m_outline; }
+    QTreeView *problemsView() const { return m_problemsView; }
+    QTreeView *outlineView() const { return m_outlineView; }
+    ResourcesPanel *resourcesPanel() const { return m_resourcesPanel; }
+    DevicePanel *devicePanel() const { return m_devicePanel; }
+    QString compileStatus() const;
+
+signals:
+    /// The current compile job's outcome has been shown in every dock.
+    void compileSettled();
+    /// The outline was rebuilt from the current text.
+    void outlineUpdated();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+
+private:
+    QIcon themeIcon(const char *name, int fallback) const;
+    void createActions();
+    void createMenus();
+    void createToolBar();
+    void createDocks();
+    void createStatusBar();
+    void updateRecentFilesMenu();
+    void updateWindowTitle();
+    void updateCursorStatus();
+
+    void newFile();
+    void openWithDialog();
+    bool save();
+    bool saveAs();
+    void openRecent(const QString &path);
+    void setCurrentFile(const QString &path);
+    QString documentName() const;
+    QString compileFileName() const;
+
+    void onCompileStarted(quint64 jobId);
+    void onCompileFinished(quint64 jobId, const cuda::CompileResult &result);
+    void onCompileFailed(quint64 jobId, const Error &error);
+    void showDiagnostics(const std::vector<Diagnostic> &diagnostics);
+    void updateProblemsTitle();
+    void scheduleOutline();
+    void runOutline();
+    void jumpToDiagnostic(const QModelIndex &index);
+    void jumpToOutlineItem(const QModelIndex &index);
+    void jumpToKernel(const QString &name);
+
+    SyntaxRepository &m_syntax;
+    const ArchDatabase &m_database;
+    RecentFiles &m_recentFiles;
+    UnsavedChangesPrompt m_prompt;
+
+    CodeEditor *m_editor = nullptr;
+    CodeEditor *m_ptxView = nullptr;
+    CompileController *m_compiler = nullptr;
+    DiagnosticsModel *m_diagnostics = nullptr;
+    KernelResourcesModel *m_resources = nullptr;
+    KernelOutlineModel *m_outline = nullptr;
+    ResourcesPanel *m_resourcesPanel = nullptr;
+    DevicePanel *m_devicePanel = nullptr;
+    QTreeView *m_problemsView = nullptr;
+    QTreeView *m_outlineView = nullptr;
+    QComboBox *m_archCombo = nullptr;
+    QLabel *m_compileStatus = nullptr;
+    QLabel *m_cursorStatus = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QMenu *m_viewMenu = nullptr;
+    QDockWidget *m_outlineDock = nullptr;
+    QDockWidget *m_deviceDock = nullptr;
+    QDockWidget *m_ptxDock = nullptr;
+    QDockWidget *m_resourcesDock = nullptr;
+    QDockWidget *m_problemsDock = nullptr;
+    bool m_docksSized = false;
+
+    QAction *m_newAction = nullptr;
+    QAction *m_openAction = nullptr;
+    QAction *m_saveAction = nullptr;
+    QAction *m_saveAsAction = nullptr;
+    QAction *m_quitAction = nullptr;
+    QAction *m_compileAction = nullptr;
+    QAction *m_autoCompileAction = nullptr;
+
+    QString m_currentFile; ///< empty for an untitled document
+    bool m_compileShown = false;
+    QTimer *m_outlineTimer = nullptr;
+    quint64 m_outlineJob = 0;
+};
+
+} // namespace stitch::views
