@@ -304,6 +304,23 @@ void CodeEditor::goToLocation(int line, int column)
     setFocus(Qt::OtherFocusReason);
 }
 
+void CodeEditor::selectRange(int line, int column, int endLine, int endColumn)
+{
+    const auto position = [this](int l, int c, bool endOfLine) {
+        const QTextBlock block = document()->findBlockByNumber(std::clamp(l, 1, blockCount()) - 1);
+        const int length = static_cast<int>(block.text().size());
+        return block.position() + (endOfLine || c <= 0 ? length : std::min(c - 1, length));
+    };
+    const int begin = position(line, column, false);
+    const int end = endLine > 0 ? position(endLine, endColumn, false) : position(line, 0, true);
+    QTextCursor cursor(document());
+    cursor.setPosition(begin);
+    cursor.setPosition(std::max(begin, end), QTextCursor::KeepAnchor);
+    setTextCursor(cursor);
+    centerCursor();
+    setFocus(Qt::OtherFocusReason);
+}
+
 int CodeEditor::currentLine() const
 {
     return textCursor().blockNumber() + 1;

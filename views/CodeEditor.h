@@ -43,6 +43,9 @@ public:
     /// Moves the cursor to a 1-based line and column (column 0: first non-blank), centres it
     /// and gives the editor focus.
     void goToLocation(int line, int column = 0);
+    /// Selects from (line, column) to (endLine, endColumn), 1-based; a missing end selects to the
+    /// end of the first line. Used to show where a graph op came from.
+    void selectRange(int line, int column, int endLine, int endColumn);
     int currentLine() const;   ///< 1-based
     int currentColumn() const; ///< 1-based
 

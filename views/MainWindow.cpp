@@ -4,6 +4,7 @@
 #include "views/CompileController.h"
 #include "views/DevicePanel.h"
 #include "views/DiagnosticsModel.h"
+#include "views/GraphModel.h"
 #include "views/KernelOutlineModel.h"
 #include "views/KernelResourcesModel.h"
 #include "views/RecentFiles.h"
@@ -24,6 +25,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
+#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -45,7 +47,7 @@ MainWindow::MainWindow(SyntaxRepository &syntax, const ArchDatabase &database, R
     : QMainWindow(parent), m_syntax(syntax), m_database(database), m_recentFiles(recentFiles),
       m_editor(new CodeEditor(syntax, this)), m_compiler(new CompileController(this)),
       m_diagnostics(new DiagnosticsModel(this)), m_resources(new KernelResourcesModel(database, this)),
-      m_outline(new KernelOutlineModel(this)), m_outlineTimer(new QTimer(this))
+      m_outline(new KernelOutlineModel(this)), m_graph(new GraphModel(this)), m_outlineTimer(new QTimer(this))
 {
     m_prompt = [this](const QString &name) {
         return QMessageBox::warning(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(name),
@@ -239,6 +241,28 @@ void MainWindow::createDocks()
         makeDock(tr("Problems"), QStringLiteral("problemsDock"), m_problemsView, Qt::BottomDockWidgetArea);
     splitDockWidget(resourcesDock, problemsDock, Qt::Horizontal);
 
+    auto *graphWidget = new QWidget(this);
+    auto *graphLayout = new QVBoxLayout(graphWidget);
+    graphLayout->setContentsMargins(4, 4, 4, 4);
+    m_graphSummary = new QLabel(graphWidget);
+    m_graphSummary->setObjectName(QStringLiteral("graphSummary"));
+    m_graphSummary->setWordWrap(true);
+    m_graphView = new QTreeView(graphWidget);
+    m_graphView->setObjectName(QStringLiteral("graphView"));
+    m_graphView->setModel(m_graph);
+    m_graphView->setUniformRowHeights(true);
+    m_graphView->header()->setStretchLastSection(false);
+    m_graphView->header()->setSectionResizeMode(GraphModel::TextColumn, QHeaderView::Stretch);
+    m_graphView->header()->setSectionResizeMode(GraphModel::LocationColumn, QHeaderView::ResizeToContents);
+    connect(m_graphView, &QTreeView::clicked, this, &MainWindow::selectGraphItemSource);
+    connect(m_graphView, &QTreeView::activated, this, &MainWindow::selectGraphItemSource);
+    connect(m_graph, &QAbstractItemModel::modelReset, m_graphView, &QTreeView::expandAll);
+    graphLayout->addWidget(m_graphSummary);
+    graphLayout->addWidget(m_graphView);
+    m_graphDock = makeDock(tr("Graph"), QStringLiteral("graphDock"), graphWidget, Qt::RightDockWidgetArea);
+    tabifyDockWidget(ptxDock, m_graphDock);
+    ptxDock->raise();
+
     m_outlineDock = outlineDock;
     m_deviceDock = deviceDock;
     m_ptxDock = ptxDock;
@@ -402,6 +426,7 @@ void MainWindow::runOutline()
         m_outline->setIndex(watcher->result());
         emit outlineUpdated();
     });
+    runLift();
     watcher->setFuture(
         QtConcurrent::run([source = m_editor->toPlainText().toStdString(), fileName = compileFileName().toStdString()] {
             return frontend::indexCudaSource(source, fileName);
@@ -418,6 +443,37 @@ void MainWindow::jumpToDiagnostic(const QModelIndex &index)
     if (!file.isEmpty() && file != QFileInfo(compileFileName()).fileName())
         return;
     m_editor->goToLocation(d->location.line, d->location.column);
+}
+
+void MainWindow::runLift()
+{
+    // The Parse agent's lift of the same text, on a worker; only the newest result is shown.
+    using LiftResult = std::shared_ptr<Result<frontend::LiftedProgram>>;
+    const quint64 job = ++m_liftJob;
+    auto *watcher = new QFutureWatcher<LiftResult>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job] {
+        watcher->deleteLater();
+        if (job != m_liftJob)
+            return;
+        const LiftResult result = watcher->result();
+        m_graph->setLiftResult(*result);
+        m_graphSummary->setText(m_graph->summary());
+        emit graphUpdated();
+    });
+    watcher->setFuture(
+        QtConcurrent::run([source = m_editor->toPlainText().toStdString(), fileName = compileFileName().toStdString()] {
+            return std::make_shared<Result<frontend::LiftedProgram>>(frontend::liftFile(source, fileName));
+        }));
+}
+
+void MainWindow::selectGraphItemSource(const QModelIndex &index)
+{
+    const QModelIndex first = index.siblingAtColumn(GraphModel::TextColumn);
+    const int line = first.data(GraphModel::BeginLineRole).toInt();
+    if (line <= 0)
+        return;
+    m_editor->selectRange(line, first.data(GraphModel::BeginColumnRole).toInt(),
+                          first.data(GraphModel::EndLineRole).toInt(), first.data(GraphModel::EndColumnRole).toInt());
 }
 
 void MainWindow::jumpToOutlineItem(const QModelIndex &index)

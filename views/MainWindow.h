@@ -28,6 +28,7 @@ namespace stitch::views {
 
 class CodeEditor;
 class CompileController;
+class GraphModel;
 class DevicePanel;
 class DiagnosticsModel;
 class KernelOutlineModel;
@@ -70,6 +71,8 @@ public:
     DiagnosticsModel *diagnosticsModel() const { return m_diagnostics; }
     KernelResourcesModel *resourcesModel() const { return m_resources; }
     KernelOutlineModel *outlineModel() const { return m_outline; }
+    GraphModel *graphModel() const { return m_graph; }
+    QTreeView *graphView() const { return m_graphView; }
     QTreeView *problemsView() const { return m_problemsView; }
     QTreeView *outlineView() const { return m_outlineView; }
     ResourcesPanel *resourcesPanel() const { return m_resourcesPanel; }
@@ -81,6 +84,8 @@ signals:
     void compileSettled();
     /// The outline was rebuilt from the current text.
     void outlineUpdated();
+    /// The Graph dock shows the lift of the current text (a graph or why there is none).
+    void graphUpdated();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -115,6 +120,10 @@ private:
     void runOutline();
     void jumpToDiagnostic(const QModelIndex &index);
     void jumpToOutlineItem(const QModelIndex &index);
+    void runLift();
+    bool isCudaDocument() const;
+    void compileIfCuda();
+    void selectGraphItemSource(const QModelIndex &index);
     void jumpToKernel(const QString &name);
 
     SyntaxRepository &m_syntax;
@@ -128,6 +137,9 @@ private:
     DiagnosticsModel *m_diagnostics = nullptr;
     KernelResourcesModel *m_resources = nullptr;
     KernelOutlineModel *m_outline = nullptr;
+    GraphModel *m_graph = nullptr;
+    QTreeView *m_graphView = nullptr;
+    QLabel *m_graphSummary = nullptr;
     ResourcesPanel *m_resourcesPanel = nullptr;
     DevicePanel *m_devicePanel = nullptr;
     QTreeView *m_problemsView = nullptr;
@@ -142,6 +154,7 @@ private:
     QDockWidget *m_ptxDock = nullptr;
     QDockWidget *m_resourcesDock = nullptr;
     QDockWidget *m_problemsDock = nullptr;
+    QDockWidget *m_graphDock = nullptr;
     bool m_docksSized = false;
 
     QAction *m_newAction = nullptr;
@@ -156,6 +169,7 @@ private:
     bool m_compileShown = false;
     QTimer *m_outlineTimer = nullptr;
     quint64 m_outlineJob = 0;
+    quint64 m_liftJob = 0;
 };
 
 } // namespace stitch::views

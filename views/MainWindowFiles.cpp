@@ -11,6 +11,8 @@
 
 #include <QCloseEvent>
 #include <QDir>
+#include <QDockWidget>
+#include <QLabel>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
@@ -24,7 +26,7 @@ namespace {
 constexpr qint64 MiB = qint64{1024} * 1024;
 constexpr qint64 MaxSourceBytes = 16 * MiB;
 
-const QString FileFilter = QStringLiteral("CUDA sources (*.cu *.cuh);;C++ sources (*.cpp *.h *.hpp);;All files (*)");
+const QString FileFilter = QStringLiteral("CUDA and tensor-expression sources (*.cu *.cuh *.te);;C++ sources (*.cpp *.h *.hpp);;All files (*)");
 
 } // namespace
 
@@ -120,7 +122,7 @@ bool MainWindow::openFile(const QString &path, QString *errorMessage)
     setCurrentFile(info.absoluteFilePath());
     m_recentFiles.add(info.absoluteFilePath());
     // Opening is an explicit request: show results without waiting for the edit debounce.
-    m_compiler->compileDocument();
+    compileIfCuda();
     runOutline();
     return true;
 }
@@ -167,7 +169,7 @@ bool MainWindow::saveFile(const QString &path, QString *errorMessage)
     m_recentFiles.add(absolute);
     // Local includes resolve relative to the file's folder, which may just have changed.
     if (renamed)
-        m_compiler->compileDocument();
+        compileIfCuda();
     return true;
 }
 
@@ -177,7 +179,33 @@ void MainWindow::setCurrentFile(const QString &path)
     m_editor->document()->setModified(false);
     m_compiler->setFileName(compileFileName());
     m_editor->setDefinition(m_syntax.definitionForFile(compileFileName()));
+    // Tensor-expression files have no CUDA to compile yet: their result is the Graph dock.
+    const bool cuda = isCudaDocument();
+    m_compiler->setAutoCompile(cuda && m_autoCompileAction->isChecked());
+    m_compileAction->setEnabled(cuda);
     updateWindowTitle();
+}
+
+bool MainWindow::isCudaDocument() const
+{
+    return QFileInfo(compileFileName()).suffix().compare(QStringLiteral("te"), Qt::CaseInsensitive) != 0;
+}
+
+void MainWindow::compileIfCuda()
+{
+    if (isCudaDocument()) {
+        m_compiler->compileDocument();
+        return;
+    }
+    m_resources->clear();
+    showDiagnostics({});
+    m_ptxView->clear();
+    m_resourcesPanel->setSummary(tr("Tensor-expression file: nothing for NVRTC to compile. See the Graph dock."));
+    m_compileStatus->setText(tr("Tensor-expression file: lifted into the Graph dock"));
+    m_compileShown = true;
+    if (m_graphDock)
+        m_graphDock->raise();
+    emit compileSettled();
 }
 
 QString MainWindow::documentName() const

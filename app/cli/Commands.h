@@ -3,6 +3,7 @@
 // rejected (compile errors, syntax errors), 2 usage or I/O errors.
 
 #include <string>
+#include <vector>
 
 namespace stitch::cli {
 
@@ -26,6 +27,28 @@ struct OutlineOptions {
     bool json = false;
 };
 int runOutline(const OutlineOptions &options);
+
+struct LiftOptions {
+    std::string file;
+    bool json = false;
+    bool eval = false;                 ///< run the CPU interpreter on random inputs
+    std::vector<std::string> sizes;    ///< NAME=VALUE bindings for --eval, over the file's own
+    unsigned seed = 1;                 ///< random inputs of --eval
+};
+/// Lifts a .te or .cu file (core/frontend/Lift.h) and prints the graph, or JSON (docs/LIFT-JSON.md).
+int runLift(const LiftOptions &options);
+
+struct RunOptions {
+    std::string file;          ///< launch-plan JSON (docs/RUNNER.md)
+    bool json = false;
+    bool remeasure = false;    ///< ignore the measurement cache (the new result is still stored)
+    bool noCache = false;      ///< neither read nor write the cache
+    bool profile = false;      ///< add a CUPTI-traced run even if the plan does not ask for one
+    int device = 0;
+};
+/// Compiles the plan's CUDA source for the local GPU and runs, verifies, times and profiles it in
+/// stitchcuda-worker. Exit 1 for no GPU, compile errors, faults, timeouts and wrong answers.
+int runRun(const RunOptions &options);
 
 /// Reads a whole file; on failure prints "stitchcuda: cannot read FILE: reason" and returns false.
 bool readFile(const std::string &path, std::string &out);

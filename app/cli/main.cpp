@@ -31,6 +31,23 @@ int main(int argc, char **argv)
     outlineCmd->add_option("file", outline.file, "CUDA source file")->required();
     outlineCmd->add_flag("--json", outline.json, "Print JSON");
 
+    stitch::cli::LiftOptions lift;
+    auto *liftCmd = app.add_subcommand("lift", "Lift a .te or .cu file into the tensor-expression graph");
+    liftCmd->add_option("file", lift.file, "Tensor-expression (.te) or CUDA (.cu, .cuh) file")->required();
+    liftCmd->add_flag("--json", lift.json, "Print JSON (schema stitchcuda-lift/1, docs/LIFT-JSON.md)");
+    liftCmd->add_flag("--eval", lift.eval, "Run the CPU interpreter on random inputs and print output checksums");
+    liftCmd->add_option("--size", lift.sizes, "Size value for --eval, NAME=VALUE (repeatable)");
+    liftCmd->add_option("--seed", lift.seed, "Seed of the random inputs of --eval")->capture_default_str();
+
+    stitch::cli::RunOptions run;
+    auto *runCmd = app.add_subcommand("run", "Run, verify, time and profile a launch plan on the local GPU (docs/RUNNER.md)");
+    runCmd->add_option("plan", run.file, "Launch-plan JSON file")->required();
+    runCmd->add_flag("--json", run.json, "Print JSON (schema stitchcuda-run/1)");
+    runCmd->add_flag("--remeasure", run.remeasure, "Measure again even if the cache has this program");
+    runCmd->add_flag("--no-cache", run.noCache, "Neither read nor write the measurement cache");
+    runCmd->add_flag("--profile", run.profile, "Add a CUPTI-traced run (per-kernel time, registers, shared memory)");
+    runCmd->add_option("--device", run.device, "GPU ordinal")->capture_default_str()->check(CLI::NonNegativeNumber);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
@@ -42,5 +59,9 @@ int main(int argc, char **argv)
         return stitch::cli::runCompile(compile);
     if (*outlineCmd)
         return stitch::cli::runOutline(outline);
+    if (*liftCmd)
+        return stitch::cli::runLift(lift);
+    if (*runCmd)
+        return stitch::cli::runRun(run);
     return 2;
 }

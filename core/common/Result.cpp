@@ -16,6 +16,9 @@ const char *errorKindName(ErrorKind kind)
     case ErrorKind::Timeout: return "timeout";
     case ErrorKind::ResourceLimit: return "resource-limit";
     case ErrorKind::InvalidArgument: return "invalid-argument";
+    case ErrorKind::Fault: return "fault";
+    case ErrorKind::OutOfMemory: return "out-of-memory";
+    case ErrorKind::Cancelled: return "cancelled";
     }
     return "unknown";
 }

@@ -19,11 +19,14 @@ enum class ErrorKind {
     Compile,         ///< NVRTC rejected the program
     NoDevice,        ///< no CUDA driver or no GPU
     Driver,          ///< a CUDA driver call failed
-    Launch,          ///< a kernel launch failed or faulted
+    Launch,          ///< a kernel launch was refused (bad configuration, missing kernel image)
     WrongAnswer,     ///< output did not match the reference
     Timeout,         ///< a job ran past its deadline
     ResourceLimit,   ///< a hardware limit (shared memory, registers, threads) was exceeded
     InvalidArgument, ///< the caller passed something out of range
+    Fault,           ///< a kernel faulted (illegal or misaligned address, trap) or its worker crashed
+    OutOfMemory,     ///< device memory ran out
+    Cancelled,       ///< the caller cancelled the job
 };
 
 /// Human-readable name of an ErrorKind ("compile", "no-device", ...), stable for JSON output.

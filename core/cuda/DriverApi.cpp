@@ -19,7 +19,8 @@
     X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD32) X(cuModuleLoadData)  \
     X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute)           \
     X(cuLaunchKernel) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                      \
-    X(cuEventElapsedTime) X(cuEventDestroy)
+    X(cuEventElapsedTime) X(cuEventDestroy) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemGetInfo)       \
+    X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)
 
 namespace stitch::cuda {
 
@@ -45,8 +46,9 @@ std::string describeCode(const DriverApi &api, const char *call, CUresult code)
     return s;
 }
 
-// Errors that leave the context unusable: the kernel faulted.
-bool isFault(CUresult code)
+// The kind a failed call reports. Faults are sticky: the context is unusable afterwards, and any
+// later call may return the same code, so they are recognised wherever they appear.
+ErrorKind classify(CUresult code, ErrorKind fallback)
 {
     switch (code) {
     case CUDA_ERROR_ILLEGAL_ADDRESS:
@@ -58,9 +60,13 @@ bool isFault(CUresult code)
     case CUDA_ERROR_ASSERT:
     case CUDA_ERROR_LAUNCH_FAILED:
     case CUDA_ERROR_LAUNCH_TIMEOUT:
-        return true;
+        return ErrorKind::Fault;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+        return ErrorKind::OutOfMemory;
+    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+        return ErrorKind::ResourceLimit;
     default:
-        return false;
+        return fallback;
     }
 }
 
@@ -75,7 +81,16 @@ std::string DriverApi::describe(const char *call, int code) const
     do {                                                                                           \
         const CUresult rc_ = (call);                                                               \
         if (rc_ != CUDA_SUCCESS)                                                                   \
-            return makeError((kind), describeCode((api), #call, rc_));                             \
+            return makeError(classify(rc_, (kind)), describeCode((api), #call, rc_));              \
+    } while (0)
+
+// The same, naming the call ("cuStreamSynchronize") instead of echoing the expression: these
+// messages reach users in fault reports.
+#define STITCH_CHECK_AS(api, name, call, kind)                                                     \
+    do {                                                                                           \
+        const CUresult rc_ = (call);                                                               \
+        if (rc_ != CUDA_SUCCESS)                                                                   \
+            return makeError(classify(rc_, (kind)), describeCode((api), name, rc_));               \
     } while (0)
 
 DriverApi::~DriverApi()
@@ -188,7 +203,7 @@ Result<DeviceBuffer> Context::allocate(std::size_t bytes)
     CUdeviceptr ptr = 0;
     const CUresult rc = f.cuMemAlloc(&ptr, bytes);
     if (rc != CUDA_SUCCESS)
-        return makeError(rc == CUDA_ERROR_OUT_OF_MEMORY ? ErrorKind::ResourceLimit : ErrorKind::Driver,
+        return makeError(classify(rc, ErrorKind::Driver),
                          describeCode(*m_api, "cuMemAlloc", rc) + " for " + std::to_string(bytes) + " bytes");
     DeviceBuffer buf;
     buf.m_api = m_api;
@@ -211,7 +226,7 @@ Status Context::download(void *dst, const DeviceBuffer &src, std::size_t bytes)
         return makeError(ErrorKind::InvalidArgument, "download larger than the buffer");
     const CUresult rc = m_api->fn().cuMemcpyDtoH(dst, src.address(), bytes);
     if (rc != CUDA_SUCCESS)
-        return makeError(isFault(rc) ? ErrorKind::Launch : ErrorKind::Driver, describeCode(*m_api, "cuMemcpyDtoH", rc));
+        return makeError(classify(rc, ErrorKind::Driver), describeCode(*m_api, "cuMemcpyDtoH", rc));
     return Ok{};
 }
 
@@ -219,6 +234,38 @@ Status Context::fill(const DeviceBuffer &dst, std::uint32_t pattern)
 {
     STITCH_CHECK(*m_api, m_api->fn().cuMemsetD32(dst.address(), pattern, dst.size() / 4), ErrorKind::Driver);
     return Ok{};
+}
+
+Status Context::fillBytes(const DeviceBuffer &dst, std::uint8_t value, const Stream *stream)
+{
+    const auto &f = m_api->fn();
+    if (stream)
+        STITCH_CHECK_AS(*m_api, "cuMemsetD8Async", f.cuMemsetD8Async(dst.address(), value, dst.size(), static_cast<CUstream>(stream->handle())),
+                     ErrorKind::Driver);
+    else
+        STITCH_CHECK_AS(*m_api, "cuMemsetD8", f.cuMemsetD8(dst.address(), value, dst.size()), ErrorKind::Driver);
+    return Ok{};
+}
+
+Result<std::unique_ptr<Stream>> Context::createStream()
+{
+    CUstream stream = nullptr;
+    STITCH_CHECK_AS(*m_api, "cuStreamCreate", m_api->fn().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), ErrorKind::Driver);
+    return std::unique_ptr<Stream>(new Stream(m_api, stream));
+}
+
+Result<std::unique_ptr<Event>> Context::createEvent()
+{
+    CUevent event = nullptr;
+    STITCH_CHECK_AS(*m_api, "cuEventCreate", m_api->fn().cuEventCreate(&event, CU_EVENT_DEFAULT), ErrorKind::Driver);
+    return std::unique_ptr<Event>(new Event(m_api, event));
+}
+
+Result<Context::MemoryInfo> Context::memoryInfo()
+{
+    MemoryInfo info;
+    STITCH_CHECK_AS(*m_api, "cuMemGetInfo", m_api->fn().cuMemGetInfo(&info.freeBytes, &info.totalBytes), ErrorKind::Driver);
+    return info;
 }
 
 Result<std::unique_ptr<Module>> Context::loadModule(const std::vector<char> &image)
@@ -236,8 +283,50 @@ Status Context::synchronize()
 {
     const CUresult rc = m_api->fn().cuCtxSynchronize();
     if (rc != CUDA_SUCCESS)
-        return makeError(isFault(rc) ? ErrorKind::Launch : ErrorKind::Driver, describeCode(*m_api, "cuCtxSynchronize", rc));
+        return makeError(classify(rc, ErrorKind::Driver), describeCode(*m_api, "cuCtxSynchronize", rc));
     return Ok{};
+}
+
+// --- Stream and Event ---------------------------------------------------------------------------
+
+Stream::~Stream()
+{
+    if (m_stream)
+        m_api->fn().cuStreamDestroy(static_cast<CUstream>(m_stream));
+}
+
+Status Stream::synchronize()
+{
+    STITCH_CHECK_AS(*m_api, "cuStreamSynchronize", m_api->fn().cuStreamSynchronize(static_cast<CUstream>(m_stream)), ErrorKind::Launch);
+    return Ok{};
+}
+
+Event::~Event()
+{
+    if (m_event)
+        m_api->fn().cuEventDestroy(static_cast<CUevent>(m_event));
+}
+
+Status Event::record(const Stream &stream)
+{
+    STITCH_CHECK_AS(*m_api, "cuEventRecord", m_api->fn().cuEventRecord(static_cast<CUevent>(m_event), static_cast<CUstream>(stream.handle())),
+                 ErrorKind::Driver);
+    return Ok{};
+}
+
+Status Event::synchronize()
+{
+    STITCH_CHECK_AS(*m_api, "cuEventSynchronize", m_api->fn().cuEventSynchronize(static_cast<CUevent>(m_event)), ErrorKind::Launch);
+    return Ok{};
+}
+
+Result<float> Event::elapsedMs(const Event &start, const Event &stop)
+{
+    float ms = 0;
+    STITCH_CHECK_AS(*start.m_api, "cuEventElapsedTime",
+                 start.m_api->fn().cuEventElapsedTime(&ms, static_cast<CUevent>(start.m_event), static_cast<CUevent>(stop.m_event)),
+                 ErrorKind::Driver);
+    return ms;
 }
 
 // --- DeviceBuffer --------------------------------------------------------------------------------
@@ -277,14 +366,14 @@ Module::~Module()
         m_api->fn().cuModuleUnload(static_cast<CUmodule>(m_module));
 }
 
-Result<void *> Module::function(const std::string &kernel)
+Result<KernelHandle> Module::kernel(const std::string &name)
 {
     CUfunction fn = nullptr;
-    const CUresult rc = m_api->fn().cuModuleGetFunction(&fn, static_cast<CUmodule>(m_module), kernel.c_str());
+    const CUresult rc = m_api->fn().cuModuleGetFunction(&fn, static_cast<CUmodule>(m_module), name.c_str());
     if (rc != CUDA_SUCCESS)
         return makeError(ErrorKind::InvalidArgument,
-                         "no kernel '" + kernel + "' in the module (use the mangled name for C++ kernels)");
-    return static_cast<void *>(fn);
+                         "no kernel '" + name + "' in the module (use the mangled name for C++ kernels)");
+    return KernelHandle{static_cast<void *>(fn), name};
 }
 
 Status Module::launch(const std::string &kernel, const LaunchConfig &c, void **args)
@@ -297,18 +386,24 @@ Status Module::launch(const std::string &kernel, const LaunchConfig &c, void **a
 
 Status Module::launchAsync(const std::string &kernel, const LaunchConfig &c, void **args)
 {
-    auto fn = function(kernel);
-    if (!fn)
-        return fn.error();
+    auto handle = this->kernel(kernel);
+    if (!handle)
+        return handle.error();
+    return enqueue(*handle, c, args, nullptr);
+}
+
+Status Module::enqueue(const KernelHandle &kernel, const LaunchConfig &c, void **args, const Stream *stream)
+{
     const auto &f = m_api->fn();
-    auto cufn = static_cast<CUfunction>(*fn);
+    auto cufn = static_cast<CUfunction>(kernel.function);
     if (c.dynamicSharedBytes > 48 * 1024)
-        STITCH_CHECK(*m_api, f.cuFuncSetAttribute(cufn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        STITCH_CHECK_AS(*m_api, "cuFuncSetAttribute", f.cuFuncSetAttribute(cufn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                   static_cast<int>(c.dynamicSharedBytes)),
                      ErrorKind::ResourceLimit);
-    STITCH_CHECK(*m_api,
+    STITCH_CHECK_AS(*m_api, "cuLaunchKernel",
                  f.cuLaunchKernel(cufn, c.gridX, c.gridY, c.gridZ, c.blockX, c.blockY, c.blockZ,
-                                  c.dynamicSharedBytes, nullptr, args, nullptr),
+                                  c.dynamicSharedBytes, stream ? static_cast<CUstream>(stream->handle()) : nullptr,
+                                  args, nullptr),
                  ErrorKind::Launch);
     return Ok{};
 }

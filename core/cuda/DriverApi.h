@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA driver API, loaded at run time with dlopen("libcuda.so.1").
-//   DriverApi::load -> Device query / Context -> Module (CUBIN) -> launch -> (later) runner worker
+//   DriverApi::load -> Device query / Context -> Module (CUBIN) -> launch -> runner's worker process
 // No binary links libcuda: without a driver every call answers ErrorKind::NoDevice and the studio
 // and CLI keep working. The path can be overridden with STITCHCUDA_LIBCUDA (tests use this to
 // prove the no-GPU path on a machine that has a GPU).
@@ -58,6 +58,50 @@ private:
     std::size_t m_size = 0;
 };
 
+/// A kernel of a Module, looked up once so that repeated launches skip the name lookup.
+/// Valid while its Module lives.
+struct KernelHandle {
+    void *function = nullptr; ///< the CUfunction
+    std::string name;         ///< as looked up (mangled or extern "C" name)
+};
+
+/// A stream of a Context: work queued on it runs in order. Destroyed with the object.
+class Stream {
+public:
+    Stream(const Stream &) = delete;
+    Stream &operator=(const Stream &) = delete;
+    ~Stream();
+
+    /// Waits for all queued work. A kernel fault surfaces here as ErrorKind::Fault.
+    Status synchronize();
+    void *handle() const { return m_stream; }
+
+private:
+    friend class Context;
+    Stream(std::shared_ptr<const DriverApi> api, void *stream) : m_api(std::move(api)), m_stream(stream) {}
+    std::shared_ptr<const DriverApi> m_api;
+    void *m_stream = nullptr;
+};
+
+/// A CUDA event, recorded on a stream to time the work between two events.
+class Event {
+public:
+    Event(const Event &) = delete;
+    Event &operator=(const Event &) = delete;
+    ~Event();
+
+    Status record(const Stream &stream);
+    Status synchronize();
+    /// Milliseconds between two recorded, completed events (CUDA's resolution is about 0.5 us).
+    static Result<float> elapsedMs(const Event &start, const Event &stop);
+
+private:
+    friend class Context;
+    Event(std::shared_ptr<const DriverApi> api, void *event) : m_api(std::move(api)), m_event(event) {}
+    std::shared_ptr<const DriverApi> m_api;
+    void *m_event = nullptr;
+};
+
 struct LaunchConfig {
     unsigned gridX = 1, gridY = 1, gridZ = 1;
     unsigned blockX = 1, blockY = 1, blockZ = 1;
@@ -72,16 +116,22 @@ public:
     ~Module();
 
     /// Launches `kernel` with the given argument pointers (one per kernel parameter, as cuLaunchKernel
-    /// expects) and waits for it. Faults surface as ErrorKind::Launch.
+    /// expects) and waits for it. Faults surface as ErrorKind::Fault; they poison the context, so
+    /// untrusted kernels belong in the runner's worker process (core/runner).
     Status launch(const std::string &kernel, const LaunchConfig &config, void **args);
 
     /// Launches and times with CUDA events; returns milliseconds.
     Result<float> launchTimed(const std::string &kernel, const LaunchConfig &config, void **args);
 
+    /// Looks a kernel up by mangled or extern "C" name; InvalidArgument when it is absent.
+    Result<KernelHandle> kernel(const std::string &name);
+    /// Queues a launch on `stream` (the legacy default stream when null) without waiting.
+    /// Dynamic shared memory above 48 KiB is opted into first (ResourceLimit when refused).
+    Status enqueue(const KernelHandle &kernel, const LaunchConfig &config, void **args, const Stream *stream);
+
 private:
     friend class Context;
     Module(std::shared_ptr<const DriverApi> api, void *module) : m_api(std::move(api)), m_module(module) {}
-    Result<void *> function(const std::string &kernel);
     Status launchAsync(const std::string &kernel, const LaunchConfig &config, void **args);
     std::shared_ptr<const DriverApi> m_api;
     void *m_module = nullptr;
@@ -100,8 +150,18 @@ public:
     Status upload(const DeviceBuffer &dst, const void *src, std::size_t bytes);
     Status download(void *dst, const DeviceBuffer &src, std::size_t bytes);
     Status fill(const DeviceBuffer &dst, std::uint32_t pattern); ///< 32-bit pattern, size/4 words
+    /// Sets every byte of dst to value, queued on `stream` (null: synchronous on the default stream).
+    Status fillBytes(const DeviceBuffer &dst, std::uint8_t value, const Stream *stream = nullptr);
     Result<std::unique_ptr<Module>> loadModule(const std::vector<char> &image);
+    Result<std::unique_ptr<Stream>> createStream();
+    Result<std::unique_ptr<Event>> createEvent();
     Status synchronize();
+
+    struct MemoryInfo {
+        std::size_t freeBytes = 0;
+        std::size_t totalBytes = 0;
+    };
+    Result<MemoryInfo> memoryInfo();
 
 private:
     friend class DriverApi;

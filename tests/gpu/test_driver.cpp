@@ -129,8 +129,8 @@ TEST(Gpu, NaiveMatmulExampleRunsCorrectly)
     }
 }
 
-// A faulting kernel is a typed launch error, not a crash of the test process.
-TEST(Gpu, IllegalAddressIsATypedLaunchError)
+// A faulting kernel is a typed fault, not a crash of the test process.
+TEST(Gpu, IllegalAddressIsATypedFault)
 {
     REQUIRE_GPU(api);
     auto ctx = api->createContext(0);
@@ -147,6 +147,29 @@ TEST(Gpu, IllegalAddressIsATypedLaunchError)
     lc.blockX = 32;
     auto st = (*module)->launch("bad", lc, args);
     ASSERT_FALSE(st.ok());
-    EXPECT_EQ(st.error().kind, ErrorKind::Launch);
+    EXPECT_EQ(st.error().kind, ErrorKind::Fault);
     EXPECT_NE(st.error().message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << st.error().message;
+}
+
+// The ptxas report (registers, shared memory) must not depend on whether the driver is loaded or
+// on how the file was named: the studio compiles with a GPU present and an absolute path.
+TEST(Gpu, ResourceReportWithTheDriverLoaded)
+{
+    REQUIRE_GPU(api);
+    auto ctx = api->createContext(0);
+    ASSERT_TRUE(ctx.ok());
+    const std::string source = readExample("matmul_naive.cu");
+    for (const std::string &name : {std::string(STITCHCUDA_SOURCE_DIR) + "/examples/matmul_naive.cu",
+                                   std::string("examples/matmul_naive.cu"), std::string("matmul_naive.cu")}) {
+        CompileOptions co;
+        co.arch = (*ctx)->device().arch();
+        co.fileName = name;
+        auto compiled = compileProgram(source, co);
+        ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+        EXPECT_EQ(compiled->kernels.size(), 1u) << name << ": NVRTC log (" << compiled->log.size() << " bytes):\n"
+                                                << compiled->log;
+        auto direct = compile("extern \"C\" __global__ void k(float *p) { p[threadIdx.x] = 1.0f; }", co);
+        ASSERT_TRUE(direct.ok());
+        EXPECT_EQ(direct->kernels.size(), 1u) << name << " (no -I): log " << direct->log;
+    }
 }

@@ -5,6 +5,7 @@
 #include "views/CompileController.h"
 #include "views/DevicePanel.h"
 #include "views/DiagnosticsModel.h"
+#include "views/GraphModel.h"
 #include "views/KernelOutlineModel.h"
 #include "views/KernelResourcesModel.h"
 #include "views/MainWindow.h"
@@ -39,6 +40,8 @@ private slots:
     void unsavedChangesPromptGuardsClose();
     void saveWritesFileAndRecentList();
     void devicePanelReportsProbe();
+    void graphDockShowsLiftedProgram();
+    void graphDockExplainsALiftError();
 
 private:
     void waitForCompile();
@@ -47,7 +50,7 @@ private:
     SyntaxRepository m_syntax;
     std::unique_ptr<RecentFiles> m_recent;
     std::unique_ptr<MainWindow> m_window;
-    std::unique_ptr<QAbstractItemModelTester> m_testers[3];
+    std::unique_ptr<QAbstractItemModelTester> m_testers[4];
 };
 
 void TestMainWindow::init()
@@ -63,6 +66,7 @@ void TestMainWindow::init()
     m_testers[0] = std::make_unique<QAbstractItemModelTester>(m_window->diagnosticsModel(), mode);
     m_testers[1] = std::make_unique<QAbstractItemModelTester>(m_window->resourcesModel(), mode);
     m_testers[2] = std::make_unique<QAbstractItemModelTester>(m_window->outlineModel(), mode);
+    m_testers[3] = std::make_unique<QAbstractItemModelTester>(m_window->graphModel(), mode);
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
 }
@@ -258,4 +262,63 @@ void TestMainWindow::devicePanelReportsProbe()
 }
 
 QTEST_MAIN(TestMainWindow)
+namespace {
+
+QModelIndex findGroup(const QAbstractItemModel *model, const QString &title)
+{
+    for (int r = 0; r < model->rowCount(); ++r) {
+        const QModelIndex i = model->index(r, 0);
+        if (i.data().toString().startsWith(title))
+            return i;
+    }
+    return {};
+}
+
+} // namespace
+
+void TestMainWindow::graphDockShowsLiftedProgram()
+{
+    QSignalSpy updated(m_window.get(), &MainWindow::graphUpdated);
+    QVERIFY(m_window->openFile(QStringLiteral(STITCHCUDA_SOURCE_DIR "/examples/softmax.te")));
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->graphModel()->hasGraph(), test::CompileTimeoutMs);
+    QVERIFY(updated.count() >= 1);
+    QVERIFY(m_window->graphModel()->summary().startsWith(QStringLiteral("3 ops")));
+
+    auto *model = m_window->graphModel();
+    const QModelIndex ops = findGroup(model, QStringLiteral("Operations"));
+    QVERIFY(ops.isValid());
+    QCOMPARE(model->rowCount(ops), 3);
+    const QModelIndex first = model->index(0, GraphModel::TextColumn, ops);
+    QVERIFY(first.data().toString().contains(QStringLiteral("max(j)")));
+    const int line = first.data(GraphModel::BeginLineRole).toInt();
+    QVERIFY(line > 0);
+
+    // Clicking an op selects the source it came from.
+    m_window->editor()->goToLocation(1, 1);
+    clickRow(m_window->graphView(), first);
+    QCOMPARE(m_window->editor()->currentLine(), first.data(GraphModel::EndLineRole).toInt() > 0
+                                                    ? first.data(GraphModel::EndLineRole).toInt()
+                                                    : line);
+    QVERIFY(m_window->editor()->textCursor().selectedText().contains(QStringLiteral("rowMax")));
+}
+
+void TestMainWindow::graphDockExplainsALiftError()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad.te"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("graph bad\ninput A: f32[4]\noutput B: f32[4]\nB[i] = A[i] * Q[i]\n");
+    file.close();
+    QVERIFY(m_window->openFile(path));
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->graphModel()->summary().startsWith(QStringLiteral("Not lifted")),
+                             test::CompileTimeoutMs);
+    QVERIFY(!m_window->graphModel()->hasGraph());
+    const QModelIndex why = m_window->graphModel()->index(0, 0);
+    QVERIFY(why.isValid());
+    const QModelIndex first = m_window->graphModel()->index(0, GraphModel::TextColumn, why);
+    QVERIFY(first.data().toString().contains(QStringLiteral("Q")));
+    QCOMPARE(first.data(GraphModel::BeginLineRole).toInt(), 4);
+}
+
 #include "tst_mainwindow.moc"

@@ -1,0 +1,380 @@
+// liftCudaProgram: parse, walk the host, evaluate each launch's kernel, assemble one graph.
+#include "core/frontend/cudalift/CudaLift.h"
+
+#include "core/frontend/cudalift/ExprTools.h"
+#include "core/frontend/cudalift/HostProgram.h"
+#include "core/frontend/cudalift/KernelExec.h"
+#include "core/frontend/cudalift/SyntaxTree.h"
+#include "core/frontend/cudalift/ThreadSpace.h"
+#include "core/ir/ExprUtil.h"
+
+#include <algorithm>
+#include <set>
+
+namespace stitch::frontend {
+
+using cudalift::LiftRefusal;
+using cudalift::Refusal;
+using ir::Expr;
+
+namespace {
+
+std::string graphNameOf(const std::string &fileName)
+{
+    std::string name = fileName.substr(fileName.find_last_of("/\\") + 1);
+    if (auto dot = name.rfind('.'); dot != std::string::npos)
+        name = name.substr(0, dot);
+    return name.empty() ? "cuda_program" : name;
+}
+
+void collectFunctions(TSNode n, cudalift::ProgramContext &ctx, const cudalift::SyntaxTree &tree)
+{
+    for (TSNode child : cudalift::namedChildren(n)) {
+        const auto k = cudalift::kind(child);
+        if (k == "function_definition") {
+            TSNode d = cudalift::field(child, "declarator");
+            while (!ts_node_is_null(d) && cudalift::kind(d) != "function_declarator")
+                d = cudalift::field(d, "declarator");
+            if (!ts_node_is_null(d))
+                ctx.functions[std::string(tree.text(cudalift::field(d, "declarator")))] = child;
+        } else if (k == "preproc_ifdef" || k == "preproc_if" || k == "preproc_else" || k == "linkage_specification"
+                   || k == "declaration_list") {
+            collectFunctions(child, ctx, tree);
+        }
+    }
+}
+
+/// Parameters an opaque kernel may write: stored through, atomically updated, or handed on.
+std::set<std::string> writtenParameters(TSNode kernel, const cudalift::SyntaxTree &tree, const KernelInfo &info)
+{
+    std::set<std::string> params, written;
+    for (const KernelParameter &p : info.parameters) {
+        if (p.type.find('*') != std::string::npos)
+            params.insert(p.name);
+    }
+    auto baseName = [&](TSNode e) {
+        while (cudalift::kind(e) == "subscript_expression" || cudalift::kind(e) == "parenthesized_expression"
+               || cudalift::kind(e) == "pointer_expression" || cudalift::kind(e) == "binary_expression"
+               || cudalift::kind(e) == "cast_expression") {
+            const auto k = cudalift::kind(e);
+            e = k == "subscript_expression" || k == "pointer_expression" ? cudalift::field(e, "argument")
+                : k == "binary_expression"                              ? cudalift::field(e, "left")
+                : k == "cast_expression"                                ? cudalift::field(e, "value")
+                                                                        : ts_node_named_child(e, 0);
+        }
+        return std::string(tree.text(e));
+    };
+    std::vector<TSNode> stack{cudalift::field(kernel, "body")};
+    while (!stack.empty()) {
+        const TSNode n = stack.back();
+        stack.pop_back();
+        const auto k = cudalift::kind(n);
+        std::string target;
+        if (k == "assignment_expression")
+            target = baseName(cudalift::field(n, "left"));
+        else if (k == "update_expression")
+            target = baseName(cudalift::field(n, "argument"));
+        if (!target.empty()) {
+            if (params.count(target))
+                written.insert(target);
+            else if (cudalift::kind(cudalift::field(n, k == "update_expression" ? "argument" : "left")) != "identifier")
+                return params; // a store through a derived pointer: assume every buffer may change
+        }
+        if (k == "call_expression") {
+            for (TSNode a : cudalift::namedChildren(cudalift::field(n, "arguments"))) {
+                const std::string b = baseName(a);
+                if (params.count(b))
+                    written.insert(b);
+            }
+        }
+        for (TSNode c : cudalift::namedChildren(n))
+            stack.push_back(c);
+    }
+    return written;
+}
+
+Diagnostic refusalDiagnostic(const std::string &kernel, const Refusal &r)
+{
+    return {Severity::Warning, r.location, "cannot lift kernel '" + kernel + "': " + r.message()};
+}
+
+/// The graph with derived sizes (OH, outW, ...) replaced by their definitions over base sizes.
+ir::Graph inlineDerivedSizes(const ir::Graph &graph, const cudalift::SizeTable &sizes)
+{
+    auto inl = [&](const ir::Expr &e) { return sizes.inlineDerived(e); };
+    ir::Graph out(graph.name());
+    for (const ir::Tensor &t : graph.tensors()) {
+        std::vector<ir::Expr> dims;
+        for (const ir::Expr &d : t.shape.dims())
+            dims.push_back(inl(d));
+        out.addTensor(t.name, t.dtype, ir::Shape(dims), t.role);
+    }
+    for (ir::ComputeOp op : graph.ops()) {
+        for (ir::IterVar &v : op.domain) {
+            v.extent = inl(v.extent);
+            v.lowerBound = inl(v.lowerBound);
+        }
+        if (op.reduction) {
+            for (ir::IterVar &v : op.reduction->vars) {
+                v.extent = inl(v.extent);
+                v.lowerBound = inl(v.lowerBound);
+            }
+            op.reduction->init = inl(op.reduction->init);
+        }
+        op.body = inl(op.body);
+        out.addOp(std::move(op));
+    }
+    return out;
+}
+
+void addSizesOf(const ir::Expr &e, std::set<std::string> &names)
+{
+    for (const std::string &n : ir::collectSizeVars(e))
+        names.insert(n);
+}
+
+} // namespace
+
+namespace cudalift {
+
+Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const std::string &fileName)
+{
+    auto tree = SyntaxTree::parse(source, fileName);
+    std::vector<Diagnostic> syntax = tree->syntaxErrors();
+    if (!syntax.empty()) {
+        Error e = makeError(ErrorKind::Parse,
+                            std::to_string(syntax.size()) + " syntax error" + (syntax.size() > 1 ? "s" : "") + " in "
+                                + fileName + ": " + syntax.front().message,
+                            syntax.front().location);
+        e.diagnostics = std::move(syntax);
+        return e;
+    }
+    const SourceIndex index = indexCudaSource(source, fileName);
+    ProgramContext ctx;
+    ctx.file = tree.get();
+    Preprocessor macros(*tree);
+    SizeTable sizes;
+    ctx.macros = &macros;
+    ctx.sizes = &sizes;
+    collectFunctions(tree->root(), ctx, *tree);
+    for (const KernelInfo &k : index.kernels)
+        ctx.kernels[k.name] = k;
+    if (std::none_of(index.kernels.begin(), index.kernels.end(), [](const KernelInfo &k) { return k.qualifier == "__global__"; }))
+        return makeError(ErrorKind::Unsupported, "no __global__ kernel in " + fileName, SourceLocation{fileName, 1, 1});
+
+    CudaLiftDetail detail;
+    LiftedProgram &program = detail.program;
+    program.sourceFile = fileName;
+    program.language = "cuda";
+
+    HostProgram host = walkHostProgram(ctx);
+    ctx.buffers = &host.buffers;
+    const std::size_t launchCount = host.launches.size();
+    std::vector<std::optional<LaunchOps>> lifted(launchCount);
+    std::vector<std::optional<Refusal>> refused(launchCount);
+    std::vector<std::set<int>> opaqueWrites(launchCount);
+    std::vector<Diagnostic> notes = host.notes;
+    IndexMath math;
+    for (const SizeDefinition &d : sizes.definitions())
+        math.setSizeLowerBound(d.name, std::min<std::int64_t>(d.value, 1));
+    math.setDerived(&sizes.derived());
+
+    for (std::size_t l = 0; l < launchCount; ++l) {
+        const HostLaunch &hl = host.launches[l];
+        if (hl.refusal) {
+            refused[l] = hl.refusal;
+            continue;
+        }
+        if (!ctx.functions.count(hl.binding.kernel)) {
+            refused[l] = Refusal{hl.binding.location, hl.binding.kernel,
+                                 "the kernel's definition is not in this file (or is a template)", {}};
+            continue;
+        }
+        try {
+            KernelExec exec(ctx, hl.binding, ctx.functions.at(hl.binding.kernel));
+            KernelEffects effects = exec.run();
+            LaunchOps ops = buildFlatOps(std::move(effects), hl.binding, host.buffers, exec.math());
+            notes.insert(notes.end(), ops.notes.begin(), ops.notes.end());
+            lifted[l] = std::move(ops);
+        } catch (const LiftRefusal &r) {
+            refused[l] = r.refusal();
+        } catch (const std::exception &e) {
+            refused[l] = Refusal{hl.binding.location, hl.binding.kernel, std::string("internal limit: ") + e.what(), {}};
+        }
+    }
+
+    // Shapes and the graph; a launch that fails here becomes opaque and everything is redone.
+    std::optional<Assembled> assembled;
+    for (std::size_t attempt = 0; attempt <= launchCount && !assembled; ++attempt) {
+        for (std::size_t l = 0; l < launchCount; ++l) {
+            if (refused[l]) {
+                lifted[l].reset();
+                const HostLaunch &hl = host.launches[l];
+                auto it = ctx.kernels.find(hl.binding.kernel);
+                const auto written = it != ctx.kernels.end() && ctx.functions.count(hl.binding.kernel)
+                    ? writtenParameters(ctx.functions.at(hl.binding.kernel), *tree, it->second)
+                    : std::set<std::string>();
+                opaqueWrites[l].clear();
+                for (std::size_t a = 0; a < hl.bufferArguments.size(); ++a) {
+                    const int b = hl.bufferArguments[a];
+                    const bool knownParam = it != ctx.kernels.end() && a < it->second.parameters.size();
+                    if (b >= 0 && (!knownParam || written.count(it->second.parameters[a].name)))
+                        opaqueWrites[l].insert(b);
+                }
+            }
+        }
+        std::vector<LaunchOps *> active;
+        for (std::size_t l = 0; l < launchCount; ++l) {
+            if (lifted[l]) {
+                active.push_back(&*lifted[l]);
+            }
+        }
+        // A 1-D index over a whole multi-dimensional buffer is split first, by the allocation's
+        // stated layout; shapes are then chosen to make the (split) accesses multi-dimensional.
+        const ShapeMap stated = allocationShapes(host.buffers, math);
+        for (LaunchOps *ops : active) {
+            (void)splitLaunchVars(*ops, stated, math);
+            (void)splitDivModVars(*ops, math);
+        }
+        std::vector<std::size_t> unexpressible; // assemble() reports these with the store's location
+        const ShapeMap shapes = chooseShapes(host.buffers, active, math, {}, unexpressible);
+        std::set<std::string> reserved;
+        for (const SizeDefinition &d : sizes.definitions())
+            reserved.insert(d.name);
+        for (const auto &[name, definition] : sizes.derived())
+            reserved.insert(name);
+        auto result = assemble(host, lifted, opaqueWrites, shapes, graphNameOf(fileName), math, reserved);
+        if (auto *failure = std::get_if<LaunchFailure>(&result)) {
+            refused[failure->launch] = failure->refusal;
+            continue;
+        }
+        assembled = std::move(std::get<Assembled>(result));
+    }
+    if (!assembled)
+        return makeError(ErrorKind::Unsupported, "the lifted launches could not be assembled into one graph");
+
+    program.graph = inlineDerivedSizes(assembled->graph, sizes);
+    if (Status valid = program.graph.validate(); !valid) {
+        Error e = valid.error();
+        e.kind = ErrorKind::Unsupported;
+        e.message = "internal error: the lifted graph is not valid: " + e.message;
+        return e;
+    }
+    detail.buffers = std::move(assembled->buffers);
+    for (BufferPlan &b : detail.buffers) {
+        b.elements = sizes.inlineDerived(b.elements);
+        for (Expr &d : b.shape)
+            d = sizes.inlineDerived(d);
+    }
+
+    // Launches, opaque kernels and their diagnostics.
+    std::set<std::string> launchedKernels, reportedKernels;
+    std::set<std::string> sizeNames;
+    for (const std::string &n : program.graph.sizeVars())
+        sizeNames.insert(n);
+    for (std::size_t l = 0; l < launchCount; ++l) {
+        const HostLaunch &hl = host.launches[l];
+        launchedKernels.insert(hl.binding.kernel);
+        LiftedLaunch out;
+        out.kernel = hl.binding.kernel;
+        out.grid = hl.gridText;
+        out.block = hl.blockText;
+        out.arguments = hl.argumentTexts;
+        out.location = hl.binding.location;
+        if (!refused[l])
+            out.ops = assembled->launchOps[l];
+        program.launches.push_back(std::move(out));
+
+        LaunchPlan plan;
+        plan.kernel = hl.binding.kernel;
+        plan.arguments = hl.binding.arguments;
+        for (int d = 0; d < 3; ++d) {
+            plan.grid[static_cast<std::size_t>(d)] = sizes.inlineDerived(hl.binding.grid[static_cast<std::size_t>(d)]);
+            plan.block[static_cast<std::size_t>(d)] = sizes.inlineDerived(hl.binding.block[static_cast<std::size_t>(d)]);
+        }
+        for (KernelArgument &a : plan.arguments) {
+            a.scalar = sizes.inlineDerived(a.scalar);
+            a.pointer.offset = sizes.inlineDerived(a.pointer.offset);
+        }
+        plan.lifted = !refused[l];
+        for (int d = 0; d < 3; ++d) {
+            addSizesOf(plan.grid[static_cast<std::size_t>(d)], sizeNames);
+            addSizesOf(plan.block[static_cast<std::size_t>(d)], sizeNames);
+        }
+        for (const KernelArgument &a : plan.arguments)
+            addSizesOf(a.scalar, sizeNames);
+        detail.launches.push_back(std::move(plan));
+
+        if (!refused[l])
+            continue;
+        auto existing = std::find_if(program.opaque.begin(), program.opaque.end(),
+                                     [&](const OpaqueKernel &k) { return k.name == hl.binding.kernel; });
+        if (existing == program.opaque.end()) {
+            OpaqueKernel k;
+            k.name = hl.binding.kernel;
+            if (auto it = ctx.kernels.find(k.name); it != ctx.kernels.end())
+                k.range = it->second.range;
+            k.why = refusalDiagnostic(k.name, *refused[l]);
+            program.opaque.push_back(std::move(k));
+            existing = program.opaque.end() - 1;
+        }
+        for (int b : hl.bufferArguments) {
+            if (b < 0)
+                continue;
+            const std::string &name = host.buffers[static_cast<std::size_t>(b)].name;
+            if (std::find(existing->reads.begin(), existing->reads.end(), name) == existing->reads.end())
+                existing->reads.push_back(name);
+            if (opaqueWrites[l].count(b)
+                && std::find(existing->writes.begin(), existing->writes.end(), name) == existing->writes.end())
+                existing->writes.push_back(name);
+        }
+        const Diagnostic d = refusalDiagnostic(hl.binding.kernel, *refused[l]);
+        const std::string key = d.toString();
+        if (reportedKernels.insert(key).second)
+            program.diagnostics.push_back(d);
+    }
+    for (const BufferPlan &b : detail.buffers)
+        addSizesOf(b.elements, sizeNames);
+    detail.events = host.events;
+    for (const KernelInfo &k : index.kernels) {
+        if (k.qualifier != "__global__" || launchedKernels.count(k.name))
+            continue;
+        OpaqueKernel o;
+        o.name = k.name;
+        o.range = k.range;
+        o.why = {Severity::Warning, k.nameLocation,
+                 "cannot lift kernel '" + k.name + "': it is never launched from host code the lifter follows, so "
+                 "its sizes are unknown. Launch it from main with sizes known at compile time"};
+        program.diagnostics.push_back(o.why);
+        program.opaque.push_back(std::move(o));
+    }
+    for (const Diagnostic &d : assembled->diagnostics)
+        program.diagnostics.push_back(d);
+    for (const Diagnostic &d : notes)
+        program.diagnostics.push_back(d);
+    for (const SizeDefinition &d : sizes.definitions()) {
+        if (sizeNames.count(d.name)) {
+            program.sizes[d.name] = d.value;
+            detail.sizes.push_back(d);
+        }
+    }
+    return detail;
+}
+
+} // namespace cudalift
+
+Result<LiftedProgram> liftCudaProgram(const std::string &source, const std::string &fileName)
+{
+    try {
+        auto detail = cudalift::liftCudaProgramDetailed(source, fileName);
+        if (!detail)
+            return detail.error();
+        return std::move(detail->program);
+    } catch (const std::exception &e) {
+        // The lifter refuses by value; this only catches resource exhaustion and internal limits.
+        return makeError(ErrorKind::Unsupported, std::string("internal error while lifting: ") + e.what(),
+                         SourceLocation{fileName, 0, 0});
+    }
+}
+
+} // namespace stitch::frontend

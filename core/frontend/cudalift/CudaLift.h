@@ -1,0 +1,40 @@
+#pragma once
+// The CUDA lifter with everything it learned about the program, for tests and runners.
+//   .cu text -> liftCudaProgramDetailed -> {LiftedProgram, buffer plans, launch plans, size definitions}
+//   launch plans + buffer plans -> run the ORIGINAL kernels (GPU test) and compare with the graph
+// liftCudaProgram (core/frontend/Lift.h) returns the LiftedProgram part of this.
+
+#include "core/frontend/Lift.h"
+#include "core/frontend/cudalift/Assembly.h"
+#include "core/frontend/cudalift/HostProgram.h"
+#include "core/frontend/cudalift/KernelModel.h"
+#include "core/frontend/cudalift/Preprocessor.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace stitch::frontend::cudalift {
+
+/// One launch as the host program performs it, with sizes as expressions over size variables.
+struct LaunchPlan {
+    std::string kernel;
+    std::array<ir::Expr, 3> grid;
+    std::array<ir::Expr, 3> block;
+    std::vector<KernelArgument> arguments; ///< Buffer arguments index CudaLiftDetail::buffers
+    bool lifted = false;
+};
+
+struct CudaLiftDetail {
+    LiftedProgram program;
+    std::vector<BufferPlan> buffers;          ///< one per cudaMalloc, in program order
+    std::vector<LaunchPlan> launches;         ///< in program order
+    std::vector<SizeDefinition> sizes;        ///< named sizes, with where their values are written
+    std::vector<HostEvent> events;            ///< copies, memsets and launches, in program order
+};
+
+/// liftCudaProgram with the host-side plan. Errors: Parse (syntax errors, each located), and
+/// Unsupported when the file has no __global__ kernel.
+Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const std::string &fileName);
+
+} // namespace stitch::frontend::cudalift

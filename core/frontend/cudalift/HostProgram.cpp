@@ -1,0 +1,620 @@
+// Host walk: follows main's straight-line code, evaluating sizes, allocations and launches.
+#include "core/frontend/cudalift/HostWalker.h"
+
+#include "core/frontend/cudalift/ExprTools.h"
+#include "core/ir/ExprUtil.h"
+
+#include <algorithm>
+#include <set>
+
+namespace stitch::frontend::cudalift {
+
+using ir::Expr;
+
+namespace {
+
+constexpr std::size_t kMaxHostCallDepth = 8;
+
+
+bool startsWith(std::string_view s, std::string_view p)
+{
+    return s.substr(0, p.size()) == p;
+}
+
+bool isIgnoredCall(const std::string &name)
+{
+    static const std::set<std::string> kIgnored = {
+        "cudaFree", "cudaDeviceSynchronize", "cudaGetLastError", "cudaPeekAtLastError", "cudaDeviceReset",
+        "cudaSetDevice", "cudaGetDevice", "cudaGetDeviceProperties", "cudaGetDeviceCount", "cudaGetErrorString",
+        "cudaEventCreate", "cudaEventRecord", "cudaEventSynchronize", "cudaEventElapsedTime", "cudaEventDestroy",
+        "cudaFreeHost", "printf", "fprintf", "puts", "putchar", "free", "malloc", "calloc", "srand", "rand", "exit",
+        "time", "clock", "fflush", "abort", "assert"};
+    return kIgnored.count(name) > 0;
+}
+
+TSNode stripCastsAndParens(TSNode e)
+{
+    for (;;) {
+        if (kind(e) == "parenthesized_expression" && ts_node_named_child_count(e) == 1)
+            e = ts_node_named_child(e, 0);
+        else if (kind(e) == "cast_expression")
+            e = field(e, "value");
+        else
+            return e;
+    }
+}
+
+TSNode innermostIdentifier(TSNode d)
+{
+    while (!ts_node_is_null(d) && kind(d) != "identifier") {
+        const TSNode next = field(d, "declarator");
+        if (ts_node_is_null(next))
+            break;
+        d = next;
+    }
+    return d;
+}
+
+/// The factors of a byte count as the program multiplies them; a named size defined as a product
+/// (size_t bytes = M * K * sizeof(float)) contributes its own factors.
+void flattenProduct(const Expr &e, const SizeTable &sizes, std::vector<Expr> &out, int depth = 0)
+{
+    if (e.kind() == ir::ExprKind::Binary && e.binaryOp() == ir::BinaryOp::Mul) {
+        flattenProduct(e.operand(0), sizes, out, depth);
+        flattenProduct(e.operand(1), sizes, out, depth);
+        return;
+    }
+    if (e.kind() == ir::ExprKind::Cast && ir::isInteger(e.dtype())) {
+        flattenProduct(e.operand(0), sizes, out, depth);
+        return;
+    }
+    if (e.kind() == ir::ExprKind::SizeVar && depth < 8) {
+        auto it = sizes.derived().find(e.name());
+        if (it != sizes.derived().end() && it->second.kind() == ir::ExprKind::Binary
+            && (it->second.binaryOp() == ir::BinaryOp::Mul)) {
+            flattenProduct(it->second, sizes, out, depth + 1);
+            return;
+        }
+    }
+    out.push_back(e);
+}
+
+} // namespace
+
+HostWalker::HostWalker(ProgramContext &program) : m_program(program), m_tree(program.file)
+{
+    for (const SizeDefinition &d : program.sizes->definitions())
+        m_math.setSizeLowerBound(d.name, std::min<std::int64_t>(d.value, 1));
+    m_math.setDerived(&program.sizes->derived());
+}
+
+HostProgram HostWalker::run()
+{
+    auto mainIt = m_program.functions.find("main");
+    if (mainIt != m_program.functions.end()) {
+        walkFunction("main", mainIt->second, {});
+        return std::move(m_out);
+    }
+    // Without main, start from host functions that launch kernels and that nothing calls.
+    std::set<std::string> called;
+    for (const auto &[name, fn] : m_program.functions) {
+        if (m_program.kernels.count(name))
+            continue;
+        const std::string_view body = m_tree->text(field(fn, "body"));
+        for (const auto &[other, unused] : m_program.functions) {
+            if (other != name && body.find(other + "(") != std::string_view::npos)
+                called.insert(other);
+        }
+    }
+    for (const auto &[name, fn] : m_program.functions) {
+        if (m_program.kernels.count(name) || called.count(name))
+            continue;
+        if (m_tree->text(field(fn, "body")).find("<<<") == std::string_view::npos)
+            continue;
+        walkFunction(name, fn, entryParameters(fn));
+    }
+    return std::move(m_out);
+}
+
+std::vector<std::pair<std::string, HostValue>> HostWalker::entryParameters(TSNode fn)
+{
+    // An entry point's integers are sizes nobody set (symbols without values); its pointers point
+    // to memory this file does not allocate.
+    TSNode decl = field(fn, "declarator");
+    while (!ts_node_is_null(decl) && kind(decl) != "function_declarator")
+        decl = field(decl, "declarator");
+    std::vector<std::pair<std::string, HostValue>> params;
+    for (TSNode p : namedChildren(field(decl, "parameters"))) {
+        if (kind(p) != "parameter_declaration")
+            continue;
+        const TSNode declarator = field(p, "declarator");
+        const std::string name(m_tree->text(innermostIdentifier(declarator)));
+        const auto type = scalarTypeFromText(m_tree->text(field(p, "type")));
+        HostValue v = HostValue::unknown("a parameter of the entry function");
+        if (kind(declarator) == "pointer_declarator") {
+            v.kind = HostValue::Kind::Pointer;
+            v.pointer.buffer = -1;
+            v.pointer.dtype = type.value_or(ir::DType::F32);
+        } else if (type && ir::isInteger(*type)) {
+            v = HostValue::ofInt(ir::sizeVar(name));
+        }
+        params.emplace_back(name, v);
+    }
+    return params;
+}
+
+void HostWalker::note(TSNode at, std::string message)
+{
+    m_out.notes.push_back({Severity::Note, m_tree->location(at), std::move(message)});
+}
+
+HostValue *HostWalker::lookup(const std::string &name)
+{
+    for (auto it = m_scopes.rbegin(); it != m_scopes.rend(); ++it) {
+        auto found = it->find(name);
+        if (found != it->end())
+            return &found->second;
+    }
+    return nullptr;
+}
+
+void HostWalker::walkFunction(const std::string &name, TSNode fn, std::vector<std::pair<std::string, HostValue>> params)
+{
+    if (m_callStack.size() >= kMaxHostCallDepth
+        || std::find(m_callStack.begin(), m_callStack.end(), name) != m_callStack.end())
+        return;
+    std::vector<Scope> saved = std::move(m_scopes);
+    m_scopes.assign(1, {});
+    for (auto &[pname, value] : params)
+        m_scopes.back()[pname] = std::move(value);
+    m_callStack.push_back(name);
+    walkBlock(field(fn, "body"));
+    m_callStack.pop_back();
+    m_scopes = std::move(saved);
+}
+
+void HostWalker::walkBlock(TSNode block)
+{
+    m_scopes.emplace_back();
+    for (TSNode s : namedChildren(block)) {
+        if (kind(s) == "return_statement" && m_controlDepth == 0) {
+            walkExpressions(s);
+            break;
+        }
+        try {
+            walkStatement(s);
+        } catch (const std::exception &e) {
+            // Index arithmetic overflow and similar limits: skip the statement, say so.
+            note(s, std::string("this statement was not followed: ") + e.what());
+        }
+    }
+    m_scopes.pop_back();
+}
+
+void HostWalker::walkStatement(TSNode s)
+{
+    const auto k = kind(s);
+    if (k == "compound_statement") {
+        walkBlock(s);
+    } else if (k == "declaration") {
+        declare(s);
+    } else if (k == "expression_statement") {
+        for (TSNode e : namedChildren(s))
+            walkExpression(e);
+    } else if (k == "for_statement" || k == "while_statement" || k == "do_statement" || k == "if_statement"
+               || k == "switch_statement" || k == "for_range_loop") {
+        // Runs an unknown number of times: launches inside are refused, memory effects kept.
+        ++m_controlDepth;
+        m_scopes.emplace_back();
+        for (TSNode child : namedChildren(s))
+            walkStatement(child);
+        m_scopes.pop_back();
+        --m_controlDepth;
+    } else if (k == "condition_clause" || k == "parenthesized_expression" || k == "binary_expression"
+               || k == "assignment_expression" || k == "update_expression" || k == "call_expression") {
+        walkExpression(s);
+    } else if (k == "else_clause" || k == "case_statement") {
+        for (TSNode child : namedChildren(s))
+            walkStatement(child);
+    } else if (k == "return_statement") {
+        walkExpressions(s);
+    }
+}
+
+void HostWalker::walkExpressions(TSNode n)
+{
+    for (TSNode e : namedChildren(n))
+        walkExpression(e);
+}
+
+void HostWalker::declare(TSNode decl)
+{
+    const std::string typeText(m_tree->text(field(decl, "type")));
+    const bool isConst = hasToken(decl, "const") || hasToken(decl, "constexpr");
+    for (TSNode d : namedChildren(decl)) {
+        const auto dk = kind(d);
+        if (dk != "init_declarator" && dk != "identifier" && dk != "pointer_declarator" && dk != "array_declarator"
+            && dk != "function_declarator")
+            continue;
+        const TSNode target = dk == "init_declarator" ? field(d, "declarator") : d;
+        const TSNode value = dk == "init_declarator" ? field(d, "value") : TSNode{};
+        const std::string name(m_tree->text(innermostIdentifier(target)));
+        if (!ts_node_is_null(value))
+            noteHostReads(value);
+        HostValue v;
+        if (kind(target) == "pointer_declarator" || kind(target) == "array_declarator") {
+            v.kind = HostValue::Kind::Pointer;
+            v.pointer.buffer = -1;
+            v.pointer.dtype = scalarTypeFromText(typeText).value_or(ir::DType::F32);
+            if (!ts_node_is_null(value) && kind(target) == "pointer_declarator") {
+                HostValue init = eval(value);
+                if (init.kind == HostValue::Kind::Pointer)
+                    v.pointer = init.pointer;
+            }
+        } else if (typeText == "dim3" && kind(target) == "function_declarator") {
+            // `dim3 block(TILE, TILE);` parses as a function declaration (the most vexing
+            // parse): its "parameter types" are the constructor's arguments.
+            std::vector<HostValue> parts;
+            for (TSNode p : namedChildren(field(target, "parameters")))
+                parts.push_back(evalName(std::string(m_tree->text(p))));
+            v = dim3Of(parts);
+        } else if (typeText == "dim3") {
+            v = evalDim3Init(value);
+        } else if (auto t = scalarTypeFromText(typeText)) {
+            HostValue init = ts_node_is_null(value) ? HostValue::unknown("uninitialized") : eval(value);
+            if (ir::isInteger(*t))
+                v = integerLocal(name, init, value, isConst);
+            else if (init.kind == HostValue::Kind::Int || init.kind == HostValue::Kind::Float)
+                v = HostValue::ofFloat(constantAsFloat(init, *t));
+            else
+                v = init;
+        } else {
+            if (!ts_node_is_null(value))
+                (void)eval(value); // `cudaError_t e = cudaMalloc(...)` still allocates
+            v = HostValue::unknown("type '" + typeText + "' is not modelled");
+        }
+        m_scopes.back()[name] = std::move(v);
+    }
+}
+
+HostValue HostWalker::handleCall(TSNode call)
+{
+    const TSNode fn = field(call, "function");
+    const auto args = namedChildren(field(call, "arguments"));
+    for (TSNode child : namedChildren(call)) {
+        if (kind(child) == "kernel_call_syntax") {
+            recordLaunch(call, child);
+            return HostValue::unknown("a launch");
+        }
+    }
+    const std::string name(m_tree->text(fn));
+    if (name == "dim3") {
+        std::vector<HostValue> parts;
+        for (TSNode a : args)
+            parts.push_back(eval(a));
+        return dim3Of(parts);
+    }
+    if (name == "cudaMalloc" || name == "cudaMallocManaged") {
+        allocate(call, args, name == "cudaMallocManaged");
+        return HostValue::unknown("status");
+    }
+    if (name == "cudaMemcpy") {
+        copy(call, args);
+        return HostValue::unknown("status");
+    }
+    if (name == "cudaMemset") {
+        setMemory(call, args);
+        return HostValue::unknown("status");
+    }
+    if ((name == "min" || name == "max" || name == "std::min" || name == "std::max") && args.size() == 2) {
+        HostValue a = eval(args[0]), b = eval(args[1]);
+        if (a.kind == HostValue::Kind::Int && b.kind == HostValue::Kind::Int)
+            return HostValue::ofInt(m_math.simplify(name.find("min") != std::string::npos ? ir::min(a.value, b.value)
+                                                                                        : ir::max(a.value, b.value)));
+    }
+    if (const NamedConstant *c = m_program.macros->find(name); c && c->functionLike && !ts_node_is_null(c->value)) {
+        std::vector<HostValue> values;
+        for (TSNode a : args)
+            values.push_back(eval(a));
+        return evalNamed(*c, values);
+    }
+    auto fnIt = m_program.functions.find(name);
+    if (fnIt != m_program.functions.end() && !m_program.kernels.count(name)) {
+        inlineCall(name, fnIt->second, args);
+        return HostValue::unknown("result of '" + name + "'");
+    }
+    std::vector<int> buffers;
+    for (TSNode a : args) {
+        noteHostReads(a);
+        HostValue v = eval(a); // also performs calls nested in the argument, once
+        if (v.kind == HostValue::Kind::Pointer && v.pointer.buffer >= 0)
+            buffers.push_back(v.pointer.buffer);
+    }
+    if (!isIgnoredCall(name) && !startsWith(name, "std::")) {
+        for (int b : buffers) {
+            // A function we cannot see may read and write the buffer.
+            m_out.events.push_back({HostEvent::Kind::HostRead, b, -1, -1, m_tree->location(call)});
+            m_out.events.push_back({HostEvent::Kind::ExternalWrite, b, -1, -1, m_tree->location(call)});
+            note(call, "'" + name + "' receives buffer '" + m_out.buffers[static_cast<std::size_t>(b)].name
+                           + "'; the lifter assumes it may read and overwrite it");
+        }
+    }
+    return HostValue::unknown("result of '" + name + "'");
+}
+
+void HostWalker::inlineCall(const std::string &name, TSNode fn, const std::vector<TSNode> &args)
+{
+    TSNode decl = field(fn, "declarator");
+    while (!ts_node_is_null(decl) && kind(decl) != "function_declarator")
+        decl = field(decl, "declarator");
+    std::vector<std::pair<std::string, HostValue>> params;
+    std::size_t i = 0;
+    for (TSNode p : namedChildren(field(decl, "parameters"))) {
+        if (kind(p) != "parameter_declaration")
+            continue;
+        const std::string pname(m_tree->text(innermostIdentifier(field(p, "declarator"))));
+        params.emplace_back(pname, i < args.size() ? eval(args[i]) : HostValue::unknown("missing argument"));
+        ++i;
+    }
+    walkFunction(name, fn, std::move(params));
+}
+
+void HostWalker::allocate(TSNode call, const std::vector<TSNode> &args, bool managed)
+{
+    if (args.size() < 2)
+        return;
+    TSNode target = stripCastsAndParens(args[0]);
+    if (kind(target) == "pointer_expression" && operatorOf(target) == "&")
+        target = stripCastsAndParens(field(target, "argument"));
+    const std::string name(m_tree->text(target));
+    HostValue *var = kind(target) == "identifier" ? lookup(name) : nullptr;
+    if (!var || var->kind != HostValue::Kind::Pointer) {
+        note(call, "allocation into '" + name + "' is not followed (not a local pointer variable)");
+        return;
+    }
+    BufferInfo b;
+    b.name = name;
+    b.dtype = var->pointer.dtype;
+    b.allocation = m_tree->location(call);
+    b.managed = managed;
+    HostValue bytes = eval(args[1]);
+    if (m_controlDepth > 0 || bytes.kind != HostValue::Kind::Int) {
+        note(call, "the size of '" + name + "' is not known statically");
+    } else {
+        std::vector<Expr> factors;
+        flattenProduct(bytes.value, *m_program.sizes, factors);
+        const std::int64_t size = ir::dtypeSize(b.dtype);
+        bool removed = false;
+        for (auto it = factors.begin(); it != factors.end(); ++it) {
+            const Expr f = m_math.simplify(*it);
+            if (f.kind() == ir::ExprKind::IntConst && f.intValue() == size) {
+                factors.erase(it);
+                removed = true;
+                break;
+            }
+        }
+        for (Expr &f : factors)
+            f = m_math.simplify(f);
+        Expr elements = factors.empty() ? Expr(1) : factors.front();
+        for (std::size_t i = 1; i < factors.size(); ++i)
+            elements = elements * factors[i];
+        elements = m_math.simplify(elements);
+        if (!removed) {
+            auto p = m_math.toPoly(elements);
+            auto q = p ? p->dividedBy(IntPoly::constant(size)) : std::nullopt;
+            if (q) {
+                elements = m_math.toExpr(*q);
+                factors = {elements};
+            } else {
+                note(call, "the byte count of '" + name + "' is not a multiple of sizeof(" + ir::cudaTypeName(b.dtype) + ")");
+                elements = Expr();
+            }
+        }
+        b.elements = elements;
+        b.factors = factors;
+    }
+    var->pointer.buffer = static_cast<int>(m_out.buffers.size());
+    var->pointer.offset = Expr(0);
+    m_out.buffers.push_back(std::move(b));
+}
+
+int HostWalker::bufferOf(TSNode arg)
+{
+    HostValue v = eval(arg);
+    return v.kind == HostValue::Kind::Pointer ? v.pointer.buffer : -1;
+}
+
+void HostWalker::copy(TSNode call, const std::vector<TSNode> &args)
+{
+    if (args.size() < 4)
+        return;
+    const std::string direction(m_tree->text(args[3]));
+    const int dst = bufferOf(args[0]);
+    const int src = bufferOf(args[1]);
+    const SourceLocation at = m_tree->location(call);
+    if (dst >= 0 && src >= 0)
+        m_out.events.push_back({HostEvent::Kind::DeviceCopy, dst, src, -1, at});
+    else if (dst >= 0)
+        m_out.events.push_back({HostEvent::Kind::CopyIn, dst, -1, -1, at});
+    else if (src >= 0)
+        m_out.events.push_back({HostEvent::Kind::CopyOut, src, -1, -1, at});
+    else
+        note(call, "cudaMemcpy between pointers the lifter does not know (" + direction + ")");
+}
+
+void HostWalker::setMemory(TSNode call, const std::vector<TSNode> &args)
+{
+    if (args.size() < 3)
+        return;
+    const int b = bufferOf(args[0]);
+    if (b < 0)
+        return;
+    HostValue value = eval(args[1]);
+    const Expr v = value.kind == HostValue::Kind::Int ? m_math.simplify(value.value) : Expr();
+    const bool zero = v.defined() && v.isIntConst(0);
+    m_out.events.push_back({zero ? HostEvent::Kind::Zero : HostEvent::Kind::ExternalWrite, b, -1, -1,
+                            m_tree->location(call)});
+}
+
+void HostWalker::noteHostReads(TSNode e)
+{
+    std::vector<TSNode> stack{e};
+    while (!stack.empty()) {
+        const TSNode n = stack.back();
+        stack.pop_back();
+        if (kind(n) == "subscript_expression") {
+            const int b = bufferOf(field(n, "argument"));
+            if (b >= 0)
+                m_out.events.push_back({HostEvent::Kind::HostRead, b, -1, -1, m_tree->location(n)});
+        }
+        if (kind(n) == "call_expression")
+            continue; // calls are walked (and their buffer arguments noted) on their own
+        for (TSNode c : namedChildren(n))
+            stack.push_back(c);
+    }
+}
+
+void HostWalker::walkExpression(TSNode e)
+{
+    const auto k = kind(e);
+    if (k == "call_expression") {
+        (void)handleCall(e);
+        return;
+    }
+    if (k == "assignment_expression" || k == "update_expression") {
+        const TSNode left = stripCastsAndParens(field(e, k == "update_expression" ? "argument" : "left"));
+        const TSNode right = field(e, "right");
+        if (!ts_node_is_null(right))
+            noteHostReads(right);
+        if (kind(left) != "identifier" && !ts_node_is_null(right))
+            walkCalls(right);
+        if (kind(left) == "subscript_expression") {
+            const int b = bufferOf(field(left, "argument"));
+            if (b >= 0)
+                m_out.events.push_back({HostEvent::Kind::HostWrite, b, -1, -1, m_tree->location(e)});
+            if (operatorOf(e) != "=")
+                noteHostReads(left);
+            return;
+        }
+        if (kind(left) == "identifier") {
+            const std::string op(operatorOf(e));
+            HostValue *var = lookup(std::string(m_tree->text(left)));
+            if (!var || op != "=") {
+                if (!ts_node_is_null(right))
+                    walkCalls(right);
+                if (!var)
+                    return;
+            }
+            if (m_controlDepth > 0 && var->kind != HostValue::Kind::Pointer) {
+                *var = HostValue::unknown("changes inside a loop or branch");
+            } else if (op == "=" && !ts_node_is_null(right)) {
+                HostValue v = eval(right);
+                if (m_controlDepth > 0 && (var->kind == HostValue::Kind::Pointer || v.kind == HostValue::Kind::Pointer))
+                    *var = HostValue::unknown("a pointer reassigned inside a loop or branch");
+                else
+                    *var = v;
+            } else {
+                *var = HostValue::unknown("updated with '" + op + "'");
+            }
+        }
+        return;
+    }
+    noteHostReads(e);
+    walkCalls(e);
+}
+
+void HostWalker::walkCalls(TSNode e)
+{
+    if (kind(e) == "call_expression") {
+        (void)handleCall(e);
+        return;
+    }
+    for (TSNode c : namedChildren(e))
+        walkCalls(c);
+}
+
+void HostWalker::recordLaunch(TSNode call, TSNode config)
+{
+    HostLaunch launch;
+    launch.binding.index = static_cast<int>(m_out.launches.size());
+    launch.binding.location = m_tree->location(call);
+    const TSNode fn = field(call, "function");
+    launch.binding.kernel = std::string(m_tree->text(kind(fn) == "template_function" ? field(fn, "name") : fn));
+    auto refuseLaunch = [&](TSNode at, std::string why, std::string advice) {
+        if (!launch.refusal)
+            launch.refusal = Refusal{m_tree->location(at), fragment(m_tree->text(at)), std::move(why), std::move(advice)};
+    };
+    if (kind(fn) == "template_function")
+        refuseLaunch(call, "the kernel is a template", "the lifter does not instantiate templates");
+    auto kernel = m_program.kernels.find(launch.binding.kernel);
+    if (kernel == m_program.kernels.end() || kernel->second.qualifier != "__global__")
+        refuseLaunch(call, "no __global__ function '" + launch.binding.kernel + "' is defined in this file", {});
+    const auto parts = namedChildren(config);
+    auto dims = [&](std::size_t i, std::array<Expr, 3> &out, std::string &text) {
+        if (i >= parts.size())
+            return;
+        text = std::string(m_tree->text(parts[i]));
+        HostValue v = eval(parts[i]);
+        if (v.kind == HostValue::Kind::Int)
+            v = dim3Of({v});
+        if (v.kind != HostValue::Kind::Dim3) {
+            refuseLaunch(parts[i], "the launch configuration '" + text + "' is not known statically (" + v.why + ")",
+                         "compute grid and block sizes from constants and sizes");
+            return;
+        }
+        for (std::size_t d = 0; d < 3; ++d)
+            out[d] = m_math.simplify(v.dims[d]);
+    };
+    dims(0, launch.binding.grid, launch.gridText);
+    dims(1, launch.binding.block, launch.blockText);
+    if (parts.size() > 3) {
+        const std::string stream(m_tree->text(parts[3]));
+        if (stream != "0" && stream != "NULL" && stream != "nullptr" && stream != "cudaStreamDefault")
+            refuseLaunch(parts[3], "the kernel runs on stream '" + stream + "' and may overlap other work",
+                         "launch on the default stream, or keep the kernel opaque");
+    }
+    for (TSNode a : namedChildren(field(call, "arguments"))) {
+        launch.argumentTexts.emplace_back(m_tree->text(a));
+        HostValue v = eval(a);
+        KernelArgument arg;
+        arg.text = launch.argumentTexts.back();
+        int buffer = -1;
+        if (v.kind == HostValue::Kind::Pointer) {
+            if (v.pointer.buffer < 0)
+                refuseLaunch(a, "argument '" + arg.text + "' is not device memory allocated in this program",
+                             "pass a pointer obtained from cudaMalloc");
+            arg.kind = KernelArgument::Kind::Buffer;
+            arg.pointer = v.pointer;
+            buffer = v.pointer.buffer;
+            if (buffer >= 0 && !m_out.buffers[static_cast<std::size_t>(buffer)].elements.defined())
+                refuseLaunch(a, "the size of buffer '" + m_out.buffers[static_cast<std::size_t>(buffer)].name
+                                    + "' is not known statically",
+                             "allocate it with a byte count computed from sizes and sizeof");
+        } else if (v.kind == HostValue::Kind::Int || v.kind == HostValue::Kind::Float) {
+            arg.scalar = m_math.simplify(v.value);
+            if (!arg.scalar.defined())
+                refuseLaunch(a, "the value of argument '" + arg.text + "' is computed at run time", {});
+        } else {
+            refuseLaunch(a, "the value of argument '" + arg.text + "' is not known (" + v.why + ")", {});
+        }
+        launch.bufferArguments.push_back(buffer);
+        launch.binding.arguments.push_back(std::move(arg));
+    }
+    if (m_controlDepth > 0)
+        refuseLaunch(call, "the kernel is launched inside a loop or branch of the host program, so how often it "
+                           "runs is not known statically",
+                     "unroll the host loop, or keep the kernel opaque");
+    m_out.events.push_back({HostEvent::Kind::Launch, -1, -1, static_cast<int>(m_out.launches.size()),
+                            launch.binding.location});
+    m_out.launches.push_back(std::move(launch));
+}
+
+
+HostProgram walkHostProgram(ProgramContext &program)
+{
+    HostWalker walker(program);
+    HostProgram host = walker.run();
+    return host;
+}
+
+} // namespace stitch::frontend::cudalift

@@ -1,0 +1,194 @@
+#include "core/frontend/cudalift/SyntaxTree.h"
+
+#include "core/frontend/cudalift/LiftRefusal.h"
+
+#include <cctype>
+#include <cstring>
+
+extern "C" const TSLanguage *tree_sitter_cuda(void);
+
+namespace stitch::frontend::cudalift {
+
+std::string Refusal::message() const
+{
+    std::string text = "'" + construct + "': " + why;
+    if (!advice.empty()) {
+        std::string a = advice;
+        a[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(a[0])));
+        text += ". " + a;
+    }
+    return text;
+}
+
+std::string fragment(std::string_view text)
+{
+    std::string out;
+    bool space = false;
+    for (char c : text) {
+        if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
+            space = !out.empty();
+            continue;
+        }
+        if (space)
+            out += ' ';
+        space = false;
+        out += c;
+    }
+    if (out.size() > 60)
+        out = out.substr(0, 57) + "...";
+    return out;
+}
+
+std::unique_ptr<SyntaxTree> SyntaxTree::parse(std::string text, std::string fileName,
+                                              std::optional<SourceLocation> origin)
+{
+    std::unique_ptr<SyntaxTree> tree(new SyntaxTree());
+    tree->m_text = std::move(text);
+    tree->m_file = std::move(fileName);
+    tree->m_origin = std::move(origin);
+    tree->m_parser = ts_parser_new();
+    if (ts_parser_set_language(tree->m_parser, tree_sitter_cuda()))
+        tree->m_tree = ts_parser_parse_string(tree->m_parser, nullptr, tree->m_text.data(),
+                                              static_cast<uint32_t>(tree->m_text.size()));
+    return tree;
+}
+
+SyntaxTree::~SyntaxTree()
+{
+    if (m_tree)
+        ts_tree_delete(m_tree);
+    if (m_parser)
+        ts_parser_delete(m_parser);
+}
+
+TSNode SyntaxTree::root() const
+{
+    return ts_tree_root_node(m_tree);
+}
+
+std::string_view SyntaxTree::text(TSNode node) const
+{
+    if (ts_node_is_null(node))
+        return {};
+    const uint32_t b = ts_node_start_byte(node), e = ts_node_end_byte(node);
+    if (b > m_text.size() || e > m_text.size() || e < b)
+        return {};
+    return std::string_view(m_text).substr(b, e - b);
+}
+
+SourceLocation SyntaxTree::location(TSNode node) const
+{
+    if (m_origin)
+        return *m_origin;
+    if (ts_node_is_null(node))
+        return {m_file, 0, 0};
+    const TSPoint p = ts_node_start_point(node);
+    return {m_file, static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1};
+}
+
+SourceLocation SyntaxTree::endLocation(TSNode node) const
+{
+    if (m_origin)
+        return *m_origin;
+    if (ts_node_is_null(node))
+        return {m_file, 0, 0};
+    const TSPoint p = ts_node_end_point(node);
+    return {m_file, static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1};
+}
+
+ir::SourceSpan SyntaxTree::span(TSNode node) const
+{
+    return {location(node), endLocation(node)};
+}
+
+std::vector<Diagnostic> SyntaxTree::syntaxErrors() const
+{
+    std::vector<Diagnostic> errors;
+    if (!m_tree) {
+        errors.push_back({Severity::Error, {m_file, 0, 0}, "tree-sitter could not parse the file"});
+        return errors;
+    }
+    std::vector<TSNode> stack{root()};
+    while (!stack.empty() && errors.size() < 50) {
+        const TSNode n = stack.back();
+        stack.pop_back();
+        if (ts_node_is_missing(n)) {
+            errors.push_back({Severity::Error, location(n), "syntax error: missing '" + std::string(kind(n)) + "'"});
+            continue;
+        }
+        if (kind(n) == "ERROR") {
+            const std::string snippet = fragment(text(n).substr(0, 40));
+            errors.push_back({Severity::Error, location(n),
+                              snippet.empty() ? "syntax error" : "syntax error near '" + snippet + "'"});
+        }
+        if (!ts_node_has_error(n))
+            continue;
+        const uint32_t count = ts_node_child_count(n);
+        for (uint32_t i = count; i-- > 0;)
+            stack.push_back(ts_node_child(n, i));
+    }
+    return errors;
+}
+
+std::string_view kind(TSNode node)
+{
+    return ts_node_is_null(node) ? std::string_view() : std::string_view(ts_node_type(node));
+}
+
+TSNode field(TSNode node, const char *name)
+{
+    return ts_node_child_by_field_name(node, name, static_cast<uint32_t>(std::strlen(name)));
+}
+
+std::vector<TSNode> namedChildren(TSNode node)
+{
+    std::vector<TSNode> out;
+    if (ts_node_is_null(node))
+        return out;
+    const uint32_t count = ts_node_named_child_count(node);
+    for (uint32_t i = 0; i < count; ++i)
+        out.push_back(ts_node_named_child(node, i));
+    return out;
+}
+
+std::vector<TSNode> children(TSNode node)
+{
+    std::vector<TSNode> out;
+    if (ts_node_is_null(node))
+        return out;
+    const uint32_t count = ts_node_child_count(node);
+    for (uint32_t i = 0; i < count; ++i)
+        out.push_back(ts_node_child(node, i));
+    return out;
+}
+
+std::string_view operatorOf(TSNode node)
+{
+    const TSNode op = field(node, "operator");
+    if (!ts_node_is_null(op))
+        return kind(op);
+    // update_expression in some grammar versions has no operator field: the token is unnamed.
+    for (TSNode child : children(node)) {
+        if (!ts_node_is_named(child))
+            return kind(child);
+    }
+    return {};
+}
+
+bool hasToken(TSNode node, std::string_view token)
+{
+    for (TSNode child : children(node)) {
+        if (kind(child) == token)
+            return true;
+        // Qualifiers such as __shared__ and const sit inside a type_qualifier node.
+        if (kind(child) == "type_qualifier" || kind(child) == "storage_class_specifier") {
+            for (TSNode inner : children(child)) {
+                if (kind(inner) == token)
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+} // namespace stitch::frontend::cudalift

@@ -1,0 +1,150 @@
+#pragma once
+// What the runner is asked to do: a compiled module plus the launch plan of a whole program.
+//   CLI plan file / studio / agents -> Job -> Runner -> WorkerClient -> (pipe) -> worker Executor
+// Plain data, copied into the job when it starts; nothing here touches the GPU.
+
+#include "core/cuda/DriverApi.h"
+#include "core/ir/DType.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace stitch::runner {
+
+/// How a buffer relates to the program: what is drawn, what is checked.
+enum class BufferRole {
+    Input,   ///< read by the program; filled before every run
+    Output,  ///< written by the program; poisoned (NaN) before the first run, then verified
+    InOut,   ///< filled like an input, verified like an output (in-place kernels)
+    Scratch, ///< workspace; initialised as its init says, never verified
+};
+const char *bufferRoleName(BufferRole role); ///< "input", "output", "inout", "scratch"
+std::optional<BufferRole> parseBufferRole(const std::string &name);
+
+/// How a buffer is filled before the first run.
+struct BufferInit {
+    enum class Kind {
+        Default, ///< Random for inputs and in-outs, Poison for outputs, Zero for scratch
+        Random,  ///< uniform in [low, high] from the job's seed; floats never exactly zero
+        Poison,  ///< every byte 0xFF: NaN in every float type, -1 in integers
+        Zero,    ///< for accumulators (atomicAdd outputs)
+        CopyOf,  ///< the same bytes as buffer `source` (same size)
+    };
+    Kind kind = Kind::Default;
+    double low = -1.0;
+    double high = 1.0;
+    std::string source; ///< for CopyOf
+
+    bool operator==(const BufferInit &) const = default;
+};
+const char *initKindName(BufferInit::Kind kind); ///< "default", "random", "poison", "zero", "copy"
+std::optional<BufferInit::Kind> parseInitKind(const std::string &name);
+
+/// One device allocation of the program.
+struct BufferSpec {
+    std::string name;
+    ir::DType dtype = ir::DType::F32;
+    std::uint64_t count = 0;          ///< elements
+    std::vector<std::int64_t> shape;  ///< optional, row-major; reports multi-dimensional indices
+    BufferRole role = BufferRole::Input;
+    BufferInit init;
+
+    std::uint64_t bytes() const { return count * static_cast<std::uint64_t>(ir::dtypeSize(dtype)); }
+    /// The init that applies once Default is resolved by role.
+    BufferInit::Kind effectiveInit() const;
+};
+
+/// A scalar kernel argument. Integers keep all 64 bits; floats keep the double.
+struct ScalarArg {
+    ir::DType dtype = ir::DType::I32;
+    std::int64_t intValue = 0;
+    double floatValue = 0.0;
+
+    bool operator==(const ScalarArg &) const = default;
+};
+
+/// A kernel argument: the device address of a buffer, or a scalar.
+struct KernelArg {
+    std::variant<std::string, ScalarArg> value; ///< buffer name or scalar
+
+    static KernelArg buffer(std::string name) { return KernelArg{std::move(name)}; }
+    static KernelArg scalar(ir::DType dtype, std::int64_t value) { return KernelArg{ScalarArg{dtype, value, 0.0}}; }
+    static KernelArg scalar(ir::DType dtype, double value) { return KernelArg{ScalarArg{dtype, 0, value}}; }
+    bool isBuffer() const { return std::holds_alternative<std::string>(value); }
+};
+
+/// One kernel launch, in program order.
+struct KernelLaunch {
+    std::string kernel;          ///< mangled (or extern "C") name, as in the CUBIN
+    cuda::LaunchConfig config;   ///< grid, block, dynamic shared memory
+    std::vector<KernelArg> args; ///< one per kernel parameter
+};
+
+/// Every buffer and every launch of a program.
+struct LaunchPlan {
+    std::vector<BufferSpec> buffers;
+    std::vector<KernelLaunch> launches;
+
+    const BufferSpec *buffer(const std::string &name) const;
+};
+
+/// The reference is the user's original program, run on the GPU in the same job: the candidate's
+/// inputs are copied into the reference's buffers of the same (or mapped) name, and every
+/// candidate output is compared with its counterpart.
+struct GpuReference {
+    std::vector<char> module;    ///< CUBIN
+    LaunchPlan plan;
+    std::map<std::string, std::string> bufferMap; ///< candidate buffer -> reference buffer; default: same name
+
+    std::string referenceBufferFor(const std::string &candidate) const;
+};
+
+/// Error bounds by precision policy, on ||out - ref|| / ||ref||.
+enum class PrecisionPolicy { FP64, FP32, TF32, FP16, BF16, Exact };
+const char *precisionName(PrecisionPolicy policy); ///< "fp64", "fp32", "tf32", "fp16", "bf16", "exact"
+std::optional<PrecisionPolicy> parsePrecision(const std::string &name);
+/// FP64 1e-12, FP32 1e-5, TF32 1e-3, FP16 1e-3, BF16 1e-2, Exact 0.
+double relativeTolerance(PrecisionPolicy policy);
+
+/// What to measure.
+struct MeasureOptions {
+    bool verify = true;         ///< compare outputs with the GPU reference (the Runner adds the CPU one)
+    bool time = true;
+    int warmup = 3;             ///< untimed runs of the whole program first
+    int repeats = 20;           ///< timed runs; the median is the figure
+    bool flushL2 = true;        ///< overwrite a buffer of twice the L2 size before each timed run
+    bool profile = false;       ///< one extra run under CUPTI activity tracing
+    bool returnOutputs = false; ///< send the outputs of the first run back to the client
+
+    bool operator==(const MeasureOptions &) const = default;
+};
+
+/// A whole program to run, verify, time and profile on the worker's GPU.
+struct Job {
+    std::vector<char> module;    ///< CUBIN for the worker's GPU
+    LaunchPlan plan;
+    std::optional<GpuReference> reference;
+    MeasureOptions measure;
+    PrecisionPolicy precision = PrecisionPolicy::FP32;
+    std::uint64_t seed = 0;      ///< inputs; the Runner draws a fresh one per job unless fixedSeed
+    bool fixedSeed = false;
+    int deadlineMs = 10000;      ///< the client kills the worker past this (Timeout)
+};
+
+/// InvalidArgument naming the first problem: unknown buffer references, empty launch lists,
+/// zero-sized buffers, grids or blocks, copies between buffers of different sizes, outputs that a
+/// GPU reference cannot match.
+Status validateJob(const Job &job);
+
+/// SHA-256 (hex) of the module and the launch plan: what the program is, not how it is measured.
+std::string programHash(const Job &job);
+
+/// SHA-256 (hex) of the measurement settings and the reference: two jobs with the same program hash
+/// and settings hash measure the same thing.
+std::string settingsHash(const Job &job, const std::string &extraReferenceKey = {});
+
+} // namespace stitch::runner

@@ -1,0 +1,118 @@
+#pragma once
+// What the runner reports for one job: verification, timing, per-kernel profile, provenance.
+//   worker Executor / measurement cache -> JobResult -> Runner -> CLI (text, JSON), studio, agents
+// A wrong answer is a JobResult with verified == false, never an Error.
+
+#include "core/common/Result.h"
+#include "core/ir/DType.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stitch::runner {
+
+/// One element that differs from the reference beyond the tolerance.
+struct Mismatch {
+    std::uint64_t index = 0;          ///< flat, row-major
+    std::vector<std::int64_t> coords; ///< multi-dimensional, when the buffer has a shape
+    double got = 0.0;
+    double expected = 0.0;
+};
+
+/// The comparison of one output buffer with its reference.
+struct OutputCheck {
+    std::string buffer;
+    std::uint64_t elements = 0;
+    double relativeError = 0.0;       ///< ||out - ref|| / ||ref|| (||out - ref|| when ref is zero); NaN if any NaN
+    double maxAbsError = 0.0;
+    std::uint64_t mismatchCount = 0;  ///< elements beyond the tolerance, NaN included
+    std::uint64_t unwrittenCount = 0; ///< elements still holding the poison pattern
+    std::uint64_t nanCount = 0;       ///< NaN or infinite elements that are not poison
+    bool passed = false;
+    std::vector<Mismatch> firstMismatches; ///< up to 8, in index order
+};
+
+struct Verification {
+    bool verified = false;
+    std::string reference;            ///< "gpu" (original program) or "cpu" (IR interpreter)
+    std::string precision;            ///< policy name
+    double tolerance = 0.0;
+    std::vector<OutputCheck> outputs;
+};
+
+/// CUDA-event timing of the whole program (all launches), over repeated runs.
+struct Timing {
+    double medianMs = 0.0;
+    double minMs = 0.0;
+    double maxMs = 0.0;
+    double meanMs = 0.0;
+    int warmup = 0;
+    int repeats = 0;
+    std::uint64_t l2FlushBytes = 0;   ///< 0 when L2 was not flushed
+    std::vector<double> samplesMs;
+
+    /// max - min: the spread two measurements of one program are compared against.
+    double spreadMs() const { return maxMs - minMs; }
+};
+
+/// One kernel as CUPTI's activity record saw it.
+struct KernelProfile {
+    std::string name;                 ///< demangled, without parameters
+    std::string mangledName;
+    double durationUs = 0.0;
+    int registers = 0;
+    int staticSharedBytes = 0;
+    int dynamicSharedBytes = 0;
+    int localBytesPerThread = 0;
+    unsigned grid[3] = {1, 1, 1};
+    unsigned block[3] = {1, 1, 1};
+};
+
+struct Profile {
+    bool available = false;           ///< false: `message` says why (e.g. another profiler attached)
+    std::string message;
+    std::vector<KernelProfile> kernels; ///< in launch order
+};
+
+/// Device, driver and toolkit of a measurement: part of its cache key.
+struct DeviceIdentity {
+    std::string name;                 ///< "NVIDIA H200"
+    std::string arch;                 ///< "sm_90"
+    int ordinal = 0;
+    int driverVersion = 0;            ///< cuDriverGetVersion, e.g. 13000
+    std::string toolkitVersion;       ///< the worker's CUDA toolkit (NVRTC), e.g. "13.0"
+    int multiprocessors = 0;
+    std::uint64_t l2CacheBytes = 0;
+    std::uint64_t memoryBytes = 0;
+};
+
+/// An output buffer's bytes after the first run (MeasureOptions::returnOutputs).
+struct OutputData {
+    std::string buffer;
+    ir::DType dtype = ir::DType::F32;
+    std::vector<std::byte> bytes;
+};
+
+struct JobResult {
+    std::uint64_t jobId = 0;
+    std::string programHash;
+    std::uint64_t seed = 0;
+    DeviceIdentity device;
+    std::optional<Verification> verification;
+    std::optional<Timing> timing;
+    std::optional<Profile> profile;
+    std::vector<OutputData> outputs;
+    double firstRunMs = 0.0;          ///< GPU time of the first (checked) run, launches synchronised one by one
+    double workerMs = 0.0;            ///< wall time the worker spent on the job
+    int workerPid = 0;
+    bool fromCache = false;
+    std::string measuredAt;           ///< UTC, ISO 8601, when the worker ran it
+
+    /// Ok, or a WrongAnswer error that names the first failing output: for callers that treat a
+    /// wrong answer as a failure.
+    Status asStatus() const;
+};
+
+} // namespace stitch::runner

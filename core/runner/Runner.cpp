@@ -1,0 +1,178 @@
+#include "core/runner/Runner.h"
+
+#include "core/common/Sha256.h"
+#include "core/ir/Interpreter.h"
+#include "core/runner/HostData.h"
+#include "core/runner/Verify.h"
+#include "core/storage/MeasurementStore.h"
+
+#include <nlohmann/json.hpp>
+
+#include <random>
+
+namespace stitch::runner {
+
+namespace {
+
+std::string tensorOf(const CpuReference &ref, const std::string &buffer)
+{
+    auto it = ref.tensorForBuffer.find(buffer);
+    return it == ref.tensorForBuffer.end() ? buffer : it->second;
+}
+
+bool checked(const BufferSpec &b)
+{
+    return b.role == BufferRole::Output || b.role == BufferRole::InOut;
+}
+
+std::string referenceKey(const CpuReference &ref)
+{
+    Sha256 h;
+    h.updateField("cpu-reference/1");
+    h.updateField(ref.graph.toString());
+    h.updateField(nlohmann::json(ref.sizes).dump());
+    h.updateField(nlohmann::json(ref.tensorForBuffer).dump());
+    return h.hexDigest();
+}
+
+std::uint64_t freshSeed()
+{
+    std::random_device rd;
+    return (std::uint64_t{rd()} << 32) ^ rd();
+}
+
+} // namespace
+
+Status validateCpuReference(const LaunchPlan &plan, const CpuReference &ref)
+{
+    if (auto st = ref.graph.validate(); !st)
+        return makeError(ErrorKind::InvalidArgument, "the reference graph is invalid: " + st.error().message);
+    for (const auto &b : plan.buffers) {
+        if (!checked(b))
+            continue;
+        const ir::Tensor *t = ref.graph.findTensor(tensorOf(ref, b.name));
+        if (!t || t->role == ir::TensorRole::Input)
+            return makeError(ErrorKind::InvalidArgument, "output '" + b.name + "' maps to no tensor the reference graph computes ('" +
+                                                             tensorOf(ref, b.name) + "')");
+    }
+    for (const ir::Tensor *t : ref.graph.inputs()) {
+        bool found = false;
+        for (const auto &b : plan.buffers)
+            found = found || tensorOf(ref, b.name) == t->name;
+        if (!found)
+            return makeError(ErrorKind::InvalidArgument, "graph input '" + t->name + "' has no buffer in the plan");
+    }
+    return Ok{};
+}
+
+Result<Verification> verifyWithInterpreter(const LaunchPlan &plan, std::uint64_t seed, const std::vector<OutputData> &outputs,
+                                           const CpuReference &ref, PrecisionPolicy precision)
+{
+    if (auto st = validateCpuReference(plan, ref); !st)
+        return st.error();
+    ir::TensorValues inputs;
+    for (const auto &b : plan.buffers) {
+        const ir::Tensor *t = ref.graph.findTensor(tensorOf(ref, b.name));
+        if (t && t->role == ir::TensorRole::Input)
+            inputs[t->name] = toDoubles(initialBytes(plan, b, seed), b.dtype);
+    }
+    auto values = ir::interpret(ref.graph, ref.sizes, inputs);
+    if (!values) {
+        Error e = values.error();
+        e.message = "the CPU reference failed: " + e.message;
+        return e;
+    }
+    std::vector<OutputCheck> checks;
+    for (const auto &b : plan.buffers) {
+        if (!checked(b))
+            continue;
+        const OutputData *out = nullptr;
+        for (const auto &o : outputs)
+            if (o.buffer == b.name)
+                out = &o;
+        if (!out)
+            return makeError(ErrorKind::InvalidArgument, "the worker returned no data for output '" + b.name + "'");
+        auto it = values->find(tensorOf(ref, b.name));
+        if (it == values->end())
+            return makeError(ErrorKind::InvalidArgument, "the interpreter computed no tensor '" + tensorOf(ref, b.name) + "'");
+        if (it->second.size() != b.count)
+            return makeError(ErrorKind::InvalidArgument, "output '" + b.name + "' has " + std::to_string(b.count) +
+                                                             " elements, tensor '" + it->first + "' " + std::to_string(it->second.size()));
+        checks.push_back(compareOutput(b, out->bytes, it->second, relativeTolerance(precision)));
+    }
+    return makeVerification("cpu", precision, std::move(checks));
+}
+
+Runner::Runner(WorkerOptions worker, std::unique_ptr<storage::MeasurementStore> store)
+    : m_client(std::move(worker)), m_store(std::move(store))
+{
+}
+
+Runner::~Runner() = default;
+
+Result<WorkerInfo> Runner::device()
+{
+    return m_client.start();
+}
+
+void Runner::dropCache(const Error &error)
+{
+    m_warnings.push_back("measurement cache unavailable, measuring without it: " + error.message);
+    m_store.reset();
+}
+
+Result<JobResult> Runner::run(RunRequest request, const CancelCheck &cancelled)
+{
+    const std::uint64_t jobId = m_nextJobId.fetch_add(1);
+    Job &job = request.job;
+    if (!job.fixedSeed)
+        job.seed = freshSeed();
+    if (auto st = validateJob(job); !st)
+        return st.error();
+    const bool cpuVerify = job.measure.verify && !job.reference && request.cpuReference;
+    if (cpuVerify)
+        if (auto st = validateCpuReference(job.plan, *request.cpuReference); !st)
+            return st.error();
+
+    auto info = m_client.start();
+    if (!info)
+        return info.error();
+    storage::MeasurementKey key;
+    key.programHash = programHash(job);
+    key.deviceName = info->device.name;
+    key.driverVersion = info->device.driverVersion;
+    key.toolkitVersion = info->device.toolkitVersion;
+    key.settingsHash = settingsHash(job, cpuVerify ? referenceKey(*request.cpuReference) : std::string());
+
+    if (m_store && !request.remeasure) {
+        auto cached = m_store->lookup(key);
+        if (!cached)
+            dropCache(cached.error());
+        else if (*cached) {
+            JobResult r = std::move(**cached);
+            r.jobId = jobId;
+            return r;
+        }
+    }
+
+    const bool callerWantsOutputs = job.measure.returnOutputs;
+    if (cpuVerify)
+        job.measure.returnOutputs = true;
+    auto result = m_client.submit(job, jobId, cancelled);
+    if (!result)
+        return result.error();
+    if (cpuVerify) {
+        auto verification = verifyWithInterpreter(job.plan, result->seed, result->outputs, *request.cpuReference, job.precision);
+        if (!verification)
+            return verification.error();
+        result->verification = std::move(*verification);
+        if (!callerWantsOutputs)
+            result->outputs.clear();
+    }
+    if (m_store)
+        if (auto st = m_store->store(key, *result); !st)
+            dropCache(st.error());
+    return result;
+}
+
+} // namespace stitch::runner

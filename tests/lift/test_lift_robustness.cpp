@@ -1,0 +1,84 @@
+// The lifter never crashes or hangs: truncated and mutated corpus programs, pathological nesting
+// and huge constants all come back as a Result (lifted, partly opaque, or a located error).
+#include "tests/lift/LiftCorpus.h"
+
+#include "core/frontend/Lift.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+
+using namespace stitch;
+using namespace stitch::testing;
+
+namespace {
+
+void expectAnswers(const std::string &source, const std::string &what)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto lifted = frontend::liftCudaProgram(source, "fuzz.cu");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 5.0) << what;
+    if (lifted.ok())
+        EXPECT_TRUE(lifted->graph.validate().ok()) << what << "\n" << lifted->graph.toString();
+    else
+        EXPECT_FALSE(lifted.error().message.empty()) << what;
+}
+
+TEST(LiftRobustness, TruncatedProgramsNeverCrash)
+{
+    std::mt19937 rng(7);
+    for (const CorpusProgram &p : liftableCorpus()) {
+        const std::string source = readTextFile(corpusPath(p.name));
+        std::uniform_int_distribution<std::size_t> cut(0, source.size());
+        for (int k = 0; k < 6; ++k) {
+            const std::size_t at = cut(rng);
+            expectAnswers(source.substr(0, at), p.name + " cut at " + std::to_string(at));
+        }
+    }
+}
+
+TEST(LiftRobustness, MutatedProgramsNeverCrash)
+{
+    std::mt19937 rng(11);
+    const std::string alphabet = "+-*/%<>=!&|()[]{};,.0123456789xyzijkn";
+    for (const CorpusProgram &p : liftableCorpus()) {
+        const std::string source = readTextFile(corpusPath(p.name));
+        std::uniform_int_distribution<std::size_t> pos(0, source.size() - 1);
+        std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
+        for (int k = 0; k < 6; ++k) {
+            std::string mutated = source;
+            for (int m = 0; m < 3; ++m)
+                mutated[pos(rng)] = alphabet[pick(rng)];
+            expectAnswers(mutated, p.name + " mutation " + std::to_string(k));
+        }
+    }
+}
+
+TEST(LiftRobustness, DeepNestingAndHugeConstantsAreRefusedNotFatal)
+{
+    std::string deep = "(i";
+    for (int d = 0; d < 2000; ++d)
+        deep = "(" + deep + " + 1)";
+    deep += ")";
+    const std::string src = "__global__ void k(const float *a, float *c, int n) {\n int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            " if (i < n) c[i] = a[" + deep + "];\n}\n"
+                            "int main() {\n const int n = 4611686018427387904;\n float *d_a, *d_c;\n"
+                            " cudaMalloc(&d_a, n * n * sizeof(float));\n cudaMalloc(&d_c, n * sizeof(float));\n"
+                            " k<<<(n + 127) / 128, 128>>>(d_a, d_c, n);\n}\n";
+    expectAnswers(src, "deep nesting");
+}
+
+TEST(LiftRobustness, RecursiveMacrosTerminate)
+{
+    const std::string src = "#define A (B + 1)\n#define B (A + 1)\n"
+                            "__global__ void k(float *c) { c[threadIdx.x] = A; }\n"
+                            "int main() { float *d_c; cudaMalloc(&d_c, 32 * sizeof(float)); k<<<1, 32>>>(d_c); }\n";
+    auto lifted = frontend::liftCudaProgram(src, "macro.cu");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    ASSERT_EQ(lifted->opaque.size(), 1u);
+    EXPECT_NE(lifted->opaque[0].why.message.find("macro"), std::string::npos) << lifted->opaque[0].why.toString();
+}
+
+} // namespace

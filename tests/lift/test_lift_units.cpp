@@ -1,0 +1,402 @@
+// Index arithmetic (IntPoly, IndexMath) and lifting behaviours on small inline programs.
+#include "core/frontend/Lift.h"
+#include "core/frontend/cudalift/CudaLift.h"
+#include "core/frontend/cudalift/IndexMath.h"
+#include "core/frontend/cudalift/IntPoly.h"
+#include "core/ir/Interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+using namespace stitch;
+using namespace stitch::frontend::cudalift;
+using ir::Expr;
+
+namespace {
+
+TEST(IntPoly, KeepsACanonicalForm)
+{
+    const IntPoly i = IntPoly::atom("v:i"), n = IntPoly::atom("s:N");
+    EXPECT_EQ((i + IntPoly::constant(1)) * n, i * n + n);
+    EXPECT_TRUE((i * n - n * i).isZero());
+    EXPECT_EQ((i * n + n).dividedBy(n), i + IntPoly::constant(1));
+    EXPECT_FALSE((i * n + IntPoly::constant(1)).dividedBy(n).has_value());
+    auto [q, r] = (i * n * IntPoly::constant(4) + IntPoly::atom("v:j")).splitDivisible(n);
+    EXPECT_EQ(q, i * IntPoly::constant(4));
+    EXPECT_EQ(r, IntPoly::atom("v:j"));
+}
+
+TEST(IntPoly, OverflowThrowsInsteadOfWrapping)
+{
+    const IntPoly big = IntPoly::constant(std::int64_t{1} << 62);
+    EXPECT_THROW((void)(big * IntPoly::constant(4)), std::overflow_error);
+}
+
+TEST(IndexMath, FoldsDivisionAndModuloWhenRangesProveThem)
+{
+    IndexMath math;
+    const Expr i = ir::var("i"), j = ir::var("j"), N = ir::sizeVar("N"), M = ir::sizeVar("M");
+    math.setRange("i", Expr(0), M);
+    math.setRange("j", Expr(0), N);
+    EXPECT_EQ(math.simplify((i * N + j) / N).toString(), "i");
+    EXPECT_EQ(math.simplify((i * N + j) % N).toString(), "j");
+    // Without knowing j < N nothing is folded.
+    math.setRange("j", Expr(0), N + 1);
+    EXPECT_EQ(math.simplify((i * N + j) / N).toString(), "(i * N + j) / N");
+}
+
+TEST(IndexMath, PeelsAFactorOfANestedDivisor)
+{
+    IndexMath math;
+    const Expr a = ir::var("a"), b = ir::var("b"), B = ir::sizeVar("B"), C = ir::sizeVar("C");
+    math.setRange("a", Expr(0), C * ir::sizeVar("D"));
+    math.setRange("b", Expr(0), B);
+    EXPECT_EQ(math.simplify((a * B + b) / (B * C)).toString(), "a / C");
+    EXPECT_EQ(math.simplify((a * B + b) % (B * C)).toString(), "b + B * (a % C)");
+}
+
+TEST(IndexMath, ProvesThatARoundedUpGridCoversTheData)
+{
+    IndexMath math;
+    const Expr n = ir::sizeVar("n");
+    auto covered = math.toPoly((n + 255) / Expr(256) * Expr(256));
+    auto data = math.toPoly(n);
+    ASSERT_TRUE(covered && data);
+    EXPECT_TRUE(math.lessEqual(*data, *covered));
+    auto floorGrid = math.toPoly(n / Expr(256) * Expr(256));
+    EXPECT_FALSE(math.lessEqual(*data, *floorGrid)) << "n / 256 * 256 may be less than n";
+    EXPECT_TRUE(math.lessEqual(*floorGrid, *data));
+}
+
+TEST(IndexMath, UsesGuardFactsAndSizeLowerBounds)
+{
+    IndexMath math;
+    const Expr k = ir::var("k"), H = ir::sizeVar("H"), P = ir::sizeVar("P");
+    math.setRange("k", Expr(0), ir::sizeVar("K"));
+    auto index = *math.toPoly(k - P);
+    EXPECT_FALSE(math.nonNegative(index));
+    for (const IntPoly &f : math.factsOf(ir::logicalAnd(ir::ge(k - P, Expr(0)), ir::lt(k - P, H))))
+        math.pushFact(f);
+    EXPECT_TRUE(math.nonNegative(index));
+    EXPECT_TRUE(math.less(index, *math.toPoly(H)));
+    math.truncateFacts(0);
+    // Sizes are at least 1 unless the program sets one to 0.
+    EXPECT_TRUE(math.nonNegative(*math.toPoly(P - Expr(1))));
+    math.setSizeLowerBound("P", 0);
+    EXPECT_FALSE(math.nonNegative(*math.toPoly(P - Expr(1))));
+}
+
+Result<CudaLiftDetail> lift(const std::string &source)
+{
+    return liftCudaProgramDetailed(source, "unit.cu");
+}
+
+std::string opText(const CudaLiftDetail &d, std::size_t i = 0)
+{
+    return i < d.program.graph.ops().size() ? d.program.graph.ops()[i].toString() : std::string("<no op>");
+}
+
+// A host main that allocates n floats for each named buffer, copies the inputs in and launches.
+std::string program(const std::string &kernels, const std::string &launch, const std::string &extraHost = {})
+{
+    return kernels + R"(
+int main() {
+    const int n = 1000;
+    float *h = (float *)malloc(n * sizeof(float));
+    float *d_a, *d_b, *d_c;
+    cudaMalloc(&d_a, n * sizeof(float));
+    cudaMalloc(&d_b, n * sizeof(float));
+    cudaMalloc(&d_c, n * sizeof(float));
+    cudaMemcpy(d_a, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(d_b, h, n * sizeof(float), cudaMemcpyHostToDevice);
+)" + extraHost + "    " + launch + R"(
+    cudaMemcpy(h, d_c, n * sizeof(float), cudaMemcpyDeviceToHost);
+    return 0;
+}
+)";
+}
+
+const std::string kIndex = "int i = blockIdx.x * blockDim.x + threadIdx.x;";
+
+TEST(LiftCuda, PublicEntryPointReturnsTheProgram)
+{
+    const std::string src = program("__global__ void k(const float *a, float *c, int n) { " + kIndex
+                                        + " if (i < n) c[i] = 2.0f * a[i]; }",
+                                    "k<<<(n + 127) / 128, 128>>>(d_a, d_c, n);");
+    auto lifted = frontend::liftCudaProgram(src, "unit.cu");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    EXPECT_EQ(lifted->language, "cuda");
+    EXPECT_EQ(lifted->sourceFile, "unit.cu");
+    EXPECT_EQ(lifted->sizes.at("n"), 1000);
+    ASSERT_EQ(lifted->launches.size(), 1u);
+    EXPECT_EQ(lifted->launches[0].grid, "(n + 127) / 128");
+    EXPECT_EQ(lifted->launches[0].ops, std::vector<std::string>{"k"});
+    EXPECT_EQ(lifted->graph.ops().at(0).toString(), "d_c[i] = 2.0 * d_a[i]");
+    ASSERT_TRUE(lifted->graph.ops().at(0).source.has_value());
+    EXPECT_EQ(lifted->graph.ops().at(0).source->begin.line, 1);
+}
+
+TEST(LiftCuda, SyntaxErrorsAreLocatedParseErrors)
+{
+    auto lifted = lift("__global__ void k(float *a) {\n    a[0] = (1 + ;\n}\n");
+    ASSERT_FALSE(lifted.ok());
+    EXPECT_EQ(lifted.error().kind, ErrorKind::Parse);
+    ASSERT_FALSE(lifted.error().diagnostics.empty());
+    EXPECT_EQ(lifted.error().diagnostics[0].location.line, 2);
+    EXPECT_EQ(lifted.error().location->file, "unit.cu");
+}
+
+TEST(LiftCuda, AFileWithoutKernelsIsUnsupported)
+{
+    auto lifted = lift("int main() { return 0; }\n");
+    ASSERT_FALSE(lifted.ok());
+    EXPECT_EQ(lifted.error().kind, ErrorKind::Unsupported);
+}
+
+TEST(LiftCuda, IfElseOnDataBecomesASelect)
+{
+    auto lifted = lift(program("__global__ void k(const float *a, float *c, int n) { " + kIndex
+                                   + " if (i < n) { if (a[i] > 0.5f) c[i] = a[i]; else c[i] = -a[i]; } }",
+                               "k<<<(n + 127) / 128, 128>>>(d_a, d_c, n);"));
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    EXPECT_EQ(opText(*lifted), "d_c[i] = select(d_a[i] > 0.5, d_a[i], -d_a[i])");
+}
+
+TEST(LiftCuda, InlinesDeviceFunctionsWithEarlyReturnsAndFunctionMacros)
+{
+    const std::string kernels = R"(
+#define AT(p, i) p[(i)]
+__device__ float clampUnit(float x) {
+    if (x < 0.0f) return 0.0f;
+    if (x > 1.0f) return 1.0f;
+    return x;
+}
+__global__ void k(const float *a, float *c, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    c[i] = clampUnit(AT(a, i));
+})";
+    auto lifted = lift(program(kernels, "k<<<(n + 127) / 128, 128>>>(d_a, d_c, n);"));
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    // The second test runs only where the first failed: its path condition (a >= 0) is dropped.
+    EXPECT_EQ(opText(*lifted), "d_c[i] = select(d_a[i] < 0.0, 0.0, select(d_a[i] > 1.0, 1.0, d_a[i]))");
+}
+
+TEST(LiftCuda, AccumulatingIntoGlobalMemoryAfterMemsetIsAReductionWithInit)
+{
+    const std::string kernels = R"(
+__global__ void rowSums(const float *a, float *c, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows)
+        for (int j = 0; j < cols; j++)
+            c[r] += a[r * cols + j];
+}
+int main() {
+    const int rows = 100, cols = 30;
+    float *d_a, *d_c;
+    cudaMalloc(&d_a, rows * cols * sizeof(float));
+    cudaMalloc(&d_c, rows * sizeof(float));
+    cudaMemcpy(d_a, h, rows * cols * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemset(d_c, 0, rows * sizeof(float));
+    rowSums<<<(rows + 31) / 32, 32>>>(d_a, d_c, rows, cols);
+    cudaMemcpy(h, d_c, rows * sizeof(float), cudaMemcpyDeviceToHost);
+})";
+    auto lifted = lift(kernels);
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    ASSERT_EQ(lifted->program.graph.ops().size(), 2u) << lifted->program.graph.toString();
+    EXPECT_EQ(opText(*lifted, 0), "d_c[i] = 0.0");
+    EXPECT_EQ(opText(*lifted, 1), "d_c_1[r] = sum(j, init=d_c[r]) d_a[r, j]");
+}
+
+TEST(LiftCuda, SingleThreadStoresArePinned)
+{
+    auto lifted = lift(program("__global__ void k(const float *a, float *c, int n) { if (threadIdx.x == 0) c[0] = a[0] + a[1]; }",
+                               "k<<<1, 64>>>(d_a, d_c, n);"));
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    EXPECT_TRUE(lifted->program.opaque.empty());
+    EXPECT_EQ(opText(*lifted), "d_c[i] = d_a[0] + d_a[1]") << lifted->program.graph.toString();
+    EXPECT_EQ(lifted->program.graph.ops().at(0).domainString(), "i < 1");
+}
+
+TEST(LiftCuda, PartialWritesOfFreshBuffersAreReported)
+{
+    const std::string src = R"(
+__global__ void interior(const float *a, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > 0 && i < n - 1) c[i] = a[i - 1] + a[i + 1];
+}
+int main() {
+    const int n = 1000;
+    float *d_a, *d_c;
+    cudaMalloc(&d_a, n * sizeof(float));
+    cudaMalloc(&d_c, n * sizeof(float));
+    cudaMemcpy(d_a, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    interior<<<(n + 127) / 128, 128>>>(d_a, d_c, n);
+    cudaMemcpy(h, d_c, n * sizeof(float), cudaMemcpyDeviceToHost);
+})";
+    auto lifted = lift(src);
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    EXPECT_EQ(opText(*lifted), "d_c[i] = d_a[i - 1] + d_a[i + 1]");
+    EXPECT_EQ(lifted->program.graph.ops()[0].domainString(), "i in [1, 1 + (n - 2))");
+    auto warning = std::find_if(lifted->program.diagnostics.begin(), lifted->program.diagnostics.end(),
+                                [](const Diagnostic &d) { return d.message.find("writes only part of 'd_c'") != std::string::npos; });
+    ASSERT_NE(warning, lifted->program.diagnostics.end());
+    EXPECT_EQ(warning->severity, Severity::Warning);
+}
+
+struct RefusalCase {
+    const char *name;
+    std::string kernels;
+    std::string launch;
+    int line;
+    std::string fragment;
+};
+
+class Refusals : public ::testing::TestWithParam<RefusalCase> {};
+
+TEST_P(Refusals, AreLocatedAndKeepTheKernelOpaque)
+{
+    const RefusalCase &c = GetParam();
+    auto lifted = lift(program(c.kernels, c.launch));
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    ASSERT_EQ(lifted->program.opaque.size(), 1u) << lifted->program.graph.toString();
+    const Diagnostic &why = lifted->program.opaque[0].why;
+    EXPECT_EQ(why.location.line, c.line) << why.toString();
+    EXPECT_NE(why.message.find(c.fragment), std::string::npos) << why.toString();
+    EXPECT_TRUE(lifted->program.graph.validate().ok());
+}
+
+const std::string kLaunch = "k<<<(n + 127) / 128, 128>>>(d_a, d_c, n);";
+
+INSTANTIATE_TEST_SUITE_P(
+    LiftCuda, Refusals,
+    ::testing::Values(
+        RefusalCase{"WhileLoop", "__global__ void k(const float *a, float *c, int n) {\n int i = 0;\n while (i < n) i++;\n c[0] = a[i];\n}",
+                    kLaunch, 3, "while/do loops have no known trip count"},
+        RefusalCase{"Break", "__global__ void k(const float *a, float *c, int n) {\n " + kIndex
+                                 + "\n float s = 0; for (int j = 0; j < n; j++) { if (a[j] < 0) break; s += a[j]; }\n c[i] = s;\n}",
+                    kLaunch, 3, "break"},
+        RefusalCase{"OnlineSoftmax", "__global__ void k(const float *a, float *c, int n) {\n " + kIndex
+                                         + "\n float m = -1e30f, s = 0.0f;\n for (int j = 0; j < n; j++) {\n   float mn = fmaxf(m, a[j]);\n   s = s * expf(m - mn) + expf(a[j] - mn);\n   m = mn;\n }\n if (i < n) c[i] = s;\n}",
+                    kLaunch, 4, "depends on the running value"},
+        RefusalCase{"LastValue", "__global__ void k(const float *a, float *c, int n) {\n " + kIndex
+                                     + "\n float last = 0;\n for (int j = 0; j < n; j++) last = a[j];\n if (i < n) c[i] = last;\n}",
+                    kLaunch, 4, "not a running sum"},
+        RefusalCase{"UnknownFunction", "__global__ void k(const float *a, float *c, int n) {\n " + kIndex
+                                           + "\n if (i < n) c[i] = mystery(a[i]);\n}",
+                    kLaunch, 3, "call of unknown function 'mystery'"},
+        RefusalCase{"LocalArray", "__global__ void k(const float *a, float *c, int n) {\n float r[4];\n c[0] = a[0];\n}",
+                    kLaunch, 2, "thread-local array"},
+        RefusalCase{"Uninitialized", "__global__ void k(const float *a, float *c, int n) {\n " + kIndex
+                                         + "\n float v;\n if (a[i] > 0) v = 1.0f;\n if (i < n) c[i] = v;\n}",
+                    kLaunch, 5, "uninitialized"},
+        RefusalCase{"EveryThreadWritesOneElement", "__global__ void k(const float *a, float *c, int n) {\n " + kIndex
+                                                       + "\n if (i < n)\n  c[0] = a[i];\n}",
+                    kLaunch, 4, "cannot be written as one thread index per dimension"},
+        RefusalCase{"TwoThreadsPerElement", "__global__ void k(const float *a, float *c, int n) {\n " + kIndex
+                                                + "\n if (i < n)\n  c[i / 2] = a[i];\n}",
+                    kLaunch, 4, "cannot be written as one thread index per dimension"},
+        RefusalCase{"MissingGuard", "__global__ void k(const float *a, float *c, int n) {\n " + kIndex + "\n c[i] = a[i];\n}",
+                    kLaunch, 3, "cannot prove that the store stays inside 'd_c'"},
+        RefusalCase{"LaunchInHostLoop", "__global__ void k(const float *a, float *c, int n) { " + kIndex + " if (i < n) c[i] = a[i]; }",
+                    "for (int it = 0; it < 10; ++it)\n        k<<<(n + 127) / 128, 128>>>(d_a, d_c, n);", 12,
+                    "launched inside a loop or branch of the host program"},
+        RefusalCase{"LaunchOnAStream", "__global__ void k(const float *a, float *c, int n) { " + kIndex + " if (i < n) c[i] = a[i]; }",
+                    "k<<<(n + 127) / 128, 128, 0, stream>>>(d_a, d_c, n);", 11, "runs on stream 'stream'"},
+        RefusalCase{"HostPointerArgument", "__global__ void k(const float *a, float *c, int n) { " + kIndex + " if (i < n) c[i] = a[i]; }",
+                    "k<<<(n + 127) / 128, 128>>>(h, d_c, n);", 11, "argument 'h' is not device memory"}),
+    [](const ::testing::TestParamInfo<RefusalCase> &info) { return std::string(info.param.name); });
+
+TEST(LiftCuda, LaunchesOfOneKernelBecomeSeparateOpsAndVersions)
+{
+    const std::string src = program("__global__ void k(const float *a, float *c, int n) { " + kIndex
+                                        + " if (i < n) c[i] = a[i] * 2.0f; }",
+                                    "k<<<(n + 127) / 128, 128>>>(d_a, d_b, n);\n    k<<<(n + 127) / 128, 128>>>(d_b, d_c, n);");
+    auto lifted = lift(src);
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    ASSERT_EQ(lifted->program.graph.ops().size(), 2u);
+    // The copy into d_b is never read, so the first version the graph sees is the kernel's.
+    EXPECT_EQ(opText(*lifted, 0), "d_b[i] = d_a[i] * 2.0");
+    EXPECT_EQ(opText(*lifted, 1), "d_c[i] = d_b[i] * 2.0");
+    EXPECT_EQ(lifted->program.graph.ops()[1].name, "k_2");
+    const ir::Tensor *b = lifted->program.graph.findTensor("d_b");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(b->role, ir::TensorRole::Intermediate);
+}
+
+TEST(LiftCuda, FollowsLaunchesIntoHostHelperFunctions)
+{
+    const std::string src = R"(
+#define N 4096
+__global__ void scale(const float *in, float *out, float s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = s * in[i];
+}
+void launchScale(const float *in, float *out, float s, int n) {
+    int threads = 128;
+    scale<<<(n + threads - 1) / threads, threads>>>(in, out, s, n);
+}
+int main() {
+    float *d_in, *d_tmp, *d_out;
+    cudaMalloc(&d_in, N * sizeof(float));
+    cudaMalloc(&d_tmp, N * sizeof(float));
+    cudaMalloc(&d_out, N * sizeof(float));
+    cudaMemcpy(d_in, h, N * sizeof(float), cudaMemcpyHostToDevice);
+    launchScale(d_in, d_tmp, 0.5f, N);
+    launchScale(d_tmp, d_out, 3.0f, N);
+    cudaMemcpy(h, d_out, N * sizeof(float), cudaMemcpyDeviceToHost);
+})";
+    auto lifted = lift(src);
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    ASSERT_EQ(lifted->program.launches.size(), 2u);
+    EXPECT_EQ(opText(*lifted, 0), "d_tmp[i] = 0.5 * d_in[i]");
+    EXPECT_EQ(opText(*lifted, 1), "d_out[i] = 3.0 * d_tmp[i]");
+    EXPECT_EQ(lifted->program.sizes.at("N"), 4096);
+}
+
+TEST(LiftCuda, WithoutMainTheLaunchingFunctionIsTheEntryAndUnsizedBuffersAreRefused)
+{
+    const std::string src = R"(
+__global__ void add(const float *a, float *b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) b[i] += a[i];
+}
+void run(const float *a, float *b, int n) {
+    add<<<(n + 255) / 256, 256>>>(a, b, n);
+})";
+    auto lifted = lift(src);
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    ASSERT_EQ(lifted->program.opaque.size(), 1u);
+    EXPECT_NE(lifted->program.opaque[0].why.message.find("not device memory allocated in this program"), std::string::npos)
+        << lifted->program.opaque[0].why.toString();
+    EXPECT_EQ(lifted->program.opaque[0].why.location.line, 7);
+}
+
+TEST(LiftCuda, RuntimeSizesAreSymbolsWithoutValues)
+{
+    const std::string src = R"(
+__global__ void k(const float *a, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + 1.0f;
+}
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]);
+    float *d_a, *d_c;
+    cudaMalloc(&d_a, n * sizeof(float));
+    cudaMalloc(&d_c, n * sizeof(float));
+    cudaMemcpy(d_a, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    k<<<(n + 255) / 256, 256>>>(d_a, d_c, n);
+    cudaMemcpy(h, d_c, n * sizeof(float), cudaMemcpyDeviceToHost);
+})";
+    auto lifted = lift(src);
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    EXPECT_EQ(opText(*lifted), "d_c[i] = d_a[i] + 1.0");
+    EXPECT_EQ(lifted->program.sizes.count("n"), 0u);
+    auto run = ir::interpret(lifted->program.graph, {{"n", 3}}, {{"d_a", {1.0, 2.0, 3.0}}});
+    ASSERT_TRUE(run.ok()) << run.error().toString();
+    EXPECT_EQ(run->at("d_c"), (std::vector<double>{2.0, 3.0, 4.0}));
+}
+
+} // namespace

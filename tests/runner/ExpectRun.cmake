@@ -1,0 +1,10 @@
+# Runs `CLI run PLAN [ARGS]` and checks its exit code and that EXPECT appears in its output.
+execute_process(COMMAND ${CLI} run ${PLAN} ${ARGS}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL EXIT)
+    message(FATAL_ERROR "exit code ${rc}, expected ${EXIT}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+string(FIND "${out}${err}" "${EXPECT}" pos)
+if(pos EQUAL -1)
+    message(FATAL_ERROR "expected `${EXPECT}` in the output\nstdout:\n${out}\nstderr:\n${err}")
+endif()

@@ -1,0 +1,199 @@
+// Launch-plan files, kernel-name resolution, and the CPU reference path (NVRTC needs no GPU).
+#include "core/ir/Interpreter.h"
+#include "core/runner/HostData.h"
+#include "core/runner/PlanFile.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+using namespace stitch;
+using namespace stitch::runner;
+
+namespace {
+
+const std::string kExamples = fixtures::sourceDir() + "/examples/";
+
+std::string read(const std::string &path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+const char *kMinimal = R"({
+  "schema": "stitchcuda-plan/1",
+  "source": "k.cu",
+  "buffers": [{"name": "X", "dtype": "float32", "count": 10}],
+  "launches": [{"kernel": "k", "grid": 1, "block": [32], "args": ["X", {"int32": 10}]}]
+})";
+
+} // namespace
+
+TEST(PlanFile, ParsesTheExample)
+{
+    const std::string path = kExamples + "matmul_naive.plan.json";
+    auto plan = parsePlanFile(read(path), path);
+    ASSERT_TRUE(plan.ok()) << plan.error().toString();
+    EXPECT_EQ(plan->sourcePath, kExamples + "matmul_naive.cu");
+    ASSERT_EQ(plan->plan.buffers.size(), 3u);
+    EXPECT_EQ(plan->plan.buffers[0].count, 256u * 64u);
+    EXPECT_EQ(plan->plan.buffers[2].role, BufferRole::Output);
+    ASSERT_EQ(plan->plan.launches.size(), 1u);
+    const auto &c = plan->plan.launches[0].config;
+    EXPECT_EQ(c.gridX, 4u);
+    EXPECT_EQ(c.gridY, 8u);
+    EXPECT_EQ(c.gridZ, 1u);
+    EXPECT_EQ(c.blockX, 32u);
+    EXPECT_EQ(std::get<ScalarArg>(plan->plan.launches[0].args[3].value).intValue, 256);
+    ASSERT_TRUE(plan->cpuReference.has_value());
+    EXPECT_EQ(plan->cpuReference->graphPath, kExamples + "matmul.te");
+    EXPECT_EQ(plan->cpuReference->sizes.at("K"), 64);
+    EXPECT_TRUE(plan->measure.profile);
+    EXPECT_FALSE(plan->seed.has_value());
+}
+
+TEST(PlanFile, SyntaxErrorsAreLocated)
+{
+    auto plan = parsePlanFile("{\n  \"schema\": \"stitchcuda-plan/1\",\n  \"source\" \"k.cu\"\n}", "bad.json");
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.error().kind, ErrorKind::Parse);
+    ASSERT_TRUE(plan.error().location.has_value());
+    EXPECT_EQ(plan.error().location->file, "bad.json");
+    EXPECT_EQ(plan.error().location->line, 3);
+    EXPECT_GT(plan.error().location->column, 1);
+}
+
+TEST(PlanFile, MistakesNameTheMember)
+{
+    struct Case {
+        std::string from, to, needle;
+    };
+    const Case cases[] = {
+        {"\"grid\": 1", "\"grid\": [0]", "launches[0].grid[0]: expected an integer in [1"},
+        {"\"grid\": 1", "\"grid\": [1, 2, 3, 4]", "launches[0].grid: expected 1 to 3"},
+        {"\"count\": 10", "\"count\": 10, \"colour\": 1", "buffers[0]: unknown member \"colour\""},
+        {"\"float32\"", "\"float33\"", "buffers[0].dtype: unknown type"},
+        {"{\"int32\": 10}", "{\"int32\": 1.5}", "launches[0].args[1]: expected an integer"},
+        {"stitchcuda-plan/1", "stitchcuda-plan/9", "schema: expected"},
+        {"\"count\": 10", "\"count\": 10, \"shape\": [10]", "either \"shape\" or \"count\""},
+    };
+    for (const auto &c : cases) {
+        std::string text = kMinimal;
+        text.replace(text.find(c.from), c.from.size(), c.to);
+        auto plan = parsePlanFile(text, "p.json");
+        ASSERT_FALSE(plan.ok()) << c.to;
+        EXPECT_NE(plan.error().message.find(c.needle), std::string::npos) << plan.error().message;
+    }
+    EXPECT_TRUE(parsePlanFile(kMinimal, "p.json").ok());
+}
+
+TEST(PlanFile, KernelNamesResolveToMangledNames)
+{
+    std::vector<cuda::KernelResources> kernels(3);
+    kernels[0].name = "scale", kernels[0].mangledName = "_Z5scalePfi";
+    kernels[1].name = "over", kernels[1].mangledName = "_Z4overPf";
+    kernels[2].name = "over", kernels[2].mangledName = "_Z4overPd";
+    LaunchPlan plan;
+    plan.launches.resize(2);
+    plan.launches[0].kernel = "scale";
+    plan.launches[1].kernel = "_Z4overPd";
+    ASSERT_TRUE(resolveKernelNames(plan, kernels).ok());
+    EXPECT_EQ(plan.launches[0].kernel, "_Z5scalePfi");
+    EXPECT_EQ(plan.launches[1].kernel, "_Z4overPd");
+    plan.launches[1].kernel = "over";
+    auto ambiguous = resolveKernelNames(plan, kernels);
+    ASSERT_FALSE(ambiguous.ok());
+    EXPECT_NE(ambiguous.error().message.find("overloaded"), std::string::npos);
+    plan.launches[1].kernel = "missing";
+    auto unknown = resolveKernelNames(plan, kernels);
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_NE(unknown.error().message.find("it has: scale, over, over"), std::string::npos);
+}
+
+// The whole CPU-reference path without a GPU: the example plan compiles with NVRTC, its graph
+// lifts, and outputs computed on the host from the same seed verify (and a corrupted one fails).
+TEST(PlanFile, ExampleBuildsAndItsCpuReferenceVerifiesHostOutputs)
+{
+    const std::string path = kExamples + "matmul_naive.plan.json";
+    auto plan = parsePlanFile(read(path), path);
+    ASSERT_TRUE(plan.ok());
+    auto request = buildRunRequest(*plan, "sm_90");
+    ASSERT_TRUE(request.ok()) << request.error().toString();
+    EXPECT_FALSE(request->job.module.empty());
+    EXPECT_EQ(request->job.plan.launches[0].kernel, "_Z12matmul_naivePKfS0_Pfiii");
+    ASSERT_TRUE(request->cpuReference.has_value());
+    ASSERT_TRUE(validateJob(request->job).ok());
+    ASSERT_TRUE(validateCpuReference(request->job.plan, *request->cpuReference).ok());
+
+    const LaunchPlan &lp = request->job.plan;
+    const std::uint64_t seed = 1234;
+    const auto A = toDoubles(initialBytes(lp, lp.buffers[0], seed), ir::DType::F32);
+    const auto B = toDoubles(initialBytes(lp, lp.buffers[1], seed), ir::DType::F32);
+    Bytes C(lp.buffers[2].bytes());
+    for (int i = 0; i < 256; ++i)
+        for (int j = 0; j < 128; ++j) {
+            float sum = 0;
+            for (int k = 0; k < 64; ++k)
+                sum += static_cast<float>(A[std::size_t(i) * 64 + k]) * static_cast<float>(B[std::size_t(k) * 128 + j]);
+            storeElement(C.data(), ir::DType::F32, std::size_t(i) * 128 + j, sum);
+        }
+    std::vector<OutputData> outputs = {OutputData{"C", ir::DType::F32, C}};
+    auto ok = verifyWithInterpreter(lp, seed, outputs, *request->cpuReference, PrecisionPolicy::FP32);
+    ASSERT_TRUE(ok.ok()) << ok.error().toString();
+    EXPECT_TRUE(ok->verified);
+    EXPECT_EQ(ok->reference, "cpu");
+    EXPECT_LT(ok->outputs[0].relativeError, 1e-6);
+
+    storeElement(outputs[0].bytes.data(), ir::DType::F32, 130, 42.0);
+    auto bad = verifyWithInterpreter(lp, seed, outputs, *request->cpuReference, PrecisionPolicy::FP32);
+    ASSERT_TRUE(bad.ok());
+    EXPECT_FALSE(bad->verified);
+    ASSERT_FALSE(bad->outputs[0].firstMismatches.empty());
+    EXPECT_EQ(bad->outputs[0].firstMismatches[0].coords, (std::vector<std::int64_t>{1, 2}));
+
+    // Another seed draws other inputs: the same outputs no longer verify.
+    auto otherSeed = verifyWithInterpreter(lp, seed + 1, {OutputData{"C", ir::DType::F32, C}}, *request->cpuReference, PrecisionPolicy::FP32);
+    ASSERT_TRUE(otherSeed.ok());
+    EXPECT_FALSE(otherSeed->verified);
+}
+
+// A second compile of the same program on a machine with a driver may come from the CUDA compute
+// cache, without ptxas's report; plans then find their kernels in the PTX.
+TEST(PlanFile, KernelNamesCanComeFromThePtx)
+{
+    cuda::CompileOptions co;
+    co.arch = "sm_90";
+    auto compiled = cuda::compile("template <typename T> __global__ void k(T *x, int n) { x[0] = n; }\n"
+                                  "template __global__ void k<float>(float *, int);\n"
+                                  "extern \"C\" __global__ void plain(int *p) { *p = 1; }\n",
+                                  co);
+    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    auto kernels = kernelsFromPtx(compiled->ptx, "sm_90");
+    ASSERT_EQ(kernels.size(), 2u);
+    LaunchPlan plan;
+    plan.launches.resize(2);
+    plan.launches[0].kernel = "k<float>";
+    plan.launches[1].kernel = "plain";
+    auto st = resolveKernelNames(plan, kernels);
+    ASSERT_TRUE(st.ok()) << st.error().toString();
+    EXPECT_EQ(plan.launches[0].kernel, "_Z1kIfEvPT_i");
+    EXPECT_EQ(plan.launches[1].kernel, "plain");
+}
+
+TEST(PlanFile, CompileErrorsComeBackWithDiagnostics)
+{
+    fixtures::TempDir dir;
+    std::ofstream(dir.file("k.cu")) << "__global__ void k(float *x, int n) { x[0] = undefined_name; }\n";
+    auto plan = parsePlanFile(kMinimal, dir.file("plan.json"));
+    ASSERT_TRUE(plan.ok());
+    auto request = buildRunRequest(*plan, "sm_90");
+    ASSERT_FALSE(request.ok());
+    EXPECT_EQ(request.error().kind, ErrorKind::Compile);
+    ASSERT_FALSE(request.error().diagnostics.empty());
+    EXPECT_EQ(request.error().diagnostics[0].location.line, 1);
+}

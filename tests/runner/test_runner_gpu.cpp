@@ -1,0 +1,307 @@
+// GPU tests of the runner (label gpu): planted faulty kernels each come back as the right typed
+// error and the next job succeeds on a fresh worker; correct kernels verify against the CPU
+// interpreter and against the original program; timing twice agrees within the reported spread;
+// CUPTI reports every kernel. They skip where the worker reports no GPU.
+#include "core/cuda/NvrtcCompiler.h"
+#include "core/runner/PlanFile.h"
+#include "core/runner/Runner.h"
+#include "core/runner/WorkerClient.h"
+
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using namespace stitch;
+using namespace stitch::runner;
+
+namespace {
+
+const char *kKernels = R"(
+#define IDX (blockIdx.x * blockDim.x + threadIdx.x)
+extern "C" __global__ void add(const float *a, const float *b, float *c, int n)
+{ int i = IDX; if (i < n) c[i] = a[i] + b[i]; }
+extern "C" __global__ void add4(const float *a, const float *b, float *c, int n)
+{ int i = IDX * 4; for (int k = 0; k < 4; ++k) if (i + k < n) c[i + k] = a[i + k] + b[i + k]; }
+extern "C" __global__ void sub(const float *a, const float *b, float *c, int n)
+{ int i = IDX; if (i < n) c[i] = a[i] - b[i]; }
+extern "C" __global__ void add_skip_last(const float *a, const float *b, float *c, int n)
+{ int i = IDX; if (i < n - 1) c[i] = a[i] + b[i]; }
+extern "C" __global__ void oob_write(const float *a, const float *b, float *c, int n)
+{ int i = IDX; if (i < n) c[i + (1ll << 36)] = a[i]; }
+// The offset (n % 16 bytes, 3 here) is known only at run time, so the compiler keeps the 16-byte load.
+extern "C" __global__ void misaligned(const float *a, const float *b, float *c, int n)
+{ int i = IDX; const float4 *p = reinterpret_cast<const float4 *>(reinterpret_cast<const char *>(a) + (n & 15));
+  if (i < n / 4 - 1) { float4 v = p[i]; c[i] = v.x + v.w; } }
+extern "C" __global__ void spin(const float *a, const float *b, float *c, int n)
+{ volatile float *v = c; while (v[0] != 12345.0f) { } }
+extern "C" __global__ void trap(const float *a, const float *b, float *c, int n)
+{ if (IDX == 0) __trap(); }
+extern "C" __global__ void scale(float *c, float s, int n)
+{ int i = IDX; if (i < n) c[i] *= s; }
+extern "C" __global__ void racy_sum(const int *a, int *out, int n)
+{ int i = IDX; if (i < n) { int v = out[0]; out[0] = v + a[i]; } }
+extern "C" __global__ void atomic_sum(const int *a, int *out, int n)
+{ int i = IDX; if (i < n) atomicAdd(out, a[i]); }
+)";
+
+class RunnerGpu : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        s_client = new WorkerClient(options());
+        auto info = s_client->start();
+        if (!info) {
+            s_skipReason = info.error().message;
+            return;
+        }
+        s_arch = info->device.arch;
+        cuda::CompileOptions co;
+        co.arch = s_arch;
+        co.fileName = "runner_kernels.cu";
+        auto compiled = cuda::compile(kKernels, co);
+        ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+        s_module = compiled->cubin;
+    }
+    static void TearDownTestSuite()
+    {
+        delete s_client;
+        s_client = nullptr;
+    }
+    void SetUp() override
+    {
+        if (!s_skipReason.empty())
+            GTEST_SKIP() << "no GPU: " << s_skipReason;
+    }
+
+    static WorkerOptions options()
+    {
+        WorkerOptions o;
+        o.workerPath = fixtures::workerPath();
+        return o;
+    }
+    static Job job(const std::string &kernel, std::uint64_t n = 100003)
+    {
+        Job j = fixtures::addJob(kernel, n, s_module);
+        j.measure.time = false;
+        return j;
+    }
+    static Result<JobResult> submit(const Job &j) { return s_client->submit(j, s_nextId++); }
+
+    /// The fault comes back typed and named; the worker is replaced and the next job succeeds.
+    static void expectFaultThenRecovery(const Job &bad, ErrorKind kind, const std::string &needle)
+    {
+        const int before = s_client->workersStarted();
+        auto r = submit(bad);
+        ASSERT_FALSE(r.ok()) << "expected " << errorKindName(kind);
+        EXPECT_EQ(r.error().kind, kind) << r.error().toString();
+        EXPECT_NE(r.error().message.find(needle), std::string::npos) << r.error().message;
+        std::cout << "  [" << errorKindName(r.error().kind) << "] " << r.error().message.substr(0, 300) << "\n";
+        auto next = submit(job("add"));
+        ASSERT_TRUE(next.ok()) << next.error().toString();
+        EXPECT_EQ(s_client->workersStarted(), before + 1) << "the next job runs on a fresh worker";
+    }
+
+    static inline WorkerClient *s_client = nullptr;
+    static inline std::string s_skipReason;
+    static inline std::string s_arch;
+    static inline std::vector<char> s_module;
+    static inline std::uint64_t s_nextId = 1;
+};
+
+Job sumJob(const std::vector<char> &module, const std::string &kernel, int n)
+{
+    Job j;
+    j.module = module;
+    j.plan.buffers = {BufferSpec{"a", ir::DType::I32, std::uint64_t(n), {}, BufferRole::Input, {BufferInit::Kind::Random, 1, 9, {}}},
+                      BufferSpec{"out", ir::DType::I32, 1, {}, BufferRole::Output, {BufferInit::Kind::Zero, 0, 0, {}}}};
+    KernelLaunch l;
+    l.kernel = kernel;
+    l.config.blockX = 256;
+    l.config.gridX = static_cast<unsigned>((n + 255) / 256);
+    l.args = {KernelArg::buffer("a"), KernelArg::buffer("out"), KernelArg::scalar(ir::DType::I32, std::int64_t{n})};
+    j.plan.launches = {l};
+    j.measure.time = false;
+    j.precision = PrecisionPolicy::Exact;
+    return j;
+}
+
+} // namespace
+
+TEST_F(RunnerGpu, CorrectKernelVerifiesAgainstTheCpuInterpreter)
+{
+    Runner runner(options(), nullptr);
+    Job j = job("add");
+    j.measure.time = true;
+    auto r = runner.run(RunRequest{j, fixtures::addReference(100003), false});
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    ASSERT_TRUE(r->verification.has_value());
+    EXPECT_TRUE(r->verification->verified);
+    EXPECT_EQ(r->verification->reference, "cpu");
+    EXPECT_EQ(r->verification->outputs[0].unwrittenCount, 0u);
+    EXPECT_LT(r->verification->outputs[0].relativeError, 1e-7);
+    ASSERT_TRUE(r->timing.has_value());
+    EXPECT_GT(r->timing->medianMs, 0.0);
+    EXPECT_GT(r->timing->l2FlushBytes, 0u);
+    EXPECT_FALSE(r->device.name.empty());
+}
+
+TEST_F(RunnerGpu, CorrectKernelVerifiesAgainstTheOriginalProgram)
+{
+    Job j = job("add4");
+    j.plan.launches[0].config.gridX = static_cast<unsigned>((100003 / 4 + 256) / 256);
+    GpuReference ref;
+    ref.module = s_module;
+    ref.plan = job("add").plan;
+    j.reference = ref;
+    auto r = submit(j);
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    ASSERT_TRUE(r->verification.has_value());
+    EXPECT_EQ(r->verification->reference, "gpu");
+    EXPECT_TRUE(r->verification->verified);
+    EXPECT_EQ(r->verification->outputs[0].relativeError, 0.0);
+}
+
+TEST_F(RunnerGpu, ExamplePlanCompilesRunsAndVerifies)
+{
+    const std::string path = fixtures::sourceDir() + "/examples/matmul_naive.plan.json";
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto plan = parsePlanFile(text.str(), path);
+    ASSERT_TRUE(plan.ok()) << plan.error().toString();
+    auto request = buildRunRequest(*plan, s_arch);
+    ASSERT_TRUE(request.ok()) << request.error().toString();
+    Runner runner(options(), nullptr);
+    auto r = runner.run(std::move(*request));
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    EXPECT_TRUE(r->verification->verified) << r->verification->outputs[0].relativeError;
+    ASSERT_TRUE(r->profile.has_value());
+    EXPECT_TRUE(r->profile->available) << r->profile->message;
+}
+
+TEST_F(RunnerGpu, WrongKernelIsAWrongAnswerResultWithMismatches)
+{
+    Runner runner(options(), nullptr);
+    auto r = runner.run(RunRequest{job("sub"), fixtures::addReference(100003), false});
+    ASSERT_TRUE(r.ok()) << "a wrong answer is a result: " << r.error().toString();
+    EXPECT_FALSE(r->verification->verified);
+    EXPECT_GT(r->verification->outputs[0].mismatchCount, 100000u);
+    ASSERT_FALSE(r->verification->outputs[0].firstMismatches.empty());
+    EXPECT_EQ(r->verification->outputs[0].firstMismatches[0].index, 0u);
+}
+
+TEST_F(RunnerGpu, UnwrittenElementIsCaughtByThePoison)
+{
+    Runner runner(options(), nullptr);
+    auto r = runner.run(RunRequest{job("add_skip_last"), fixtures::addReference(100003), false});
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    EXPECT_FALSE(r->verification->verified);
+    EXPECT_EQ(r->verification->outputs[0].unwrittenCount, 1u);
+    EXPECT_EQ(r->verification->outputs[0].firstMismatches.at(0).index, 100002u);
+}
+
+TEST_F(RunnerGpu, OutOfBoundsWriteIsAFault)
+{
+    expectFaultThenRecovery(job("oob_write"), ErrorKind::Fault, "CUDA_ERROR_ILLEGAL_ADDRESS");
+}
+
+TEST_F(RunnerGpu, MisalignedVectorLoadIsAFault)
+{
+    expectFaultThenRecovery(job("misaligned"), ErrorKind::Fault, "CUDA_ERROR_MISALIGNED_ADDRESS");
+}
+
+TEST_F(RunnerGpu, TrapIsAFaultNamingTheLaunch)
+{
+    expectFaultThenRecovery(job("trap"), ErrorKind::Fault, "launch 1 of 1 (kernel 'trap'");
+}
+
+TEST_F(RunnerGpu, InfiniteLoopTimesOut)
+{
+    Job j = job("spin");
+    j.deadlineMs = 3000;
+    expectFaultThenRecovery(j, ErrorKind::Timeout, "ran past its deadline of 3000 ms");
+}
+
+TEST_F(RunnerGpu, OutOfMemoryIsTyped)
+{
+    Job j = job("add");
+    j.plan.buffers[2].count = std::uint64_t{1} << 38; // 1 TiB
+    expectFaultThenRecovery(j, ErrorKind::OutOfMemory, "buffer 'C'");
+}
+
+TEST_F(RunnerGpu, RaceIsAWrongAnswer)
+{
+    Job j = sumJob(s_module, "racy_sum", 1 << 20);
+    GpuReference ref;
+    ref.module = s_module;
+    ref.plan = sumJob(s_module, "atomic_sum", 1 << 20).plan;
+    j.reference = ref;
+    auto r = submit(j);
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    EXPECT_FALSE(r->verification->verified);
+    const auto &m = r->verification->outputs[0].firstMismatches.at(0);
+    std::cout << "  racy sum " << m.got << ", atomic sum " << m.expected << "\n";
+    EXPECT_LT(m.got, m.expected);
+}
+
+TEST_F(RunnerGpu, RefusedLaunchKeepsTheWorker)
+{
+    ASSERT_TRUE(submit(job("add")).ok());
+    const int before = s_client->workersStarted();
+    Job j = job("add");
+    j.plan.launches[0].config.blockX = 2048;
+    auto r = submit(j);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, ErrorKind::Launch) << r.error().toString();
+    EXPECT_TRUE(submit(job("add")).ok());
+    EXPECT_EQ(s_client->workersStarted(), before);
+}
+
+TEST_F(RunnerGpu, TimingTheSameProgramTwiceAgreesWithinTheSpread)
+{
+    Job j = job("add", std::uint64_t{1} << 26); // 3 x 256 MiB: about 0.2 ms on an H200
+    j.measure.verify = false;
+    j.measure.time = true;
+    j.measure.warmup = 5;
+    j.measure.repeats = 30;
+    auto a = submit(j);
+    auto b = submit(j);
+    ASSERT_TRUE(a.ok() && b.ok()) << (a ? b.error().toString() : a.error().toString());
+    const Timing &ta = *a->timing, &tb = *b->timing;
+    std::cout << "  first  median " << ta.medianMs << " ms [" << ta.minMs << ", " << ta.maxMs << "]\n"
+              << "  second median " << tb.medianMs << " ms [" << tb.minMs << ", " << tb.maxMs << "]\n";
+    EXPECT_LE(std::abs(ta.medianMs - tb.medianMs), std::max(ta.spreadMs(), tb.spreadMs()) + 1e-3);
+    EXPECT_EQ(ta.samplesMs.size(), 30u);
+    EXPECT_LE(ta.minMs, ta.medianMs);
+    EXPECT_LE(ta.medianMs, ta.maxMs);
+}
+
+TEST_F(RunnerGpu, CuptiReportsEveryKernel)
+{
+    Job j = job("add");
+    KernelLaunch s;
+    s.kernel = "scale";
+    s.config = j.plan.launches[0].config;
+    s.args = {KernelArg::buffer("C"), KernelArg::scalar(ir::DType::F32, 2.0), KernelArg::scalar(ir::DType::I32, std::int64_t{100003})};
+    j.plan.launches.push_back(s);
+    j.measure.verify = false;
+    j.measure.profile = true;
+    auto r = submit(j);
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    ASSERT_TRUE(r->profile.has_value());
+    ASSERT_TRUE(r->profile->available) << r->profile->message;
+    ASSERT_EQ(r->profile->kernels.size(), 2u);
+    EXPECT_EQ(r->profile->kernels[0].name, "add");
+    EXPECT_EQ(r->profile->kernels[1].name, "scale");
+    for (const auto &k : r->profile->kernels) {
+        EXPECT_GT(k.registers, 0);
+        EXPECT_GT(k.durationUs, 0.0);
+        EXPECT_EQ(k.block[0], 256u);
+        EXPECT_EQ(k.grid[0], j.plan.launches[0].config.gridX);
+    }
+}
