@@ -121,7 +121,8 @@ Result<JobResult> WorkerClient::submit(const Job &job, std::uint64_t jobId, cons
     if (auto info = startLocked(); !info)
         return info.error();
     const std::string jobName = "job " + std::to_string(jobId);
-    const auto deadline = Clock::now() + std::chrono::milliseconds(job.deadlineMs + m_options.deadlineMarginMs);
+    const auto deadline =
+        Clock::now() + std::chrono::milliseconds(std::int64_t{job.deadlineMs} + std::int64_t{m_options.deadlineMarginMs});
 
     auto failure = [&](const Error &e) -> Error {
         switch (e.kind) {

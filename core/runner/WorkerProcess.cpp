@@ -88,9 +88,21 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const std::string &p
         envp.push_back(e.data());
     envp.push_back(nullptr);
 
+    // The worker starts with default signal handling and nothing blocked, whatever the client
+    // (a Qt application, a test runner) has set up for itself.
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
     pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), envp.data());
+    const int rc = ::posix_spawn(&pid, path.c_str(), &actions, &attr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
     ::close(sv[1]);
     ::close(err[1]);
     if (rc != 0) {

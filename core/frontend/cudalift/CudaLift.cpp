@@ -174,10 +174,6 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
     std::vector<std::optional<Refusal>> refused(launchCount);
     std::vector<std::set<int>> opaqueWrites(launchCount);
     std::vector<Diagnostic> notes = host.notes;
-    IndexMath math;
-    for (const SizeDefinition &d : sizes.definitions())
-        math.setSizeLowerBound(d.name, std::min<std::int64_t>(d.value, 1));
-    math.setDerived(&sizes.derived());
 
     for (std::size_t l = 0; l < launchCount; ++l) {
         const HostLaunch &hl = host.launches[l];
@@ -202,6 +198,12 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
             refused[l] = Refusal{hl.binding.location, hl.binding.kernel, std::string("internal limit: ") + e.what(), {}};
         }
     }
+
+    // Kernels may have named more sizes (their #defines); the assembly's proofs need them all.
+    IndexMath math;
+    for (const SizeDefinition &d : sizes.definitions())
+        math.setSizeLowerBound(d.name, std::min<std::int64_t>(d.value, 1));
+    math.setDerived(&sizes.derived());
 
     // Shapes and the graph; a launch that fails here becomes opaque and everything is redone.
     std::optional<Assembled> assembled;

@@ -9,6 +9,7 @@
 #include "core/frontend/cudalift/KernelModel.h"
 #include "core/frontend/cudalift/LiftRefusal.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,9 @@ struct HostProgram {
     std::vector<HostLaunch> launches;
     std::vector<HostEvent> events;
     std::vector<Diagnostic> notes;
+    /// File-scope __constant__ / __device__ variables: name -> buffer. Kernels use them by name,
+    /// the host fills them with cudaMemcpyToSymbol.
+    std::map<std::string, int> globals;
 };
 
 /// Walks main (or, without main, every host function that launches kernels and that no other

@@ -56,6 +56,7 @@ public:
 private:
     using Expr = ir::Expr;
     std::vector<std::pair<std::string, HostValue>> entryParameters(TSNode fn);
+    void declareDeviceGlobals();
     void note(TSNode at, std::string message);
     HostValue *lookup(const std::string &name);
     void walkFunction(const std::string &name, TSNode fn, std::vector<std::pair<std::string, HostValue>> params);
@@ -90,6 +91,7 @@ private:
     IndexMath m_math;
     HostProgram m_out;
     std::vector<Scope> m_scopes;
+    Scope m_globals; ///< file-scope device variables, visible in every host function
     std::vector<std::string> m_callStack;
     int m_controlDepth = 0;
     int m_macroDepth = 0;
