@@ -3,7 +3,6 @@
 #include <nvrtc.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cxxabi.h>
 #include <cstdlib>
@@ -278,25 +277,6 @@ Result<CompileResult> compile(const std::string &source, const CompileOptions &o
         nvrtcGetCUBIN(program.get(), result.cubin.data());
     }
     result.kernels = parsePtxasReport(result.log);
-    // Seen on the GPU machine (NVRTC 13.0 with a driver present): compiling a program that was
-    // compiled before with the same options returns the code with an empty log, so no ptxas report.
-    // The resources are the point of compiling here, so compile once more with options no earlier
-    // compile can have used.
-    if (realArch && result.kernels.empty() && result.ptx.find(".entry") != std::string::npos &&
-        options.extraOptions.end() ==
-            std::find_if(options.extraOptions.begin(), options.extraOptions.end(),
-                         [](const std::string &o) { return o.rfind("-D__STITCHCUDA_REPORT_NONCE__", 0) == 0; })) {
-        static std::atomic<unsigned long long> counter{0};
-        CompileOptions again = options;
-        again.extraOptions.push_back("-D__STITCHCUDA_REPORT_NONCE__=" +
-                                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) +
-                                     "_" + std::to_string(++counter));
-        auto retry = compile(source, again);
-        if (retry && !retry->kernels.empty()) {
-            result.kernels = std::move(retry->kernels);
-            result.log += retry->log;
-        }
-    }
     result.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
 }
