@@ -122,6 +122,8 @@ QVariant KernelResourcesModel::displayData(int row, int column) const
     case StackColumn:
         return bytes(k.stackFrameBytes);
     case SpillsColumn:
+        if (k.spillStoreBytes < 0)
+            return tr("n/a");
         return tr("%1 / %2 B").arg(k.spillStoreBytes).arg(k.spillLoadBytes);
     case ConstantMemoryColumn:
         return k.constantBytes < 0 ? tr("n/a") : bytes(k.constantBytes);
@@ -170,6 +172,9 @@ QString KernelResourcesModel::toolTip(int row, int column) const
     case KernelColumn:
         return QString::fromStdString(k.mangledName);
     case SpillsColumn:
+        if (k.spillStoreBytes < 0)
+            return tr("NVRTC gave no ptxas report for this compile; the resources come from the machine code, "
+                      "which does not record spills");
         return tr("Spill stores: %1 B, spill loads: %2 B per thread").arg(k.spillStoreBytes).arg(k.spillLoadBytes);
     case StackColumn:
         return tr("Stack frame per thread; local memory: %1 B").arg(k.localBytes);

@@ -94,8 +94,10 @@ int runCompile(const CompileOptions &options)
             nlohmann::json kj = {{"name", k.name}, {"mangledName", k.mangledName}, {"registers", k.registers},
                                  {"sharedBytes", k.sharedBytes},
                                  {"constantBytes", k.constantBytes >= 0 ? nlohmann::json(k.constantBytes) : nlohmann::json()},
-                                 {"stackFrameBytes", k.stackFrameBytes}, {"spillStoreBytes", k.spillStoreBytes},
-                                 {"spillLoadBytes", k.spillLoadBytes}, {"barriers", k.barriers}};
+                                 {"stackFrameBytes", k.stackFrameBytes},
+                                 {"spillStoreBytes", k.spillStoreBytes >= 0 ? nlohmann::json(k.spillStoreBytes) : nlohmann::json()},
+                                 {"spillLoadBytes", k.spillLoadBytes >= 0 ? nlohmann::json(k.spillLoadBytes) : nlohmann::json()},
+                                 {"barriers", k.barriers}};
             if (arch)
                 if (auto occ = computeOccupancy(*arch, options.blockSize, k.registers, k.sharedBytes))
                     kj["occupancy"] = {{"blockSize", options.blockSize}, {"value", occ->occupancy},
@@ -117,10 +119,12 @@ int runCompile(const CompileOptions &options)
                 options.arch.c_str(), result->compileMs, result->ptx.size(), result->cubin.size());
     std::printf("%-28s %5s %9s %9s %9s %5s  %s\n", "kernel", "regs", "smem [B]", "stack [B]", "spill [B]",
                 "bars", ("occupancy @" + std::to_string(options.blockSize) + " threads").c_str());
-    for (const auto &k : result->kernels)
-        std::printf("%-28s %5d %9d %9d %9d %5d  %s\n", k.name.c_str(), k.registers, k.sharedBytes,
-                    k.stackFrameBytes, k.spillStoreBytes + k.spillLoadBytes, k.barriers,
-                    occupancyText(arch, k, options.blockSize).c_str());
+    for (const auto &k : result->kernels) {
+        const std::string spills =
+            k.spillStoreBytes < 0 ? "unknown" : std::to_string(k.spillStoreBytes + k.spillLoadBytes);
+        std::printf("%-28s %5d %9d %9d %9s %5d  %s\n", k.name.c_str(), k.registers, k.sharedBytes,
+                    k.stackFrameBytes, spills.c_str(), k.barriers, occupancyText(arch, k, options.blockSize).c_str());
+    }
     return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "core/cuda/NvrtcCompiler.h"
 
+#include "core/cuda/CubinInfo.h"
+
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -269,7 +271,7 @@ Result<CompileResult> compile(const std::string &source, const CompileOptions &o
     if (!result.ptx.empty() && result.ptx.back() == '\0')
         result.ptx.pop_back();
 
-    if (realArch && options.wantCubin) {
+    if (realArch) {
         std::size_t cubinSize = 0;
         if ((r = nvrtcGetCUBINSize(program.get(), &cubinSize)) != NVRTC_SUCCESS)
             return makeError(ErrorKind::Compile, "nvrtcGetCUBINSize failed: " + errorText(r));
@@ -277,6 +279,20 @@ Result<CompileResult> compile(const std::string &source, const CompileOptions &o
         nvrtcGetCUBIN(program.get(), result.cubin.data());
     }
     result.kernels = parsePtxasReport(result.log);
+    if (result.kernels.empty() && !result.cubin.empty()) {
+        // NVRTC sometimes returns no ptxas report (seen on the GPU machine); the machine code
+        // records the same registers, shared memory, stack and barriers, though not spills.
+        auto fromCubin = readCubinResources(result.cubin, options.arch);
+        if (!fromCubin.ok())
+            return fromCubin.error();
+        result.kernels = std::move(*fromCubin);
+        if (!result.kernels.empty())
+            result.diagnostics.push_back(Diagnostic{Severity::Note, SourceLocation{options.fileName, 0, 0},
+                                                    "NVRTC returned no ptxas report: kernel resources were read from "
+                                                    "the CUBIN; spill counts are unknown"});
+    }
+    if (!options.wantCubin)
+        result.cubin.clear();
     result.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

@@ -19,8 +19,8 @@ struct KernelResources {
     int sharedBytes = 0;      ///< static shared memory per block ("smem")
     int constantBytes = -1;   ///< sum of cmem[*] banks; -1 when ptxas does not report it (CUDA 13)
     int stackFrameBytes = 0;  ///< per-thread stack frame
-    int spillStoreBytes = 0;
-    int spillLoadBytes = 0;
+    int spillStoreBytes = 0;  ///< -1 when unknown (resources read from the CUBIN, not the ptxas report)
+    int spillLoadBytes = 0;   ///< -1 when unknown
     int barriers = 0;         ///< named barriers used
     int localBytes = 0;       ///< "lmem" (local memory) if reported
     std::string arch;         ///< "sm_90"

@@ -1,3 +1,4 @@
+#include "core/cuda/CubinInfo.h"
 #include "core/cuda/NvrtcCompiler.h"
 #include "core/cuda/SourceCompiler.h"
 
@@ -149,4 +150,60 @@ TEST(PtxasReport, ShortNamesOfTemplatesAndExternC)
     EXPECT_EQ(shortKernelName("_Z2tkILi128EEvPf"), "tk<128>");
     EXPECT_EQ(shortKernelName("_Z12matmul_naivePKfS0_Pfiii"), "matmul_naive");
     EXPECT_EQ(shortKernelName("plain_c_kernel"), "plain_c_kernel");
+}
+
+TEST(Cubin, ResourcesMatchThePtxasReport)
+{
+    const char *src = R"(
+template <int N> __global__ void tk(float *p) { __shared__ float t[N]; t[threadIdx.x] = p[threadIdx.x];
+    __syncthreads(); p[threadIdx.x] = t[(threadIdx.x + 1) % N]; }
+template __global__ void tk<300>(float *);
+extern "C" __global__ void local(float *p, int n) { float l[64]; for (int i = 0; i < 64; ++i) l[i] = p[i * n];
+    float s = 0; for (int i = 0; i < n; ++i) s += l[(i * 7) % 64]; p[threadIdx.x] = s; }
+__global__ void plain(const float *a, float *b, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) b[i] = a[i] * 2.0f; }
+)";
+    for (const std::string arch : {"sm_80", "sm_90"}) {
+        CompileOptions o;
+        o.arch = arch;
+        auto r = compile(src, o);
+        ASSERT_TRUE(r.ok()) << r.error().toString();
+        auto fromCubin = readCubinResources(r->cubin, arch);
+        ASSERT_TRUE(fromCubin.ok()) << fromCubin.error().toString();
+        ASSERT_EQ(fromCubin->size(), 3u);
+        ASSERT_EQ(r->kernels.size(), 3u);
+        for (const auto &reported : r->kernels) {
+            const KernelResources *k = nullptr;
+            for (const auto &c : *fromCubin)
+                if (c.mangledName == reported.mangledName)
+                    k = &c;
+            ASSERT_NE(k, nullptr) << reported.mangledName;
+            EXPECT_EQ(k->name, reported.name);
+            EXPECT_EQ(k->registers, reported.registers) << k->name;
+            EXPECT_EQ(k->sharedBytes, reported.sharedBytes) << k->name;
+            EXPECT_EQ(k->stackFrameBytes, reported.stackFrameBytes) << k->name;
+            EXPECT_EQ(k->barriers, reported.barriers) << k->name;
+            EXPECT_EQ(k->spillStoreBytes, -1);
+            EXPECT_EQ(k->arch, arch);
+        }
+    }
+}
+
+TEST(Cubin, MalformedImagesAreErrorsNotCrashes)
+{
+    CompileOptions o;
+    auto r = compile("extern \"C\" __global__ void k(float *p) { __shared__ float s[32]; s[threadIdx.x] = 1; "
+                     "__syncthreads(); p[threadIdx.x] = s[31 - threadIdx.x]; }",
+                     o);
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(readCubinResources(std::vector<char>(10, 'x'), "sm_90").ok());
+    EXPECT_FALSE(readCubinResources(std::span<const char>(r->cubin.data(), 40), "sm_90").ok());
+    // Every truncation and single-byte corruption either parses or is refused; none reads out of bounds.
+    for (std::size_t n = 0; n < r->cubin.size(); n += 7)
+        (void)readCubinResources(std::span<const char>(r->cubin.data(), n), "sm_90");
+    for (std::size_t i = 0; i < r->cubin.size(); i += 3) {
+        auto copy = r->cubin;
+        copy[i] = static_cast<char>(copy[i] ^ 0x5a);
+        (void)readCubinResources(copy, "sm_90");
+    }
 }
