@@ -2,6 +2,7 @@
 # Installs what StitchCUDA needs on Debian 12 (as root, or with sudo), then configures and builds.
 #   scripts/setup.sh            -> packages + KSyntaxHighlighting + cmake --preset dev + build
 #   STITCHCUDA_NO_STUDIO=1 ...  -> core + CLI only (no Qt)
+#   STITCHCUDA_REQUIRE_FUZZERS=1 -> fail unless the libFuzzer targets build (CI)
 # Idempotent: packages already installed are not asked for again, dependency builds are cached in
 # .deps/ and the CMake build is incremental, so a second run takes seconds.
 set -euo pipefail
@@ -13,9 +14,12 @@ sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 
 core_pkgs=(cmake ninja-build g++ pkg-config curl ca-certificates xz-utils perl npm
-           libtree-sitter-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev)
+           libtree-sitter-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev
+           libbenchmark-dev)
+# clang and its libFuzzer/sanitizer runtimes build the fuzz targets (tests/fuzz, CTest fuzz.frontends).
+fuzz_pkgs=(clang-14 libclang-rt-14-dev)
 studio_pkgs=(qt6-base-dev qt6-svg-dev libxkbcommon-dev extra-cmake-modules xvfb xauth fonts-dejavu-core)
-pkgs=("${core_pkgs[@]}")
+pkgs=("${core_pkgs[@]}" "${fuzz_pkgs[@]}")
 [ "${STITCHCUDA_NO_STUDIO:-0}" = 1 ] || pkgs+=("${studio_pkgs[@]}")
 
 missing=()
@@ -39,6 +43,10 @@ fi
 
 preset=${STITCHCUDA_PRESET:-dev}
 extra=()
+# CI sets STITCHCUDA_REQUIRE_FUZZERS=1 so that fuzz.frontends runs there instead of skipping.
+if [ "${STITCHCUDA_REQUIRE_FUZZERS:-0}" = 1 ]; then
+    extra+=(-DSTITCHCUDA_REQUIRE_FUZZERS=ON)
+fi
 if [ "${STITCHCUDA_NO_STUDIO:-0}" = 1 ]; then
     extra+=(-DSTITCHCUDA_BUILD_STUDIO=OFF)
 else

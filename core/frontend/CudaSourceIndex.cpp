@@ -1,8 +1,9 @@
 #include "core/frontend/CudaSourceIndex.h"
 
+#include "core/frontend/CudaParser.h"
+
 #include <tree_sitter/api.h>
 
-#include <memory>
 #include <string_view>
 
 extern "C" const TSLanguage *tree_sitter_cuda(void);
@@ -10,13 +11,6 @@ extern "C" const TSLanguage *tree_sitter_cuda(void);
 namespace stitch::frontend {
 
 namespace {
-
-struct TreeDeleter {
-    void operator()(TSTree *t) const { ts_tree_delete(t); }
-};
-struct ParserDeleter {
-    void operator()(TSParser *p) const { ts_parser_delete(p); }
-};
 
 class Indexer {
 public:
@@ -183,23 +177,23 @@ private:
 
 } // namespace
 
-SourceIndex indexCudaSource(const std::string &source, const std::string &fileName)
+SourceIndex indexCudaTree(TSNode root, const std::string &source, const std::string &fileName)
 {
     SourceIndex out;
-    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
-    if (!ts_parser_set_language(parser.get(), tree_sitter_cuda())) {
-        out.syntaxErrors.push_back({Severity::Error, {fileName, 0, 0},
-                                    "the CUDA grammar's ABI does not match the tree-sitter runtime"});
-        return out;
-    }
-    std::unique_ptr<TSTree, TreeDeleter> tree(
-        ts_parser_parse_string(parser.get(), nullptr, source.data(), static_cast<uint32_t>(source.size())));
-    if (!tree) {
-        out.syntaxErrors.push_back({Severity::Error, {fileName, 0, 0}, "tree-sitter could not parse the file"});
-        return out;
-    }
-    Indexer(source, fileName).run(ts_tree_root_node(tree.get()), out);
+    Indexer(source, fileName).run(root, out);
     return out;
+}
+
+SourceIndex indexCudaSource(const std::string &source, const std::string &fileName, const CudaParseLimits &limits)
+{
+    auto tree = parseCuda(source, fileName, limits);
+    if (!tree) {
+        SourceIndex out;
+        out.syntaxErrors.push_back({Severity::Error, tree.error().location.value_or(SourceLocation{fileName, 1, 1}),
+                                    tree.error().message});
+        return out;
+    }
+    return indexCudaTree(tree->root(), source, fileName);
 }
 
 std::string treeSitterVersionInfo()

@@ -49,7 +49,9 @@ struct LiftedProgram {
 Result<LiftedProgram> liftTensorExpressions(const std::string &source, const std::string &fileName);
 
 /// Lifts a CUDA program: kernels in the one-thread-per-output style become compute ops; the host
-/// program gives sizes, buffers and the launch sequence (dataflow between kernels).
+/// program gives sizes, buffers and the launch sequence (dataflow between kernels). tree-sitter
+/// parses the file once, within CudaParseLimits (CudaSourceIndex.h): an oversized file or one
+/// that runs past the time budget is an error at file:1:1, never a hang.
 Result<LiftedProgram> liftCudaProgram(const std::string &source, const std::string &fileName);
 
 /// Picks the frontend by extension (.te, .cu/.cuh); Unsupported error for anything else.

@@ -3,6 +3,9 @@
 #include "core/ir/ExprUtil.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
+#include <unordered_map>
 
 namespace stitch::ir {
 
@@ -20,8 +23,17 @@ Tensor Graph::addTensor(std::string name, DType dtype, Shape shape, TensorRole r
 
 void Graph::addOp(ComputeOp op)
 {
+    std::vector<TensorId> reads;
+    for (const TensorRef &t : op.inputs())
+        reads.push_back(t.id);
+    // Appending keeps a topological order unless an op already placed reads the new output: the
+    // earliest-ready sort below would return the list unchanged, so skip it.
+    const bool readByEarlierOp = m_readIds.count(op.output.id) > 0;
+    m_readIds.insert(reads.begin(), reads.end());
     m_ops.push_back(std::move(op));
-    sortTopologically();
+    m_opReads.push_back(std::move(reads));
+    if (readByEarlierOp)
+        sortTopologically();
 }
 
 void Graph::sortTopologically()
@@ -29,42 +41,59 @@ void Graph::sortTopologically()
     // Kahn's algorithm that always takes the earliest ready op, so an already ordered list
     // (the usual case: ops added producer first) keeps the order the author wrote.
     const std::size_t n = m_ops.size();
-    std::vector<std::vector<TensorId>> readsOf(n);
+    std::unordered_map<TensorId, std::vector<std::size_t>> writers;
+    for (std::size_t i = 0; i < n; ++i)
+        writers[m_ops[i].output.id].push_back(i);
+    std::vector<std::vector<std::size_t>> dependents(n);
+    std::vector<std::size_t> unplacedProducers(n, 0);
+    std::vector<std::size_t> producers;
     for (std::size_t i = 0; i < n; ++i) {
-        for (const TensorRef &t : m_ops[i].inputs())
-            readsOf[i].push_back(t.id);
-    }
-    auto dependsOn = [&](std::size_t consumer, std::size_t producer) {
-        const TensorId written = m_ops[producer].output.id;
-        return consumer != producer
-            && std::find(readsOf[consumer].begin(), readsOf[consumer].end(), written) != readsOf[consumer].end();
-    };
-
-    std::vector<bool> placed(n, false);
-    std::vector<std::size_t> order;
-    order.reserve(n);
-    while (order.size() < n) {
-        bool progress = false;
-        for (std::size_t i = 0; i < n && !progress; ++i) {
-            if (placed[i])
+        producers.clear();
+        for (TensorId id : m_opReads[i]) {
+            auto it = writers.find(id);
+            if (it == writers.end())
                 continue;
-            bool ready = true;
-            for (std::size_t j = 0; j < n && ready; ++j)
-                ready = placed[j] || !dependsOn(i, j);
-            if (ready) {
-                placed[i] = true;
-                order.push_back(i);
-                progress = true;
+            for (std::size_t j : it->second) {
+                if (j != i)
+                    producers.push_back(j);
             }
         }
-        if (!progress)
-            return; // a cycle: leave the insertion order for validate() to report
+        std::sort(producers.begin(), producers.end());
+        producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+        unplacedProducers[i] = producers.size();
+        for (std::size_t j : producers)
+            dependents[j].push_back(i);
     }
+
+    std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (unplacedProducers[i] == 0)
+            ready.push(i);
+    }
+    std::vector<std::size_t> order;
+    order.reserve(n);
+    while (!ready.empty()) {
+        const std::size_t i = ready.top();
+        ready.pop();
+        order.push_back(i);
+        for (std::size_t d : dependents[i]) {
+            if (--unplacedProducers[d] == 0)
+                ready.push(d);
+        }
+    }
+    if (order.size() < n)
+        return; // a cycle: leave the order for validate() to report
+
     std::vector<ComputeOp> sorted;
+    std::vector<std::vector<TensorId>> sortedReads;
     sorted.reserve(n);
-    for (std::size_t i : order)
+    sortedReads.reserve(n);
+    for (std::size_t i : order) {
         sorted.push_back(std::move(m_ops[i]));
+        sortedReads.push_back(std::move(m_opReads[i]));
+    }
     m_ops = std::move(sorted);
+    m_opReads = std::move(sortedReads);
 }
 
 const Tensor *Graph::tensor(TensorId id) const

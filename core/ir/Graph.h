@@ -9,13 +9,16 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace stitch::ir {
 
-/// Owns the tensors and ops of one program. Tensors are indexed by their id. Ops are reordered
-/// on every addOp so that a producer always precedes its consumers; while the ops form a cycle
-/// (which validate() reports) they stay in insertion order.
+/// Owns the tensors and ops of one program. Tensors are indexed by their id. After every addOp
+/// a producer precedes its consumers, and ops that do not depend on each other keep the order
+/// they were added in; while the ops form a cycle (which validate() reports) a new op is only
+/// appended. Adding an op that no earlier op reads (the usual producer-first order) is O(its
+/// reads); adding one that an earlier op reads re-sorts all ops in O((ops + reads) log ops).
 ///
 /// Pointers returned by the query functions stay valid until the next addTensor or addOp.
 class Graph {
@@ -27,7 +30,7 @@ public:
 
     /// Adds a tensor and returns it with its new id.
     Tensor addTensor(std::string name, DType dtype, Shape shape, TensorRole role);
-    /// Adds an op (not checked here: see validate()) and restores the topological order.
+    /// Adds an op (not checked here: see validate()) and keeps the topological order.
     void addOp(ComputeOp op);
 
     const std::vector<Tensor> &tensors() const { return m_tensors; }
@@ -63,6 +66,8 @@ private:
     std::string m_name;
     std::vector<Tensor> m_tensors;
     std::vector<ComputeOp> m_ops;
+    std::vector<std::vector<TensorId>> m_opReads; ///< m_ops[i].inputs() ids, kept in m_ops' order
+    std::unordered_set<TensorId> m_readIds;       ///< every tensor some op reads
 };
 
 } // namespace stitch::ir

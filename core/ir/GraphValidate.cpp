@@ -4,9 +4,9 @@
 #include "core/ir/ExprUtil.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace stitch::ir {
 
@@ -66,6 +66,10 @@ public:
 
     void run()
     {
+        // Tensor id -> the ops writing it, in op order: keeps the checks linear in the graph.
+        const std::vector<ComputeOp> &ops = m_graph.ops();
+        for (std::size_t i = 0; i < ops.size(); ++i)
+            m_writersOf[ops[i].output.id].push_back(i);
         checkTensors();
         for (const ComputeOp &op : m_graph.ops())
             checkOp(op);
@@ -148,7 +152,7 @@ private:
                                    + dtypeName(type) + ", not an integer type", op);
             }
         }
-        if (t->role != TensorRole::Input && !m_graph.producer(t->id)) {
+        if (t->role != TensorRole::Input && !m_writersOf.count(t->id)) {
             m_problems.add(opLabel(*op) + " reads " + quoted(t->name)
                                + ", which no op writes and which is not an input", op);
         }
@@ -215,7 +219,7 @@ private:
     void checkOutputsWritten()
     {
         for (const Tensor *t : m_graph.outputs()) {
-            if (!m_graph.producer(t->id))
+            if (!m_writersOf.count(t->id))
                 m_problems.add("output " + quoted(t->name) + " is never written");
         }
     }
@@ -228,9 +232,10 @@ private:
         std::vector<std::vector<std::size_t>> consumersOf(n);
         for (std::size_t j = 0; j < n; ++j) {
             for (const TensorRef &t : ops[j].inputs()) {
-                for (std::size_t i = 0; i < n; ++i) {
-                    if (ops[i].output.id != t.id)
-                        continue;
+                auto writers = m_writersOf.find(t.id);
+                if (writers == m_writersOf.end())
+                    continue;
+                for (std::size_t i : writers->second) {
                     if (i == j)
                         m_problems.add(opLabel(ops[j]) + " reads its own output " + quoted(t.name), &ops[j]);
                     else
@@ -238,33 +243,37 @@ private:
                 }
             }
         }
+        // Depth-first search with an explicit stack: a chain of thousands of ops must not
+        // exhaust the call stack. path holds the active ops and how many consumers each has seen.
         enum class Mark { New, Active, Done };
         std::vector<Mark> marks(n, Mark::New);
-        std::vector<std::size_t> path;
-        bool reported = false;
-        std::function<void(std::size_t)> visit = [&](std::size_t i) {
-            marks[i] = Mark::Active;
-            path.push_back(i);
-            for (std::size_t j : consumersOf[i]) {
-                if (reported)
-                    break;
+        std::vector<std::pair<std::size_t, std::size_t>> path;
+        for (std::size_t root = 0; root < n; ++root) {
+            if (marks[root] != Mark::New)
+                continue;
+            marks[root] = Mark::Active;
+            path.emplace_back(root, 0);
+            while (!path.empty()) {
+                auto &[i, next] = path.back();
+                if (next == consumersOf[i].size()) {
+                    marks[i] = Mark::Done;
+                    path.pop_back();
+                    continue;
+                }
+                const std::size_t j = consumersOf[i][next++];
                 if (marks[j] == Mark::Active) {
                     std::string cycle;
-                    auto start = std::find(path.begin(), path.end(), j);
+                    auto start = std::find_if(path.begin(), path.end(), [&](const auto &p) { return p.first == j; });
                     for (auto it = start; it != path.end(); ++it)
-                        cycle += opLabel(ops[*it]) + " -> ";
+                        cycle += opLabel(ops[it->first]) + " -> ";
                     m_problems.add("ops form a cycle: " + cycle + opLabel(ops[j]), &ops[j]);
-                    reported = true; // one cycle is enough to explain the problem
-                } else if (marks[j] == Mark::New) {
-                    visit(j);
+                    return; // one cycle is enough to explain the problem
+                }
+                if (marks[j] == Mark::New) {
+                    marks[j] = Mark::Active;
+                    path.emplace_back(j, 0);
                 }
             }
-            path.pop_back();
-            marks[i] = Mark::Done;
-        };
-        for (std::size_t i = 0; i < n && !reported; ++i) {
-            if (marks[i] == Mark::New)
-                visit(i);
         }
     }
 
@@ -272,6 +281,7 @@ private:
     Problems &m_problems;
     std::set<std::string> m_opNames;
     std::map<TensorId, const ComputeOp *> m_writers;
+    std::unordered_map<TensorId, std::vector<std::size_t>> m_writersOf;
 };
 
 } // namespace

@@ -173,7 +173,9 @@ KernelArg argument(const json &j, const std::string &where)
         return KernelArg::buffer(j.get<std::string>());
     if (!j.is_object() || j.size() != 1)
         fail(where, "expected a buffer name or a scalar such as {\"int32\": 1024}");
-    const auto &[typeName, value] = *j.items().begin();
+    const auto member = j.begin();
+    const std::string typeName = member.key();
+    const json &value = member.value();
     auto t = ir::parseDType(typeName);
     if (!t)
         fail(where, "unknown scalar type \"" + typeName + "\"");

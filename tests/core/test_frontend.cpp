@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <sstream>
 
 using namespace stitch;
 using namespace stitch::frontend;
@@ -65,6 +68,70 @@ TEST(CudaSourceIndex, SyntaxErrorsAreLocatedAndNeverCrash)
         const auto r = indexCudaSource(s, "x.cu");
         EXPECT_TRUE(s.empty() || !r.syntaxErrors.empty()) << s;
     }
+}
+
+namespace {
+
+/// Text tree-sitter recovers from slowly (~25 us per byte): the fuzzer's reproducer, repeated.
+std::string slowGarbage(std::size_t bytes)
+{
+    std::ifstream in(std::string(STITCHCUDA_SOURCE_DIR) + "/tests/fuzz/corpus/slow-treesitter-error-recovery",
+                     std::ios::binary);
+    std::ostringstream seed;
+    seed << in.rdbuf();
+    std::string text;
+    while (text.size() < bytes)
+        text += seed.str();
+    return text;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+TEST(CudaSourceIndex, ParseBudgetGrowsWithTheFileFromAFloor)
+{
+    const CudaParseLimits limits;
+    EXPECT_EQ(limits.budgetFor(0), std::chrono::seconds(2));
+    EXPECT_EQ(limits.budgetFor(100000), std::chrono::seconds(2));
+    EXPECT_EQ(limits.budgetFor(limits.maxSourceBytes), std::chrono::microseconds((8 << 20) * 2));
+}
+
+TEST(CudaSourceIndex, OversizedFileIsOneLocatedErrorWithoutParsing)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const auto idx = indexCudaSource(std::string((9 << 20) + 17, ';'), "big.cu");
+    EXPECT_LT(secondsSince(start), 1.0);
+    EXPECT_TRUE(idx.kernels.empty());
+    ASSERT_EQ(idx.syntaxErrors.size(), 1u);
+    EXPECT_EQ(idx.syntaxErrors[0].toString(),
+              "big.cu:1:1: error: big.cu is 9.0 MiB; CUDA files over 8.0 MiB are not parsed (the file is probably "
+              "not CUDA source)");
+}
+
+TEST(CudaSourceIndex, InputThatOutlastsTheParseBudgetIsALocatedTimeout)
+{
+    // Without a budget this takes seconds (it is what made the fuzzer's -timeout fire).
+    const std::string garbage = slowGarbage(256 * 1024);
+    CudaParseLimits limits;
+    limits.minBudget = std::chrono::milliseconds(50);
+    limits.budgetPerByte = std::chrono::nanoseconds(0);
+    const auto start = std::chrono::steady_clock::now();
+    const auto idx = indexCudaSource(garbage, "noise.cu", limits);
+    EXPECT_LT(secondsSince(start), 1.0);
+    ASSERT_EQ(idx.syntaxErrors.size(), 1u);
+    EXPECT_EQ(idx.syntaxErrors[0].location.toString(), "noise.cu:1:1");
+    EXPECT_NE(idx.syntaxErrors[0].message.find("parsing noise.cu took longer than 50 ms for 262"), std::string::npos)
+        << idx.syntaxErrors[0].message;
+    EXPECT_NE(idx.syntaxErrors[0].message.find("the file is probably not CUDA"), std::string::npos);
+
+    // The fuzzer's 1.4 KB reproducer itself fits the default budget: ordinary syntax errors.
+    const auto small = indexCudaSource(slowGarbage(1), "repro.cu");
+    ASSERT_FALSE(small.syntaxErrors.empty());
+    EXPECT_EQ(small.syntaxErrors[0].message.find("took longer"), std::string::npos) << small.syntaxErrors[0].message;
 }
 
 TEST(DeviceCode, BlanksHostCodeKeepingLinesAndColumns)

@@ -9,9 +9,10 @@ if [ ! -x "$fuzzer" ]; then
     exit 77
 fi
 mkdir -p "$work/corpus" "$work/artifacts"
-# -timeout=20, not 5: under ASan on a loaded machine, tree-sitter's error recovery alone takes
-# seconds on 4 KB of garbage (corpus/slow-treesitter-error-recovery); a real hang still fails.
-set -- -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=4096 \
+# -timeout=10: tree-sitter's error recovery is slow on garbage (corpus/slow-treesitter-error-recovery),
+# but every parse now stops at its budget (CudaParseLimits: 2 s for inputs this small), and an input
+# is parsed twice (indexCudaSource, liftCudaProgram); anything longer is a real hang.
+set -- -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
     -artifact_prefix="$work/artifacts/" -print_final_stats=1
 if [ -n "$dict" ]; then
     set -- "$@" -dict="$dict"

@@ -3,6 +3,7 @@
 #include "tests/lift/LiftCorpus.h"
 
 #include "core/frontend/Lift.h"
+#include "core/frontend/cudalift/CudaLift.h"
 
 #include <gtest/gtest.h>
 
@@ -79,6 +80,66 @@ TEST(LiftRobustness, RecursiveMacrosTerminate)
     ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
     ASSERT_EQ(lifted->opaque.size(), 1u);
     EXPECT_NE(lifted->opaque[0].why.message.find("macro"), std::string::npos) << lifted->opaque[0].why.toString();
+}
+
+/// Text tree-sitter recovers from slowly (~25 us per byte): the fuzzer's reproducer, repeated.
+std::string slowGarbage(std::size_t bytes)
+{
+    const std::string seed = readTextFile(std::string(STITCHCUDA_SOURCE_DIR) + "/tests/fuzz/corpus/slow-treesitter-error-recovery");
+    std::string text;
+    while (text.size() < bytes)
+        text += seed;
+    return text;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST(LiftRobustness, OversizedOrUnparsableInputIsALocatedErrorNotAHang)
+{
+    auto big = frontend::liftCudaProgram(std::string(9 << 20, ' '), "big.cu");
+    ASSERT_FALSE(big.ok());
+    EXPECT_EQ(big.error().kind, ErrorKind::Parse);
+    EXPECT_EQ(big.error().toString(), "big.cu:1:1: parse: big.cu is 9.0 MiB; CUDA files over 8.0 MiB are not parsed "
+                                      "(the file is probably not CUDA source)");
+
+    frontend::CudaParseLimits limits;
+    limits.minBudget = std::chrono::milliseconds(50);
+    limits.budgetPerByte = std::chrono::nanoseconds(0);
+    const auto start = std::chrono::steady_clock::now();
+    auto noise = frontend::cudalift::liftCudaProgramDetailed(slowGarbage(256 * 1024), "noise.cu", limits);
+    EXPECT_LT(secondsSince(start), 1.0);
+    ASSERT_FALSE(noise.ok());
+    EXPECT_EQ(noise.error().kind, ErrorKind::Timeout);
+    ASSERT_TRUE(noise.error().location.has_value());
+    EXPECT_EQ(noise.error().location->toString(), "noise.cu:1:1");
+    EXPECT_NE(noise.error().message.find("took longer than 50 ms"), std::string::npos) << noise.error().message;
+    EXPECT_NE(noise.error().message.find("probably not CUDA"), std::string::npos) << noise.error().message;
+}
+
+TEST(LiftRobustness, MacroBodiesShareTheFileParseBudget)
+{
+    // The file's parse sees macro bodies as opaque text (fast), and each body is parsed again as
+    // an expression (~20 ms for these): 100 bodies must not get 100 budgets of their own.
+    std::string line;
+    while (line.size() < 2048)
+        line += "a<b<c<d ";
+    std::string src = "__global__ void k(float *c) { c[threadIdx.x] = 1.0f; }\n";
+    for (int m = 0; m < 100; ++m)
+        src += "#define NOISE" + std::to_string(m) + " " + line + "\n";
+    frontend::CudaParseLimits limits;
+    limits.minBudget = std::chrono::milliseconds(150);
+    limits.budgetPerByte = std::chrono::nanoseconds(0);
+    const auto start = std::chrono::steady_clock::now();
+    auto lifted = frontend::cudalift::liftCudaProgramDetailed(src, "macros.cu", limits);
+    EXPECT_LT(secondsSince(start), 0.6);
+    ASSERT_FALSE(lifted.ok());
+    EXPECT_EQ(lifted.error().kind, ErrorKind::Timeout) << lifted.error().toString();
+    ASSERT_TRUE(lifted.error().location.has_value());
+    EXPECT_GE(lifted.error().location->line, 2); // the #define where the budget ran out
+    EXPECT_NE(lifted.error().message.find("macro bodies of macros.cu"), std::string::npos) << lifted.error().message;
 }
 
 } // namespace

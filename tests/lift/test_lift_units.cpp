@@ -374,6 +374,58 @@ void run(const float *a, float *b, int n) {
     EXPECT_EQ(lifted->program.opaque[0].why.location.line, 7);
 }
 
+TEST(LiftCuda, ConstantMemoryFilledWithMemcpyToSymbolIsAnInput)
+{
+    // Kirk & Hwu's 1-D convolution with the mask in constant memory and zero ghost elements.
+    const std::string src = R"(
+#define MASK_WIDTH 5
+__constant__ float M[MASK_WIDTH];
+__global__ void convolution1D(const float *N, float *P, int width) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= width) return;
+    float pValue = 0;
+    int start = i - (MASK_WIDTH / 2);
+    for (int j = 0; j < MASK_WIDTH; j++)
+        if (start + j >= 0 && start + j < width)
+            pValue += N[start + j] * M[j];
+    P[i] = pValue;
+}
+int main() {
+    int width = 10000;
+    float h_M[MASK_WIDTH] = {0.1f, 0.2f, 0.4f, 0.2f, 0.1f};
+    float *h_N = (float *)malloc(width * sizeof(float));
+    float *d_N, *d_P;
+    cudaMalloc(&d_N, width * sizeof(float));
+    cudaMalloc(&d_P, width * sizeof(float));
+    cudaMemcpy(d_N, h_N, width * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpyToSymbol(M, h_M, MASK_WIDTH * sizeof(float));
+    convolution1D<<<(width + 255) / 256, 256>>>(d_N, d_P, width);
+    cudaMemcpy(h_N, d_P, width * sizeof(float), cudaMemcpyDeviceToHost);
+})";
+    auto lifted = lift(src);
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    ASSERT_TRUE(lifted->program.opaque.empty()) << lifted->program.diagnostics.front().toString();
+    const ir::Tensor *mask = lifted->program.graph.findTensor("M");
+    ASSERT_NE(mask, nullptr);
+    EXPECT_EQ(mask->role, ir::TensorRole::Input);
+    EXPECT_EQ(opText(*lifted),
+              "d_P[i] = sum(j) select(i + j - MASK_WIDTH / 2 >= 0 && i + j - MASK_WIDTH / 2 < width, "
+              "d_N[i + j - MASK_WIDTH / 2] * M[j], 0.0)");
+
+    const std::vector<double> n = {1, 2, 3, 4, 5, 6, 7}, m = {0.1, 0.2, 0.4, 0.2, 0.1};
+    auto run = ir::interpret(lifted->program.graph, {{"width", 7}, {"MASK_WIDTH", 5}}, {{"d_N", n}, {"M", m}});
+    ASSERT_TRUE(run.ok()) << run.error().toString();
+    for (int i = 0; i < 7; ++i) {
+        double expected = 0;
+        for (int j = 0; j < 5; ++j) {
+            const int at = i - 2 + j;
+            if (at >= 0 && at < 7)
+                expected += n[static_cast<std::size_t>(at)] * m[static_cast<std::size_t>(j)];
+        }
+        EXPECT_NEAR(run->at("d_P")[static_cast<std::size_t>(i)], expected, 1e-12) << i;
+    }
+}
+
 TEST(LiftCuda, RuntimeSizesAreSymbolsWithoutValues)
 {
     const std::string src = R"(

@@ -84,7 +84,7 @@ TEST(Worker, StartupFailuresAreTyped)
                           Case{"die-at-start", ErrorKind::Io, "exited with status 1"},
                           Case{"silent", ErrorKind::Timeout, "did not say hello"}}) {
         WorkerOptions o = fakeWorker(c.mode);
-        o.startupTimeoutMs = 500;
+        o.startupTimeoutMs = c.kind == ErrorKind::Timeout ? 500 : 10000;
         WorkerClient client(o);
         auto info = client.start();
         ASSERT_FALSE(info.ok()) << c.mode;

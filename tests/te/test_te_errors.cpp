@@ -163,13 +163,29 @@ TEST(TeErrors, StopsAfterTooManyErrors)
 
 TEST(TeErrors, LimitsOnStatementsAndSize)
 {
-    std::string many = "size N\ninput X: f32[N]\n";
-    for (int i = 0; i < 300; ++i)
-        many += "output Y" + std::to_string(i) + ": f32[N]\nY" + std::to_string(i) + "[i] = X[i]\n";
-    const auto result = frontend::liftTensorExpressions(many, "many.te");
+    // A chain of n computations: T0 from X, each T from the one before, Y from the last.
+    auto chain = [](int n) {
+        std::string text = "size N\ninput X: f32[N]\noutput Y: f32[N]\n";
+        for (int k = 0; k < n; ++k)
+            text += "tensor T" + std::to_string(k) + ": f32[N]\n";
+        text += "T0[i] = X[i] + 1.0\n";
+        for (int k = 1; k < n; ++k)
+            text += "T" + std::to_string(k) + "[i] = T" + std::to_string(k - 1) + "[i] * 0.5\n";
+        return text + "Y[i] = T" + std::to_string(n - 1) + "[i]\n";
+    };
+    // Up to the limit (4096 computations) a program lifts: adding an op to the graph is cheap.
+    const frontend::te::Limits limits;
+    const auto large = frontend::liftTensorExpressions(chain(limits.maxStatements - 1), "large.te");
+    ASSERT_TRUE(large.ok()) << large.error().toString();
+    EXPECT_EQ(static_cast<int>(large->graph.ops().size()), limits.maxStatements);
+    EXPECT_EQ(large->graph.ops().back().name, "Y");
+
+    const int n = limits.maxStatements + 10;
+    const auto result = frontend::liftTensorExpressions(chain(n), "many.te");
     ASSERT_FALSE(result.ok());
-    EXPECT_EQ(result.error().location->line, 2 + 2 * 256 + 2);
-    EXPECT_NE(result.error().message.find("too many statements: at most 256"), std::string::npos);
+    EXPECT_EQ(result.error().location->line, 3 + n + limits.maxStatements + 1);
+    EXPECT_NE(result.error().message.find("too many statements: at most 4096 computations per file"),
+              std::string::npos) << result.error().message;
 
     frontend::te::Limits small;
     small.maxSourceBytes = 10;

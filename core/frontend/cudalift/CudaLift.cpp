@@ -137,9 +137,14 @@ void addSizesOf(const ir::Expr &e, std::set<std::string> &names)
 
 namespace cudalift {
 
-Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const std::string &fileName)
+Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const std::string &fileName,
+                                               const CudaParseLimits &limits)
 {
-    auto tree = SyntaxTree::parse(source, fileName);
+    // One parse serves the outline (indexCudaTree), the macros and the walks; macro bodies are
+    // parsed within what is left of the same time budget.
+    auto tree = SyntaxTree::parse(source, fileName, limits);
+    if (tree->failure())
+        return *tree->failure();
     std::vector<Diagnostic> syntax = tree->syntaxErrors();
     if (!syntax.empty()) {
         Error e = makeError(ErrorKind::Parse,
@@ -149,10 +154,12 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
         e.diagnostics = std::move(syntax);
         return e;
     }
-    const SourceIndex index = indexCudaSource(source, fileName);
+    const SourceIndex index = indexCudaTree(tree->root(), tree->text(), fileName);
     ProgramContext ctx;
     ctx.file = tree.get();
     Preprocessor macros(*tree);
+    if (macros.failure())
+        return *macros.failure();
     SizeTable sizes;
     ctx.macros = &macros;
     ctx.sizes = &sizes;
@@ -169,6 +176,7 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
 
     HostProgram host = walkHostProgram(ctx);
     ctx.buffers = &host.buffers;
+    ctx.globals = host.globals;
     const std::size_t launchCount = host.launches.size();
     std::vector<std::optional<LaunchOps>> lifted(launchCount);
     std::vector<std::optional<Refusal>> refused(launchCount);

@@ -33,8 +33,10 @@ struct CudaLiftDetail {
     std::vector<HostEvent> events;            ///< copies, memsets and launches, in program order
 };
 
-/// liftCudaProgram with the host-side plan. Errors: Parse (syntax errors, each located), and
-/// Unsupported when the file has no __global__ kernel.
-Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const std::string &fileName);
+/// liftCudaProgram with the host-side plan. Errors: Parse (syntax errors, each located, or a file
+/// over CudaParseLimits' size cap), Timeout when tree-sitter runs past its budget (the file is
+/// probably not CUDA), and Unsupported when the file has no __global__ kernel.
+Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const std::string &fileName,
+                                               const CudaParseLimits &limits = {});
 
 } // namespace stitch::frontend::cudalift

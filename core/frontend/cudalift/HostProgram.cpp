@@ -90,6 +90,7 @@ HostWalker::HostWalker(ProgramContext &program) : m_program(program), m_tree(pro
 
 HostProgram HostWalker::run()
 {
+    declareDeviceGlobals();
     auto mainIt = m_program.functions.find("main");
     if (mainIt != m_program.functions.end()) {
         walkFunction("main", mainIt->second, {});
@@ -155,7 +156,50 @@ HostValue *HostWalker::lookup(const std::string &name)
         if (found != it->end())
             return &found->second;
     }
-    return nullptr;
+    auto global = m_globals.find(name);
+    return global != m_globals.end() ? &global->second : nullptr;
+}
+
+void HostWalker::declareDeviceGlobals()
+{
+    // `__constant__ float mask[MASK_WIDTH];` is device memory the program fills by name.
+    for (TSNode decl : namedChildren(m_tree->root())) {
+        if (kind(decl) != "declaration" || !(hasToken(decl, "__constant__") || hasToken(decl, "__device__")))
+            continue;
+        const auto type = scalarTypeFromText(m_tree->text(field(decl, "type")));
+        for (TSNode d : namedChildren(decl)) {
+            TSNode target = kind(d) == "init_declarator" ? field(d, "declarator") : d;
+            if (kind(target) != "array_declarator" && kind(target) != "identifier")
+                continue;
+            BufferInfo b;
+            b.name = std::string(m_tree->text(innermostIdentifier(target)));
+            b.dtype = type.value_or(ir::DType::F32);
+            b.allocation = m_tree->location(decl);
+            bool known = type.has_value();
+            std::vector<Expr> dims;
+            for (TSNode a = target; kind(a) == "array_declarator"; a = field(a, "declarator")) {
+                HostValue size = eval(field(a, "size"));
+                known = known && size.kind == HostValue::Kind::Int;
+                dims.insert(dims.begin(), known ? m_math.simplify(size.value) : Expr());
+            }
+            if (!known) {
+                note(decl, "device variable '" + b.name + "' has a size or type the lifter does not know");
+                continue;
+            }
+            Expr elements = Expr(1);
+            for (const Expr &dim : dims)
+                elements = elements.isIntConst(1) ? dim : elements * dim;
+            b.elements = m_math.simplify(elements);
+            b.factors = dims.empty() ? std::vector<Expr>{Expr(1)} : dims;
+            HostValue v;
+            v.kind = HostValue::Kind::Pointer;
+            v.pointer.buffer = static_cast<int>(m_out.buffers.size());
+            v.pointer.dtype = b.dtype;
+            m_globals[b.name] = v;
+            m_out.globals[b.name] = v.pointer.buffer;
+            m_out.buffers.push_back(std::move(b));
+        }
+    }
 }
 
 void HostWalker::walkFunction(const std::string &name, TSNode fn, std::vector<std::pair<std::string, HostValue>> params)
@@ -300,6 +344,14 @@ HostValue HostWalker::handleCall(TSNode call)
     }
     if (name == "cudaMemcpy") {
         copy(call, args);
+        return HostValue::unknown("status");
+    }
+    if (name == "cudaMemcpyToSymbol" || name == "cudaMemcpyFromSymbol") {
+        // The symbol is the destination of ToSymbol and the source of FromSymbol.
+        const int b = args.size() >= 2 ? bufferOf(args[name == "cudaMemcpyToSymbol" ? 0 : 1]) : -1;
+        if (b >= 0)
+            m_out.events.push_back({name == "cudaMemcpyToSymbol" ? HostEvent::Kind::CopyIn : HostEvent::Kind::CopyOut,
+                                    b, -1, -1, m_tree->location(call)});
         return HostValue::unknown("status");
     }
     if (name == "cudaMemset") {

@@ -69,11 +69,13 @@ void IndexMath::setRange(const std::string &var, const IntPoly &lo, const IntPol
 {
     keyOf(ir::var(var));
     m_ranges[var] = VarRange{lo, hi};
+    m_contextChanged = true;
 }
 
 void IndexMath::clearRange(const std::string &var)
 {
     m_ranges.erase(var);
+    m_contextChanged = true;
 }
 
 const VarRange *IndexMath::range(const std::string &var) const
@@ -85,6 +87,7 @@ const VarRange *IndexMath::range(const std::string &var) const
 void IndexMath::setSizeLowerBound(const std::string &size, std::int64_t lowerBound)
 {
     m_sizeLowerBounds[size] = lowerBound;
+    m_contextChanged = true;
 }
 
 std::optional<IntPoly> IndexMath::asNonNegative(const Expr &c)

@@ -40,15 +40,31 @@ public:
     void setSizeLowerBound(const std::string &size, std::int64_t lowerBound);
     /// Named sizes defined by other sizes. A polynomial definition (total = M * N) is expanded;
     /// any other (OH = (H - K) / S + 1) stays one atom, expanded only inside proofs.
-    void setDerived(const std::map<std::string, ir::Expr> *derived) { m_derived = derived; }
+    void setDerived(const std::map<std::string, ir::Expr> *derived)
+    {
+        m_derived = derived;
+        forgetProofs();
+    }
     /// Printing order of iteration variables (outer first); others follow alphabetically.
     void setVarOrder(std::vector<std::string> order) { m_varOrder = std::move(order); }
 
     /// Facts p >= 0 that hold where the expression being examined is evaluated (select guards).
-    void pushFact(const IntPoly &p) { m_facts.push_back(p); }
-    void popFact() { m_facts.pop_back(); }
+    void pushFact(const IntPoly &p)
+    {
+        m_facts.push_back(p);
+        m_contextChanged = true;
+    }
+    void popFact()
+    {
+        m_facts.pop_back();
+        m_contextChanged = true;
+    }
     std::size_t factCount() const { return m_facts.size(); }
-    void truncateFacts(std::size_t count) { m_facts.resize(count); }
+    void truncateFacts(std::size_t count)
+    {
+        m_facts.resize(count);
+        m_contextChanged = true;
+    }
     /// The facts a true condition gives: each conjunct that is an integer comparison.
     std::vector<IntPoly> factsOf(const ir::Expr &condition);
 
@@ -84,6 +100,34 @@ private:
     std::map<std::string, ir::Expr> m_atoms;
     std::map<std::string, OpaqueParts> m_opaqueParts;
     mutable int m_activeProofs = 0;
+
+    /// Proof results by context (facts, ranges, size bounds), then by polynomial: -1 when
+    /// proven, else the smallest depth at which it was not (see proveNonNegative). Lifting asks
+    /// the same few questions in the same few contexts over and over (conv2d: 1476 questions,
+    /// 218 distinct).
+    using ProofMemo = std::map<std::map<IntPoly::Monomial, std::int64_t>, int>;
+    struct ProofMemos {
+        std::map<std::string, ProofMemo> byContext;
+        ProofMemo *current = nullptr; ///< points into byContext
+        std::size_t entries = 0;
+        std::size_t opaqueParts = 0;
+        std::size_t derivedSizes = 0;
+
+        ProofMemos() = default;
+        // A copy starts empty: current must point into its own maps.
+        ProofMemos(const ProofMemos &) {}
+        ProofMemos &operator=(const ProofMemos &)
+        {
+            *this = ProofMemos();
+            return *this;
+        }
+        ProofMemos &operator=(ProofMemos &&) = default;
+    };
+    void selectProofContext() const;
+    /// Empties every memo but keeps the maps, so a proof in progress keeps a valid current.
+    void forgetProofs() const;
+    mutable ProofMemos m_memos;
+    mutable bool m_contextChanged = true;
     const std::map<std::string, ir::Expr> *m_derived = nullptr;
     mutable std::map<std::string, std::optional<IntPoly>> m_derivedPolys;
     /// Divisions inside derived sizes: their numerators are assumed non-negative, as a program

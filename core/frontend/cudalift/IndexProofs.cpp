@@ -39,9 +39,12 @@ const std::optional<IntPoly> &IndexMath::derivedPoly(const std::string &name) co
     auto cached = m_derivedPolys.find(name);
     if (cached != m_derivedPolys.end())
         return cached->second;
-    // Mark before computing, so a definition that mentions itself cannot recurse.
+    // Mark before computing, so a definition that mentions itself cannot recurse. Proofs see
+    // different state while the definition is computed and after, so memoized results go.
     m_derivedPolys[name] = std::nullopt;
+    forgetProofs();
     auto poly = const_cast<IndexMath &>(*this).toPoly(def->second);
+    forgetProofs();
     if (poly) {
         for (const std::string &a : poly->atoms()) {
             if (isOpaqueKey(a))
@@ -70,11 +73,64 @@ IntPoly IndexMath::expandDerived(const IntPoly &p) const
     return q;
 }
 
+void IndexMath::forgetProofs() const
+{
+    for (auto &[context, memo] : m_memos.byContext)
+        memo.clear();
+    m_memos.entries = 0;
+}
+
+void IndexMath::selectProofContext() const
+{
+    // Called outside any proof, so the memos may go entirely. Opaque atoms and derived sizes
+    // only ever get added; a new one may change what is provable.
+    const std::size_t derivedSizes = m_derived ? m_derived->size() : 0;
+    if (m_opaqueParts.size() != m_memos.opaqueParts || derivedSizes != m_memos.derivedSizes
+        || m_memos.entries > 100000 || m_memos.byContext.size() > 10000) {
+        m_memos = ProofMemos();
+        m_memos.opaqueParts = m_opaqueParts.size();
+        m_memos.derivedSizes = derivedSizes;
+    }
+    if (!m_contextChanged && m_memos.current)
+        return;
+    // Every name is length-prefixed: atom keys hold expression text, so no separator is safe.
+    std::string key;
+    auto name = [&](const std::string &text) { key += std::to_string(text.size()) + ':' + text; };
+    auto poly = [&](const IntPoly &p) {
+        for (const auto &[monomial, c] : p.terms()) {
+            key += std::to_string(c);
+            for (const std::string &atom : monomial) {
+                key += '*';
+                name(atom);
+            }
+            key += '+';
+        }
+        key += ';';
+    };
+    for (const IntPoly &fact : m_facts)
+        poly(fact);
+    key += '|';
+    for (const auto &[var, r] : m_ranges) {
+        name(var);
+        poly(r.lo);
+        poly(r.hi);
+    }
+    key += '|';
+    for (const auto &[size, lowerBound] : m_sizeLowerBounds) {
+        name(size);
+        key += std::to_string(lowerBound) + ';';
+    }
+    m_memos.current = &m_memos.byContext[key];
+    m_contextChanged = false;
+}
+
 bool IndexMath::nonNegative(const IntPoly &p) const
 {
     // Simplification calls proofs and proofs never simplify, but keep nesting bounded regardless.
     if (m_activeProofs > 4)
         return false;
+    if (m_activeProofs == 0)
+        selectProofContext();
     ++m_activeProofs;
     const bool proven = proveNonNegative(p, 0);
     --m_activeProofs;
@@ -87,13 +143,19 @@ bool IndexMath::proveNonNegative(const IntPoly &p, int depth) const
         return *c >= 0;
     if (depth > kMaxProofDepth)
         return false;
-    if (proveDirect(p, depth))
-        return true;
-    for (const IntPoly &fact : m_facts) {
-        if (proveDirect(p - fact, depth))
-            return true;
-    }
-    return false;
+    // The search below tries every fact at every level, so the same sub-goals come back
+    // exponentially often (conv2d's bounds checks took ~1 s). A proof found once holds at any
+    // depth; a failure holds at the same or a deeper level, which has less left to try.
+    auto known = m_memos.current->find(p.terms());
+    if (known != m_memos.current->end() && (known->second < 0 || depth >= known->second))
+        return known->second < 0;
+    bool proven = proveDirect(p, depth);
+    for (std::size_t f = 0; f < m_facts.size() && !proven; ++f)
+        proven = proveDirect(p - m_facts[f], depth);
+    auto [entry, added] = m_memos.current->try_emplace(p.terms(), depth);
+    entry->second = proven ? -1 : std::min(entry->second, depth);
+    m_memos.entries += added ? 1 : 0;
+    return proven;
 }
 
 bool IndexMath::proveDirect(const IntPoly &p, int depth) const
@@ -214,7 +276,8 @@ std::optional<IntPoly> IndexMath::boundOpaqueTerms(const IntPoly &p, int depth) 
 bool IndexMath::proveSizesOnly(const IntPoly &p, int depth) const
 {
     (void)depth;
-    IntPoly q = p;
+    std::vector<std::pair<std::string, std::int64_t>> lowerBounds;
+    bool boundsNonNegative = true;
     for (const std::string &a : p.atoms()) {
         if (!isSizeKey(a))
             return false;
@@ -223,8 +286,18 @@ bool IndexMath::proveSizesOnly(const IntPoly &p, int depth) const
         auto it = m_sizeLowerBounds.find(a.substr(2));
         const bool derived = m_derived && m_derived->count(a.substr(2));
         const std::int64_t lowerBound = it != m_sizeLowerBounds.end() ? it->second : derived ? 0 : 1;
-        q = q.substituted(a, IntPoly::atom(a) + lowerBound);
+        lowerBounds.emplace_back(a, lowerBound);
+        boundsNonNegative = boundsNonNegative && lowerBound >= 0;
     }
+    // With every size >= 0, non-negative coefficients already prove it; the substitution below
+    // (each size = its lower bound + a non-negative rest) only helps negative ones, and it is
+    // the costly part (it multiplies out every power).
+    if (boundsNonNegative
+        && std::all_of(p.terms().begin(), p.terms().end(), [](const auto &term) { return term.second >= 0; }))
+        return true;
+    IntPoly q = p;
+    for (const auto &[a, lowerBound] : lowerBounds)
+        q = q.substituted(a, IntPoly::atom(a) + lowerBound);
     for (const auto &[m, c] : q.terms()) {
         if (c < 0)
             return false;

@@ -381,6 +381,17 @@ KernelEffects KernelExec::run()
     }
     State s;
     s.scopes.emplace_back();
+    for (const auto &[name, buffer] : m_program.globals) {
+        Local global;
+        global.name = name;
+        global.kind = LocalKind::Pointer;
+        global.pointer.buffer = buffer;
+        const BufferInfo &info = (*m_program.buffers)[static_cast<std::size_t>(buffer)];
+        global.pointer.dtype = info.dtype;
+        global.globalScalar = info.factors.size() == 1 && info.factors.front().isIntConst(1);
+        declare(s, std::move(global));
+    }
+    s.scopes.emplace_back(); // parameters shadow file-scope names
     for (std::size_t i = 0; i < info.parameters.size(); ++i) {
         const KernelParameter &param = info.parameters[i];
         const KernelArgument &arg = m_launch.arguments[i];

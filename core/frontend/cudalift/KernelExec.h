@@ -26,6 +26,7 @@ struct ProgramContext {
     std::map<std::string, TSNode> functions;      ///< every function definition by name
     std::map<std::string, KernelInfo> kernels;    ///< __global__ / __device__ signatures
     const std::vector<BufferInfo> *buffers = nullptr;
+    std::map<std::string, int> globals;           ///< file-scope device variables -> buffer
 };
 
 /// The C type of a declaration or parameter, from its text ("const float *__restrict__" -> F32).
@@ -50,6 +51,7 @@ private:
         bool isConst = false;
         PointerValue pointer;
         int shared = -1;
+        bool globalScalar = false;        ///< a `__constant__ float x;`: reads mean x[0]
         std::string name;
     };
     /// A buffer element this thread has written: it reads back what was written.

@@ -142,6 +142,8 @@ Expr KernelExec::evalIdentifier(TSNode e, State &s)
 {
     const std::string name = textOf(e);
     if (Local *local = lookup(s, name)) {
+        if (local->kind == LocalKind::Pointer && local->globalScalar)
+            return readBuffer(local->pointer, Expr(0), s, e);
         if (local->kind != LocalKind::Scalar)
             refuse(e, "'" + name + "' is a pointer or array used as a value");
         return local->value.defined() ? local->value : ir::var("%uninit");

@@ -239,6 +239,12 @@ void KernelExec::assign(TSNode targetNode, const std::string &op, TSNode valueNo
         Local *local = lookup(s, name);
         if (!local)
             refuse(stmt, "assignment to '" + name + "', which is not a local variable of the kernel");
+        if (local->kind == LocalKind::Pointer && local->globalScalar) {
+            const PointerValue p = local->pointer;
+            const Expr old = op == "=" ? Expr() : readBuffer(p, Expr(0), s, target);
+            writeBuffer(p, Expr(0), combine(old, rhsValue()), s, stmt, name);
+            return;
+        }
         if (local->kind == LocalKind::Pointer) {
             if (op == "=") {
                 local->pointer = evalPointer(valueNode, s);

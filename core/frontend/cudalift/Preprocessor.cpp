@@ -81,7 +81,13 @@ void Preprocessor::addDefine(TSNode node, bool functionLike)
             c.parameters.emplace_back(m_file.text(p));
     }
     // Later #defines of the same name win, as after an #undef; conditional branches are rare here.
-    auto snippet = SyntaxTree::parse("int __stitch_value = (" + c.text + ");", m_file.fileName(), c.location);
+    auto snippet = m_file.parseSnippet("int __stitch_value = (" + c.text + ");", c.location);
+    if (!snippet->valid() && !m_failure) {
+        m_failure = makeError(ErrorKind::Timeout,
+                              "parsing the macro bodies of " + m_file.fileName()
+                                  + " ran past the file's parse time budget; the file is probably not CUDA",
+                              c.location);
+    }
     c.value = snippetExpression(*snippet);
     c.tree = snippet.get();
     m_snippets.push_back(std::move(snippet));

@@ -36,6 +36,8 @@ public:
 
     const NamedConstant *find(const std::string &name) const;
     const std::map<std::string, NamedConstant> &constants() const { return m_constants; }
+    /// Set when a macro body could not be parsed within the file's time budget (Timeout).
+    const std::optional<Error> &failure() const { return m_failure; }
 
 private:
     void addDefine(TSNode node, bool functionLike);
@@ -44,6 +46,7 @@ private:
     const SyntaxTree &m_file;
     std::map<std::string, NamedConstant> m_constants;
     std::vector<std::unique_ptr<SyntaxTree>> m_snippets;
+    std::optional<Error> m_failure;
 };
 
 /// A named integer constant of the program used as a size variable.

@@ -5,8 +5,6 @@
 #include <cctype>
 #include <cstring>
 
-extern "C" const TSLanguage *tree_sitter_cuda(void);
-
 namespace stitch::frontend::cudalift {
 
 std::string Refusal::message() const
@@ -39,31 +37,41 @@ std::string fragment(std::string_view text)
     return out;
 }
 
-std::unique_ptr<SyntaxTree> SyntaxTree::parse(std::string text, std::string fileName,
-                                              std::optional<SourceLocation> origin)
+std::unique_ptr<SyntaxTree> SyntaxTree::parse(std::string text, std::string fileName, const CudaParseLimits &limits)
 {
     std::unique_ptr<SyntaxTree> tree(new SyntaxTree());
     tree->m_text = std::move(text);
     tree->m_file = std::move(fileName);
-    tree->m_origin = std::move(origin);
-    tree->m_parser = ts_parser_new();
-    if (ts_parser_set_language(tree->m_parser, tree_sitter_cuda()))
-        tree->m_tree = ts_parser_parse_string(tree->m_parser, nullptr, tree->m_text.data(),
-                                              static_cast<uint32_t>(tree->m_text.size()));
+    tree->parseUntil(ParseClock::now() + limits.budgetFor(tree->m_text.size()), limits.maxSourceBytes);
     return tree;
 }
 
-SyntaxTree::~SyntaxTree()
+std::unique_ptr<SyntaxTree> SyntaxTree::parseSnippet(std::string text, SourceLocation origin) const
 {
-    if (m_tree)
-        ts_tree_delete(m_tree);
-    if (m_parser)
-        ts_parser_delete(m_parser);
+    std::unique_ptr<SyntaxTree> tree(new SyntaxTree());
+    tree->m_text = std::move(text);
+    tree->m_file = m_file;
+    tree->m_origin = std::move(origin);
+    tree->parseUntil(m_deadline, m_maxSourceBytes);
+    return tree;
 }
+
+void SyntaxTree::parseUntil(ParseClock::time_point deadline, std::size_t maxSourceBytes)
+{
+    m_deadline = deadline;
+    m_maxSourceBytes = maxSourceBytes;
+    auto parsed = parseCudaUntil(m_text, m_file, deadline, maxSourceBytes);
+    if (parsed)
+        m_tree = std::move(parsed).value();
+    else
+        m_failure = parsed.error();
+}
+
+SyntaxTree::~SyntaxTree() = default;
 
 TSNode SyntaxTree::root() const
 {
-    return ts_tree_root_node(m_tree);
+    return m_tree->root();
 }
 
 std::string_view SyntaxTree::text(TSNode node) const
@@ -105,7 +113,8 @@ std::vector<Diagnostic> SyntaxTree::syntaxErrors() const
 {
     std::vector<Diagnostic> errors;
     if (!m_tree) {
-        errors.push_back({Severity::Error, {m_file, 0, 0}, "tree-sitter could not parse the file"});
+        errors.push_back({Severity::Error, m_failure && m_failure->location ? *m_failure->location : SourceLocation{m_file, 1, 1},
+                          m_failure ? m_failure->message : "tree-sitter could not parse the file"});
         return errors;
     }
     std::vector<TSNode> stack{root()};

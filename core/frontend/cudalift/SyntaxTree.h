@@ -1,9 +1,11 @@
 #pragma once
 // A parsed CUDA file (tree-sitter, tree-sitter-cuda grammar) with the node helpers the lifter uses.
-//   .cu text -> SyntaxTree::parse -> TSNode walks (Preprocessor, KernelExec, HostProgram)
+//   .cu text -> SyntaxTree::parse (parseCuda: size cap, time budget) -> TSNode walks (Preprocessor,
+//   KernelExec, HostProgram) and indexCudaTree (the kernel outline, from the same parse)
 // Also parses snippets (macro bodies) whose locations map back to where the snippet came from.
 
 #include "core/common/Result.h"
+#include "core/frontend/CudaParser.h"
 #include "core/ir/ComputeOp.h"
 
 #include <tree_sitter/api.h>
@@ -19,16 +21,21 @@ namespace stitch::frontend::cudalift {
 /// Owns one tree-sitter tree and the text it was parsed from.
 class SyntaxTree {
 public:
-    /// Parses text; never returns null (an empty tree when tree-sitter gives up). A snippet's
-    /// nodes all report `origin` as their location, so messages point at the macro definition.
+    /// Parses a file within limits; never returns null. When tree-sitter gives up (too large, out
+    /// of time) the tree is not valid() and syntaxErrors() says why.
     static std::unique_ptr<SyntaxTree> parse(std::string text, std::string fileName,
-                                             std::optional<SourceLocation> origin = std::nullopt);
+                                             const CudaParseLimits &limits = {});
+    /// Parses a snippet (a macro body) in what is left of this file's time budget, so snippets
+    /// cannot multiply it. All the snippet's nodes report origin as their location, so messages
+    /// point at the macro definition. Not valid() when the budget is spent.
+    std::unique_ptr<SyntaxTree> parseSnippet(std::string text, SourceLocation origin) const;
     ~SyntaxTree();
     SyntaxTree(const SyntaxTree &) = delete;
     SyntaxTree &operator=(const SyntaxTree &) = delete;
 
+    /// Only for a valid() tree.
     TSNode root() const;
-    bool valid() const { return m_tree != nullptr; }
+    bool valid() const { return m_tree.has_value(); }
     const std::string &text() const { return m_text; }
     const std::string &fileName() const { return m_file; }
 
@@ -37,16 +44,22 @@ public:
     SourceLocation endLocation(TSNode node) const;
     ir::SourceSpan span(TSNode node) const;
 
-    /// ERROR and MISSING nodes as located syntax errors.
+    /// ERROR and MISSING nodes as located syntax errors; for a tree that is not valid(), why.
     std::vector<Diagnostic> syntaxErrors() const;
+    /// Why the tree is not valid(): a Parse or Timeout error at file:1:1.
+    const std::optional<Error> &failure() const { return m_failure; }
 
 private:
     SyntaxTree() = default;
+    void parseUntil(ParseClock::time_point deadline, std::size_t maxSourceBytes);
+
     std::string m_text;
     std::string m_file;
     std::optional<SourceLocation> m_origin;
-    TSParser *m_parser = nullptr;
-    TSTree *m_tree = nullptr;
+    ParseClock::time_point m_deadline;
+    std::size_t m_maxSourceBytes = 0;
+    std::optional<CudaTree> m_tree;
+    std::optional<Error> m_failure;
 };
 
 /// The grammar's node type ("binary_expression", "identifier", ...).

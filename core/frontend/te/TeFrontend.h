@@ -25,10 +25,11 @@ struct Limits {
     /// Nodes of one expression once size aliases are expanded (aliases share nodes, so a chain
     /// of aliases could otherwise describe an exponentially large tree).
     std::int64_t maxExprNodes = 20000;
-    /// Computations per file. Graph::addOp re-sorts all ops, so building n ops costs O(n^3).
-    int maxStatements = 256;
-    /// Sizes plus tensors.
-    int maxDeclarations = 4096;
+    /// Computations per file: keeps the graph, its validation and the interpreter's work for
+    /// hostile input bounded (lifting this many takes milliseconds; docs/PERFORMANCE.md).
+    int maxStatements = 4096;
+    /// Sizes plus tensors (each computation writes a declared tensor, so this exceeds the above).
+    int maxDeclarations = 8192;
     /// Operations in the value of a size alias (`size OH = H - R + 1`). Every use of an alias
     /// copies it into shapes and expressions, so it must stay small.
     std::int64_t maxAliasNodes = 64;

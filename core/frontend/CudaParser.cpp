@@ -1,0 +1,77 @@
+#include "core/frontend/CudaParser.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+
+extern "C" const TSLanguage *tree_sitter_cuda(void);
+
+namespace stitch::frontend {
+
+namespace {
+
+struct ParserDeleter {
+    void operator()(TSParser *parser) const { ts_parser_delete(parser); }
+};
+
+std::string sizeText(std::size_t bytes)
+{
+    if (bytes < (std::size_t{1} << 20))
+        return std::to_string(bytes) + " bytes";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+    return text;
+}
+
+Error fileError(ErrorKind kind, const std::string &fileName, std::string message)
+{
+    Error error = makeError(kind, std::move(message), SourceLocation{fileName, 1, 1});
+    error.diagnostics.push_back(Diagnostic{Severity::Error, *error.location, error.message});
+    return error;
+}
+
+} // namespace
+
+std::chrono::microseconds CudaParseLimits::budgetFor(std::size_t bytes) const
+{
+    const auto proportional =
+        std::chrono::duration_cast<std::chrono::microseconds>(budgetPerByte * static_cast<std::int64_t>(bytes));
+    return std::max<std::chrono::microseconds>(minBudget, proportional);
+}
+
+Result<CudaTree> parseCudaUntil(std::string_view source, const std::string &fileName, ParseClock::time_point deadline,
+                                std::size_t maxSourceBytes)
+{
+    if (source.size() > maxSourceBytes) {
+        return fileError(ErrorKind::Parse, fileName,
+                         fileName + " is " + sizeText(source.size()) + "; CUDA files over " + sizeText(maxSourceBytes)
+                             + " are not parsed (the file is probably not CUDA source)");
+    }
+    const auto budget = std::chrono::duration_cast<std::chrono::microseconds>(deadline - ParseClock::now());
+    const auto timeoutMessage = [&] {
+        return "parsing " + fileName + " took longer than " + std::to_string((budget.count() + 999) / 1000)
+               + " ms for " + sizeText(source.size())
+               + "; the file is probably not CUDA (tree-sitter's error recovery is slow on other text)";
+    };
+    // tree-sitter reads a timeout of 0 as "no limit".
+    if (budget.count() <= 0)
+        return fileError(ErrorKind::Timeout, fileName, timeoutMessage());
+
+    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
+    if (!ts_parser_set_language(parser.get(), tree_sitter_cuda()))
+        return fileError(ErrorKind::Parse, fileName, "the CUDA grammar's ABI does not match the tree-sitter runtime");
+    ts_parser_set_timeout_micros(parser.get(), static_cast<std::uint64_t>(budget.count()));
+    TSTree *tree =
+        ts_parser_parse_string(parser.get(), nullptr, source.data(), static_cast<std::uint32_t>(source.size()));
+    if (!tree)
+        return fileError(ErrorKind::Timeout, fileName, timeoutMessage());
+    return CudaTree(tree);
+}
+
+Result<CudaTree> parseCuda(std::string_view source, const std::string &fileName, const CudaParseLimits &limits)
+{
+    return parseCudaUntil(source, fileName, ParseClock::now() + limits.budgetFor(source.size()),
+                          limits.maxSourceBytes);
+}
+
+} // namespace stitch::frontend

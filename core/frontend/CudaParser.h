@@ -1,0 +1,50 @@
+#pragma once
+// The one place that runs tree-sitter on CUDA text, within CudaParseLimits.
+//   .cu text -> parseCuda (size cap, time budget) -> CudaTree -> indexCudaTree (outline)
+//                                                            -> cudalift::SyntaxTree (lifter)
+// Internal to core: callers outside it use indexCudaSource and liftCudaProgram.
+
+#include "core/common/Result.h"
+#include "core/frontend/CudaSourceIndex.h"
+
+#include <tree_sitter/api.h>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace stitch::frontend {
+
+using ParseClock = std::chrono::steady_clock;
+
+/// An owned tree-sitter tree. Its nodes hold byte offsets into the text it was parsed from,
+/// which the caller keeps.
+class CudaTree {
+public:
+    TSNode root() const { return ts_tree_root_node(m_tree.get()); }
+
+private:
+    struct Deleter {
+        void operator()(TSTree *tree) const { ts_tree_delete(tree); }
+    };
+    explicit CudaTree(TSTree *tree) : m_tree(tree) {}
+    friend Result<CudaTree> parseCudaUntil(std::string_view, const std::string &, ParseClock::time_point,
+                                           std::size_t);
+    std::unique_ptr<TSTree, Deleter> m_tree;
+};
+
+/// Parses source with the CUDA grammar, giving tree-sitter until deadline. Errors, located at
+/// fileName:1:1: Parse when source is larger than maxSourceBytes, Timeout when the deadline
+/// passes first (the message says the file is probably not CUDA).
+Result<CudaTree> parseCudaUntil(std::string_view source, const std::string &fileName, ParseClock::time_point deadline,
+                                std::size_t maxSourceBytes);
+
+/// parseCudaUntil with limits.budgetFor(source.size()) from now.
+Result<CudaTree> parseCuda(std::string_view source, const std::string &fileName, const CudaParseLimits &limits = {});
+
+/// The outline of a parsed file; source must be the text root was parsed from.
+SourceIndex indexCudaTree(TSNode root, const std::string &source, const std::string &fileName);
+
+} // namespace stitch::frontend
