@@ -50,6 +50,41 @@ struct RunOptions {
 /// stitchcuda-worker. Exit 1 for no GPU, compile errors, faults, timeouts and wrong answers.
 int runRun(const RunOptions &options);
 
+struct GenerateOptions {
+    std::string file;                  ///< .te or liftable .cu
+    std::string schedule;              ///< schedule JSON (docs/SCHEDULE.md); default: the built-in heuristics
+    std::string arch = "sm_90";
+    std::vector<std::string> sizes;    ///< NAME=VALUE over the file's own sizes
+    std::string out;                   ///< folder for NAME.cu, NAME.schedule.json, NAME.plan.json
+    bool tf32 = false;                 ///< allow TF32 tensor cores
+    bool explain = false;              ///< print every decision's legal values and why others are not
+    bool noCompile = false;            ///< skip the NVRTC check of the generated program
+    bool print = false;                ///< print the source when no --out is given
+};
+/// Generates the CUDA program of a graph for a schedule (docs/SCHEDULE.md).
+int runGenerate(const GenerateOptions &options);
+struct BenchOptions {
+    std::vector<std::string> only;     ///< substrings of "family:shape" to run
+    bool quick = false;                ///< fewer candidates and repeats
+    bool verbose = false;              ///< print every candidate's time
+    int repeats = 30;                  ///< timed runs of the winner
+    int maxCandidates = 0;             ///< 0: the whole sweep
+    std::string out;                   ///< also write the JSON here after every case
+    int device = 0;
+};
+/// The issue-4 benchmark on the local GPU; JSON on stdout, progress on stderr (bench/README.md).
+int runBench(const BenchOptions &options);
+struct RubricOptions {
+    std::string file;                  ///< .te or liftable .cu
+    std::string schedule;              ///< schedule JSON; default: the built-in heuristics
+    std::string arch = "sm_90";
+    std::vector<std::string> sizes;    ///< NAME=VALUE over the file's own sizes
+    bool json = false;
+    bool noCompile = false;            ///< skip NVRTC: estimated registers, no instruction mix
+};
+/// Scores the generated program on every rubric dimension (docs/RUBRIC.md). Exit 1 on a hard violation.
+int runRubric(const RubricOptions &options);
+
 /// Reads a whole file; on failure prints "stitchcuda: cannot read FILE: reason" and returns false.
 bool readFile(const std::string &path, std::string &out);
 

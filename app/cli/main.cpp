@@ -48,6 +48,37 @@ int main(int argc, char **argv)
     runCmd->add_flag("--profile", run.profile, "Add a CUPTI-traced run (per-kernel time, registers, shared memory)");
     runCmd->add_option("--device", run.device, "GPU ordinal")->capture_default_str()->check(CLI::NonNegativeNumber);
 
+    stitch::cli::GenerateOptions generate;
+    auto *generateCmd = app.add_subcommand("generate", "Generate the CUDA program of a .te or .cu file for a schedule");
+    generateCmd->add_option("file", generate.file, "Tensor-expression (.te) or liftable CUDA (.cu) file")->required();
+    generateCmd->add_option("--schedule", generate.schedule, "Schedule JSON (docs/SCHEDULE.md); default: heuristics");
+    generateCmd->add_option("--arch", generate.arch, "Target architecture")->capture_default_str();
+    generateCmd->add_option("--size", generate.sizes, "Size value, NAME=VALUE (repeatable)");
+    generateCmd->add_option("--out", generate.out, "Write NAME.cu, NAME.schedule.json and NAME.plan.json here");
+    generateCmd->add_flag("--tf32", generate.tf32, "Allow TF32 tensor cores");
+    generateCmd->add_flag("--explain", generate.explain, "Print each decision's legal values and why others are not");
+    generateCmd->add_flag("--no-compile", generate.noCompile, "Skip the NVRTC check of the generated code");
+    generateCmd->add_flag("--print", generate.print, "Print the generated source (when no --out)");
+
+    stitch::cli::BenchOptions bench;
+    auto *benchCmd = app.add_subcommand("bench", "Benchmark generated code on the local GPU (JSON on stdout)");
+    benchCmd->add_option("--only", bench.only, "Run cases whose family:shape contains this (repeatable)");
+    benchCmd->add_flag("--quick", bench.quick, "Fewer candidates and repeats");
+    benchCmd->add_flag("--verbose", bench.verbose, "Print every candidate's time");
+    benchCmd->add_option("--repeats", bench.repeats, "Timed runs of the winner")->capture_default_str();
+    benchCmd->add_option("--max-candidates", bench.maxCandidates, "Cap the sweep per case (0: all)");
+    benchCmd->add_option("--device", bench.device, "GPU ordinal")->capture_default_str();
+    benchCmd->add_option("--out", bench.out, "Also write the JSON to this file after every case");
+
+    stitch::cli::RubricOptions rubric;
+    auto *rubricCmd = app.add_subcommand("rubric", "Score the generated program on every rubric dimension (docs/RUBRIC.md)");
+    rubricCmd->add_option("file", rubric.file, "Tensor-expression (.te) or liftable CUDA (.cu) file")->required();
+    rubricCmd->add_option("--schedule", rubric.schedule, "Schedule JSON (docs/SCHEDULE.md); default: heuristics");
+    rubricCmd->add_option("--arch", rubric.arch, "Target architecture")->capture_default_str();
+    rubricCmd->add_option("--size", rubric.sizes, "Size value, NAME=VALUE (repeatable)");
+    rubricCmd->add_flag("--json", rubric.json, "Print JSON (schema stitchcuda-rubric/1)");
+    rubricCmd->add_flag("--no-compile", rubric.noCompile, "Skip NVRTC: estimated registers, no instruction mix");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
@@ -63,5 +94,11 @@ int main(int argc, char **argv)
         return stitch::cli::runLift(lift);
     if (*runCmd)
         return stitch::cli::runRun(run);
+    if (*generateCmd)
+        return stitch::cli::runGenerate(generate);
+    if (*benchCmd)
+        return stitch::cli::runBench(bench);
+    if (*rubricCmd)
+        return stitch::cli::runRubric(rubric);
     return 2;
 }

@@ -400,6 +400,12 @@ Status Module::enqueue(const KernelHandle &kernel, const LaunchConfig &c, void *
         STITCH_CHECK_AS(*m_api, "cuFuncSetAttribute", f.cuFuncSetAttribute(cufn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                   static_cast<int>(c.dynamicSharedBytes)),
                      ErrorKind::ResourceLimit);
+    // A kernel compiled for clusters of more than 8 blocks (__cluster_dims__) opts into them (sm_90: 16).
+    int clusterWidth = 0;
+    if (f.cuFuncGetAttribute(&clusterWidth, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, cufn) == CUDA_SUCCESS && clusterWidth > 8)
+        STITCH_CHECK_AS(*m_api, "cuFuncSetAttribute",
+                        f.cuFuncSetAttribute(cufn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+                        ErrorKind::ResourceLimit);
     STITCH_CHECK_AS(*m_api, "cuLaunchKernel",
                  f.cuLaunchKernel(cufn, c.gridX, c.gridY, c.gridZ, c.blockX, c.blockY, c.blockZ,
                                   c.dynamicSharedBytes, stream ? static_cast<CUstream>(stream->handle()) : nullptr,

@@ -31,6 +31,23 @@ Graph makeSoftmaxRows(DType dtype)
     return b.finish();
 }
 
+Graph makeLayerNormRows(DType dtype)
+{
+    GraphBuilder b("layernorm_rows");
+    const Expr M = sizeVar("M"), N = sizeVar("N");
+    const Tensor X = b.input("X", dtype, {M, N});
+    const Tensor gamma = b.input("gamma", dtype, {N});
+    const Tensor beta = b.input("beta", dtype, {N});
+    const Tensor mean = b.intermediate("mean", dtype, {M});
+    const Tensor var = b.intermediate("var", dtype, {M});
+    const Tensor Y = b.output("Y", dtype, {M, N});
+    const Expr i = ir::var("i"), j = ir::var("j");
+    b.compute(mean, {i}, reduceSum({{"j", N}}), X(i, j) / cast(dtype, N));
+    b.compute(var, {i}, reduceSum({{"j", N}}), (X(i, j) - mean(i)) * (X(i, j) - mean(i)) / cast(dtype, N));
+    b.compute(Y, {i, j}, (X(i, j) - mean(i)) * rsqrt(var(i) + 1e-5) * gamma(j) + beta(j));
+    return b.finish();
+}
+
 Graph makeElementwiseChain(DType dtype)
 {
     GraphBuilder b("elementwise_chain");

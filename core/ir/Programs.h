@@ -16,6 +16,11 @@ Graph makeMatmul(DType dtype = DType::F32);
 ///   Y[i, j]   = exp(X[i, j] - rowMax[i]) / rowSum[i]
 Graph makeSoftmaxRows(DType dtype = DType::F32);
 
+/// Layer normalisation of each row of X: [M, N] with scale gamma and shift beta: [N]:
+///   mean[i] = sum(j) X[i, j] / N
+///   var[i]  = sum(j) (X[i, j] - mean[i]) * (X[i, j] - mean[i]) / N
+///   Y[i, j] = (X[i, j] - mean[i]) * rsqrt(var[i] + 1e-5) * gamma[j] + beta[j]
+Graph makeLayerNormRows(DType dtype = DType::F32);
 /// Five element-wise ops over [M, N] with inputs X and Y:
 ///   t0 = X * Y,  t1 = t0 + 1,  t2 = tanh(t1),  t3 = t2 * 0.5 - X,  Z = relu(t3)
 Graph makeElementwiseChain(DType dtype = DType::F32);

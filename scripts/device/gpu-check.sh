@@ -3,7 +3,11 @@
 # builds core + CLI + tests, prints `stitchcuda info` and the example's compile report, runs the
 # whole CTest suite (GPU tests included) and compute-sanitizer on the GPU tests.
 # Logs go to $OUT when it is set. Prepare the carried files first: scripts/device/prepare-carry.sh.
+# MODE=tests (default: build, info, ctest, GPU tests, sanitizers), MODE=bench (build, the issue-4
+# benchmark `stitchcuda bench` with BENCH_ARGS, the PyTorch/cuBLAS baselines with BASE_ARGS, the
+# report), MODE=all (both). CTEST_ARGS narrows ctest (e.g. "-L gpu").
 set -uo pipefail
+MODE=${MODE:-tests}
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/stitch-out}
 mkdir -p "$OUT"
@@ -23,6 +27,66 @@ if ! ninja -C build-gpu -k 0 -j"$(nproc)" > "$OUT/build.log" 2>&1; then
 fi
 echo "built in build-gpu"
 
+run_bench() {
+    step "stitchcuda bench ${BENCH_ARGS:-}"
+    timeout "${BENCH_TIMEOUT:-400}" ./build-gpu/app/cli/stitchcuda bench --verbose --out "$OUT/ours.json" ${BENCH_ARGS:-} > /dev/null 2> "$OUT/bench.log"
+    echo "bench exit $?"; grep -v "^  " "$OUT/bench.log" | tail -30
+    if [ "${BASELINES:-1}" = 1 ]; then
+        step "PyTorch / cuBLAS baselines ${BASE_ARGS:-}"
+        timeout "${BASE_TIMEOUT:-400}" python3 bench/torch_baselines.py ${BASE_ARGS:-} > "$OUT/baselines.json" 2> "$OUT/baselines.log"
+        echo "baselines exit $?"; tail -5 "$OUT/baselines.log"
+        step "report"
+        python3 bench/report.py --ours "$OUT/ours.json" --baselines "$OUT/baselines.json" > "$OUT/report.md" 2>&1
+        cat "$OUT/report.md"
+    fi
+}
+run_ncu() {
+    # Hardware counters for the GEMM winner at 4096^3 (the schedule comes from the bench JSON).
+    python3 - "$OUT/ours.json" > /tmp/best-gemm.json <<'PY' || return 0
+import json, re, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+best = [c for c in cases if c["case"] == "gemm" and c["shape"] == "4096x4096x4096"][0]
+d = dict(kv.split("=") for kv in best["schedule"].split("] ")[1].split())
+print(json.dumps({"groups": [{"name": "C", "strategy": "gemm", "ops": ["C"], "decisions": {k: int(v) for k, v in d.items()}}]}))
+PY
+    ./build-gpu/app/cli/stitchcuda generate examples/matmul.te --size M=4096 --size N=4096 --size K=4096 \
+        --schedule /tmp/best-gemm.json --out /tmp/ncu-gemm > /dev/null || return 0
+    python3 -c "import json,sys; p=json.load(open(sys.argv[1])); p.pop('reference'); json.dump(p, open(sys.argv[1],'w'))" /tmp/ncu-gemm/matmul.plan.json
+    step "ncu: GEMM 4096^3 winner"
+    timeout 120 ncu --target-processes all -k regex:'^C$' -c 1 --section SpeedOfLight --section Occupancy \
+        --section WarpStateStats --section InstructionStats --section LaunchStats \
+        ./build-gpu/app/cli/stitchcuda run /tmp/ncu-gemm/matmul.plan.json --no-cache > "$OUT/ncu-gemm.txt" 2>&1
+    grep -E "Throughput|Stall|Warp Cycles|Issued|Registers|Achieved Occupancy|Executed Ipc|Duration" "$OUT/ncu-gemm.txt" | head -40
+}
+run_sanitizers() {
+    # Every generated kernel of the optimized lifting corpus, and a spread of schedules of the
+    # canonical programs, under memcheck and racecheck (the worker is a child process).
+    step "compute-sanitizer on generated kernels"
+    for tool in memcheck racecheck; do
+        for t in "test_corpus_gpu" "test_codegen_gpu --gtest_filter=*odd*"; do
+            set -- $t
+            timeout "${SAN_TIMEOUT:-400}" compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 3 \
+                ./build-gpu/tests/codegen/$1 ${2:-} > "$OUT/sanitizer-$tool-$1.log" 2>&1
+            echo "$tool $t: exit $?, $(grep -c '^\[       OK' "$OUT/sanitizer-$tool-$1.log") tests OK, $(grep -h 'ERROR SUMMARY' "$OUT/sanitizer-$tool-$1.log" | sort | uniq -c | tr '\n' ' ')"
+        done
+    done
+}
+if [ "$MODE" = sanitize ]; then
+    step "ctest -L gpu"
+    ctest --test-dir build-gpu -j8 -L gpu --timeout 300 --output-on-failure > "$OUT/ctest.log" 2>&1
+    grep -E "tests passed|tests failed|Failed|\*\*\*" "$OUT/ctest.log" | tail -20
+    ./build-gpu/tests/codegen/test_corpus_gpu 2>&1 | grep -E "verified|FAILED" | tail -25
+    run_sanitizers
+    exit 0
+fi
+if [ "$MODE" = baselines ]; then
+    step "PyTorch / cuBLAS baselines ${BASE_ARGS:-}"
+    timeout "${BASE_TIMEOUT:-500}" python3 bench/torch_baselines.py ${BASE_ARGS:-} > "$OUT/baselines.json" 2> "$OUT/baselines.log"
+    echo "baselines exit $?"; tail -40 "$OUT/baselines.log"
+    exit 0
+fi
+if [ "$MODE" = bench ]; then run_bench; [ "${NCU:-0}" = 1 ] && run_ncu; exit 0; fi
+
 step "nvidia-smi"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 
@@ -32,10 +96,11 @@ step "stitchcuda compile examples/matmul_naive.cu --arch sm_90"
 ./build-gpu/app/cli/stitchcuda compile examples/matmul_naive.cu --arch sm_90
 
 step "ctest (all labels)"
-ctest --test-dir build-gpu -j8 -LE fuzz --timeout 300 --output-on-failure > "$OUT/ctest.log" 2>&1
+ctest --test-dir build-gpu -j8 -LE fuzz --timeout 300 --output-on-failure ${CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
 rc=$?
 grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped|Not Run" "$OUT/ctest.log" | tail -40
 
+if [ "${VERBOSE_GPU:-1}" = 1 ]; then
 step "GPU tests verbose (they must run, not skip, here)"
 ./build-gpu/tests/gpu/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED"
 
@@ -55,4 +120,6 @@ for tool in memcheck racecheck; do
         --gtest_filter='Gpu.NaiveMatmulExampleRunsCorrectly' > "$OUT/sanitizer-$tool.log" 2>&1
     echo "$tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer-$tool.log") clean summary line)"
 done
+fi
+if [ "$MODE" = all ]; then run_bench; [ "${NCU:-0}" = 1 ] && run_ncu; fi
 exit $rc

@@ -1,0 +1,348 @@
+// `stitchcuda bench`: the performance benchmark of issue 4 on the local GPU. For each case it
+// explores the schedule space (a curated sweep of legal schedules, timed briefly), then verifies
+// the fastest against the generic (one thread per output) program run on the GPU with fresh
+// random inputs and poisoned outputs, and times it properly (warm-up, CUDA events, median of many,
+// L2 flushed before every run). bench/report.py joins the JSON with the PyTorch/cuBLAS baselines.
+#include "Commands.h"
+
+#include "core/arch/ArchDatabase.h"
+#include "core/codegen/Program.h"
+#include "core/cuda/SourceCompiler.h"
+#include "core/ir/Programs.h"
+#include "core/runner/Runner.h"
+#include "core/schedule/Space.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <future>
+#include <iostream>
+#include <thread>
+
+namespace stitch::cli {
+
+namespace {
+
+struct BenchCase {
+    std::string family;  ///< "gemm", "softmax", ...
+    std::string shape;   ///< "4096x4096x4096"
+    ir::Graph graph;
+    ir::SizeBindings sizes;
+    double flops = 0;    ///< for TFLOP/s
+    double bytes = 0;    ///< minimal DRAM traffic, for GB/s
+};
+
+std::vector<BenchCase> allCases()
+{
+    std::vector<BenchCase> out;
+    auto gemm = [&](const std::string &family, ir::Graph g, std::int64_t M, std::int64_t N, std::int64_t K) {
+        BenchCase c{family, std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K), std::move(g),
+                    {{"M", M}, {"N", N}, {"K", K}}, 2.0 * M * N * K, 4.0 * (M * K + K * N + M * N)};
+        out.push_back(std::move(c));
+    };
+    gemm("gemm", ir::makeMatmul(), 4096, 4096, 4096);
+    gemm("gemm", ir::makeMatmul(), 4097, 4097, 4097);
+    gemm("gemm", ir::makeMatmul(), 1000, 3000, 700);
+    gemm("gemm", ir::makeMatmul(), 128, 8192, 8192);
+    auto rows = [&](const std::string &family, ir::Graph g, std::int64_t M, std::int64_t N, double extraBytes) {
+        out.push_back({family, std::to_string(M) + "x" + std::to_string(N), std::move(g), {{"M", M}, {"N", N}}, 0,
+                       8.0 * M * N + extraBytes});
+    };
+    for (auto [M, N] : {std::pair<std::int64_t, std::int64_t>{32768, 8192}, {65536, 512}, {256, 262144}})
+        rows("softmax", ir::makeSoftmaxRows(), M, N, 0);
+    for (auto [M, N] : {std::pair<std::int64_t, std::int64_t>{32768, 8192}, {65536, 512}, {256, 262144}})
+        rows("layernorm", ir::makeLayerNormRows(), M, N, 8.0 * N);
+    out.push_back({"chain5", "8192x8192", ir::makeElementwiseChain(), {{"M", 8192}, {"N", 8192}}, 0, 12.0 * 8192 * 8192});
+    for (auto [M, N, K] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{8192, 8192, 128}, {8192, 8192, 64},
+                           {4096, 4096, 4096}}) {
+        BenchCase c{"gemm_bias_gelu", std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K),
+                    ir::makeGemmBiasGelu(), {{"M", M}, {"N", N}, {"K", K}}, 2.0 * M * N * K,
+                    4.0 * (M * K + K * N + M * N + N)};
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+/// The candidates of the sweep: the default schedule plus curated variations of its main group.
+std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const schedule::Schedule &base, bool quick)
+{
+    std::vector<schedule::Schedule> out = {base};
+    if (base.groups.size() != 1)
+        return out;
+    const auto &g0 = base.groups.front();
+    auto analysis = schedule::analyzeGroup(problem.graph, g0.ops, g0.strategy);
+    if (!analysis.ok())
+        return out;
+    auto add = [&](schedule::KernelGroup g) {
+        if (!schedule::checkGroup(*analysis, g, problem).empty())
+            return;
+        for (const auto &s : out)
+            if (s.groups.front() == g)
+                return;
+        schedule::Schedule s = base;
+        s.groups.front() = std::move(g);
+        out.push_back(std::move(s));
+    };
+    auto bestVector = [&](schedule::KernelGroup &g) {
+        for (int v : {4, 2, 1}) {
+            g.set("vector", v);
+            if (schedule::checkGroup(*analysis, g, problem).empty())
+                return;
+        }
+    };
+    switch (g0.strategy) {
+    case schedule::Strategy::Gemm: {
+        struct Tile {
+            int bm, bn, tm, tn;
+        };
+        const std::vector<Tile> tiles = {{128, 128, 8, 8},  {128, 128, 8, 16}, {128, 128, 16, 8}, {128, 256, 8, 16},
+                                         {256, 128, 16, 8}, {128, 64, 8, 8},   {64, 128, 8, 8},   {256, 128, 8, 8},
+                                         {128, 256, 8, 8},  {64, 64, 8, 8},    {64, 64, 4, 4},    {128, 64, 8, 16},
+                                         {64, 128, 8, 16},  {32, 64, 4, 4},    {64, 32, 4, 4},    {32, 32, 4, 4}};
+        for (const Tile &t : tiles)
+            for (int bk : {8, 16})
+                for (int minBlocks : {1, 2}) {
+                    if (quick && (bk != 8 || minBlocks != 1))
+                        continue;
+                    schedule::KernelGroup g = g0;
+                    g.set("block_m", t.bm);
+                    g.set("block_n", t.bn);
+                    g.set("thread_m", t.tm);
+                    g.set("thread_n", t.tn);
+                    g.set("block_k", bk);
+                    g.set("min_blocks", minBlocks);
+                    g.set("stages", 2);
+                    g.set("smem_pad", 4);
+                    bestVector(g);
+                    add(g);
+                    // Too few tiles to fill the GPU twice over: also split K.
+                    const auto M = problem.sizes.at("M"), N = problem.sizes.at("N");
+                    const auto tiles = ((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn);
+                    if (tiles < 264 && minBlocks == 1)
+                        for (int split : {2, 4, 8}) {
+                            g.set("split_k", split);
+                            add(g);
+                        }
+                }
+        break;
+    }
+    case schedule::Strategy::RowReduction:
+        for (int tpr : {32, 64, 128, 256, 512, 1024})
+            for (int rpb : {1, 2, 4, 8})
+                for (int cluster : {1, 2, 4, 8, 16})
+                    for (int cache : {1, 0}) {
+                        schedule::KernelGroup g = g0;
+                        g.set("threads_per_row", tpr);
+                        g.set("rows_per_block", rpb);
+                        g.set("cluster", cluster);
+                        g.set("cache", cache);
+                        g.set("reduce", 0);
+                        bestVector(g);
+                        add(g);
+                    }
+        break;
+    case schedule::Strategy::Elementwise:
+        for (int threads : {128, 256, 512, 1024})
+            for (int items : {1, 2, 4}) {
+                schedule::KernelGroup g = g0;
+                g.set("threads", threads);
+                g.set("items", items);
+                bestVector(g);
+                add(g);
+            }
+        break;
+    case schedule::Strategy::Generic: break;
+    }
+    return out;
+}
+
+struct Built {
+    codegen::GeneratedProgram program;
+    runner::LaunchPlan plan;
+    std::vector<char> cubin;
+};
+
+Result<Built> build(const schedule::Problem &problem, const schedule::Schedule &s, const std::string &arch)
+{
+    auto program = codegen::generateProgram(problem, s);
+    if (!program)
+        return program.error();
+    auto plan = codegen::toLaunchPlan(*program, problem.graph, problem.sizes);
+    if (!plan)
+        return plan.error();
+    cuda::CompileOptions co;
+    co.arch = arch;
+    co.fileName = program->name + ".cu";
+    co.lineInfo = false;
+    for (const auto &inc : cuda::toolkitIncludeDirs())
+        co.extraOptions.push_back("-I" + inc);
+    auto compiled = cuda::compile(program->source, co);
+    if (!compiled)
+        return compiled.error();
+    return Built{std::move(*program), std::move(*plan), std::move(compiled->cubin)};
+}
+
+/// Every op in its own generic kernel: the independent reference the bench verifies against.
+schedule::Schedule genericSchedule(const ir::Graph &graph, const std::string &arch)
+{
+    schedule::Schedule s;
+    s.arch = arch;
+    for (const auto &op : graph.ops()) {
+        schedule::KernelGroup g;
+        g.name = "ref_" + op.name;
+        g.ops = {op.name};
+        g.strategy = schedule::Strategy::Generic;
+        g.set("threads", 256);
+        g.set("accumulate", 1); // float64 sums: the reference's own rounding stays far below the FP32 bound
+        s.groups.push_back(g);
+    }
+    return s;
+}
+
+std::string scheduleText(const schedule::Schedule &s)
+{
+    std::string out;
+    for (const auto &g : s.groups)
+        out += (out.empty() ? "" : "; ") + schedule::describe(g);
+    return out;
+}
+
+} // namespace
+
+int runBench(const BenchOptions &options)
+{
+    runner::WorkerOptions worker;
+    worker.deviceOrdinal = options.device;
+    runner::Runner runner(worker, nullptr);
+    auto device = runner.device();
+    if (!device) {
+        std::cerr << "stitchcuda: no GPU: " << device.error().message << "\n";
+        return 1;
+    }
+    const std::string arch = device->device.arch;
+    const ArchLimits *limits = ArchDatabase::builtin().arch(arch);
+    if (!limits) {
+        std::cerr << "stitchcuda: architecture " << arch << " is not in the database\n";
+        return 1;
+    }
+    std::fprintf(stderr, "bench on %s (%s)\n", device->device.name.c_str(), arch.c_str());
+    nlohmann::json cases = nlohmann::json::array();
+    int failures = 0;
+    for (auto &c : allCases()) {
+        const std::string id = c.family + ":" + c.shape;
+        if (!options.only.empty() &&
+            std::none_of(options.only.begin(), options.only.end(), [&](const std::string &o) { return id.find(o) != std::string::npos; }))
+            continue;
+        schedule::Problem problem{c.graph, c.sizes, *limits, schedule::Precision::FP32};
+        auto base = schedule::defaultSchedule(problem);
+        if (!base) {
+            std::fprintf(stderr, "%s: no schedule: %s\n", id.c_str(), base.error().message.c_str());
+            ++failures;
+            continue;
+        }
+        auto candidates = sweep(problem, *base, options.quick);
+        if (options.maxCandidates > 0 && candidates.size() > static_cast<std::size_t>(options.maxCandidates))
+            candidates.resize(static_cast<std::size_t>(options.maxCandidates));
+        // Compile every candidate in parallel (NVRTC is thread-safe), then time them one by one.
+        std::vector<std::future<Result<Built>>> futures;
+        const unsigned parallel = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+        std::vector<Result<Built>> built;
+        for (std::size_t i = 0; i < candidates.size(); i += parallel) {
+            futures.clear();
+            for (std::size_t j = i; j < std::min(candidates.size(), i + parallel); ++j)
+                futures.push_back(std::async(std::launch::async, [&, j] { return build(problem, candidates[j], arch); }));
+            for (auto &f : futures)
+                built.push_back(f.get());
+        }
+        double bestMs = 1e30;
+        int best = -1;
+        for (std::size_t i = 0; i < built.size(); ++i) {
+            if (!built[i]) {
+                std::fprintf(stderr, "  %s candidate %zu does not build: %s\n", id.c_str(), i, built[i].error().message.c_str());
+                ++failures;
+                continue;
+            }
+            runner::RunRequest request;
+            request.job.module = built[i]->cubin;
+            request.job.plan = built[i]->plan;
+            // The sweep only ranks candidates: zero-filled inputs are set on the device, so a 1 GiB
+            // input is not drawn on the host for every candidate. The winner runs on random data.
+            for (auto &b : request.job.plan.buffers)
+                if (b.role == runner::BufferRole::Input)
+                    b.init.kind = runner::BufferInit::Kind::Zero;
+            request.job.measure = {false, true, 2, options.quick ? 3 : 5, true, false, false};
+            request.job.deadlineMs = 20000;
+            auto r = runner.run(std::move(request));
+            if (!r || !r->timing) {
+                std::fprintf(stderr, "  %s candidate %zu failed: %s\n", id.c_str(), i,
+                             r ? "no timing" : r.error().message.c_str());
+                ++failures;
+                continue;
+            }
+            if (options.verbose)
+                std::fprintf(stderr, "  %-28s %9.4f ms  %s\n", id.c_str(), r->timing->medianMs,
+                             scheduleText(candidates[i]).c_str());
+            if (r->timing->medianMs < bestMs) {
+                bestMs = r->timing->medianMs;
+                best = static_cast<int>(i);
+            }
+        }
+        if (best < 0)
+            continue;
+        // The winner: verified against the generic program on the GPU, then timed properly.
+        auto reference = build(problem, genericSchedule(c.graph, arch), arch);
+        if (!reference) {
+            std::fprintf(stderr, "%s: reference does not build: %s\n", id.c_str(), reference.error().message.c_str());
+            ++failures;
+            continue;
+        }
+        runner::RunRequest request;
+        request.job.module = built[static_cast<std::size_t>(best)]->cubin;
+        request.job.plan = built[static_cast<std::size_t>(best)]->plan;
+        request.job.reference = runner::GpuReference{reference->cubin, reference->plan, {}};
+        request.job.measure = {true, true, 3, options.repeats, true, false, false};
+        request.job.precision = runner::PrecisionPolicy::FP32;
+        request.job.deadlineMs = 120000;
+        auto r = runner.run(std::move(request));
+        if (!r) {
+            std::fprintf(stderr, "%s: final run failed: %s\n", id.c_str(), r.error().message.c_str());
+            ++failures;
+            continue;
+        }
+        const bool verified = r->verification && r->verification->verified;
+        double relError = 0;
+        if (r->verification)
+            for (const auto &o : r->verification->outputs)
+                relError = std::max(relError, o.relativeError);
+        const auto &t = *r->timing;
+        nlohmann::json j = {{"case", c.family},
+                            {"shape", c.shape},
+                            {"schedule", scheduleText(candidates[static_cast<std::size_t>(best)])},
+                            {"candidates", candidates.size()},
+                            {"median_ms", t.medianMs},
+                            {"min_ms", t.minMs},
+                            {"max_ms", t.maxMs},
+                            {"verified", verified},
+                            {"rel_error", relError},
+                            {"tflops", c.flops > 0 ? nlohmann::json(c.flops / (t.medianMs * 1e-3) / 1e12) : nlohmann::json()},
+                            {"gbps", c.flops > 0 ? nlohmann::json() : nlohmann::json(c.bytes / (t.medianMs * 1e-3) / 1e9)}};
+        std::fprintf(stderr, "%-28s %9.4f ms [%.4f, %.4f]  %s  %s  rel %.2g  (%zu candidates)  %s\n", id.c_str(), t.medianMs,
+                     t.minMs, t.maxMs,
+                     c.flops > 0 ? (std::to_string(c.flops / (t.medianMs * 1e-3) / 1e12).substr(0, 6) + " TFLOP/s").c_str()
+                                 : (std::to_string(c.bytes / (t.medianMs * 1e-3) / 1e9).substr(0, 7) + " GB/s").c_str(),
+                     verified ? "verified" : "WRONG", relError, candidates.size(),
+                     scheduleText(candidates[static_cast<std::size_t>(best)]).c_str());
+        failures += verified ? 0 : 1;
+        cases.push_back(j);
+        if (!options.out.empty()) // after every case, so a time limit loses nothing measured
+            std::ofstream(options.out) << nlohmann::json({{"device", device->device.name}, {"arch", arch}, {"cases", cases}}).dump(2)
+                                       << "\n";
+    }
+    nlohmann::json out = {{"device", device->device.name}, {"arch", arch}, {"cases", cases}};
+    std::cout << out.dump(2) << "\n";
+    return failures == 0 ? 0 : 1;
+}
+
+} // namespace stitch::cli

@@ -1,0 +1,224 @@
+// `stitchcuda generate`: graph + schedule -> one complete CUDA program, with the schedule and a
+// launch plan next to it so `stitchcuda run` can verify and time it.
+#include "Commands.h"
+
+#include "core/arch/ArchDatabase.h"
+#include "core/codegen/Program.h"
+#include "core/cuda/SourceCompiler.h"
+#include "core/frontend/Lift.h"
+#include "core/schedule/Space.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace stitch::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int report(const Error &e)
+{
+    const std::string where = e.location ? e.location->toString() + ": " : "stitchcuda: ";
+    std::cerr << where << "error: " << e.message << "\n";
+    for (std::size_t i = 1; i < e.diagnostics.size(); ++i)
+        std::cerr << "  " << e.diagnostics[i].message << "\n";
+    return 1;
+}
+
+bool writeText(const fs::path &path, const std::string &text)
+{
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) {
+        std::cerr << "stitchcuda: cannot write " << path.string() << "\n";
+        return false;
+    }
+    return true;
+}
+
+nlohmann::json planFile(const codegen::GeneratedProgram &program, const runner::LaunchPlan &plan,
+                        const std::string &sourceName, const std::string &graphFile, const ir::SizeBindings &sizes)
+{
+    using nlohmann::json;
+    json j;
+    j["schema"] = "stitchcuda-plan/1";
+    j["source"] = sourceName;
+    json buffers = json::array();
+    for (const auto &b : plan.buffers) {
+        json bj = {{"name", b.name}, {"dtype", ir::dtypeName(b.dtype)}, {"shape", b.shape},
+                   {"role", runner::bufferRoleName(b.role)}};
+        if (b.shape.empty())
+            bj = {{"name", b.name}, {"dtype", ir::dtypeName(b.dtype)}, {"count", b.count},
+                  {"role", runner::bufferRoleName(b.role)}};
+        buffers.push_back(bj);
+    }
+    j["buffers"] = buffers;
+    json launches = json::array();
+    for (const auto &l : plan.launches) {
+        json args = json::array();
+        for (const auto &a : l.args) {
+            if (a.isBuffer())
+                args.push_back(std::get<std::string>(a.value));
+            else
+                args.push_back({{"int32", std::get<runner::ScalarArg>(a.value).intValue}});
+        }
+        launches.push_back({{"kernel", l.kernel},
+                            {"grid", {l.config.gridX, l.config.gridY, l.config.gridZ}},
+                            {"block", {l.config.blockX, l.config.blockY, l.config.blockZ}},
+                            {"sharedBytes", l.config.dynamicSharedBytes},
+                            {"args", args}});
+    }
+    j["launches"] = launches;
+    json sizeJson = json::object();
+    for (const auto &[name, value] : sizes)
+        sizeJson[name] = value;
+    j["reference"] = {{"graph", graphFile}, {"sizes", sizeJson}};
+    j["precision"] = program.schedule.precision == schedule::Precision::TF32 ? "tf32" : "fp32";
+    return j;
+}
+
+void printSpace(const schedule::Schedule &s, const schedule::Problem &problem)
+{
+    for (const auto &g : s.groups) {
+        auto a = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
+        if (!a.ok())
+            continue;
+        std::printf("\n%s [%s]: legal values given the other decisions\n", g.name.c_str(), schedule::strategyName(g.strategy));
+        for (const auto &d : schedule::decisionDefs(g.strategy)) {
+            std::printf("  %-16s %-24s", d.key.c_str(), (schedule::categoryName(d.category)));
+            for (const auto &o : schedule::legalValues(*a, g, d.key, problem))
+                std::printf(" %s%s%s", o.value == g.value(d.key) ? "[" : "", o.text.c_str(),
+                            o.legal ? (o.value == g.value(d.key) ? "]" : "") : "(x)");
+            std::printf("\n");
+            for (const auto &o : schedule::legalValues(*a, g, d.key, problem))
+                if (!o.legal)
+                    std::printf("      %s: %s\n", o.text.c_str(), o.why.c_str());
+        }
+    }
+}
+
+} // namespace
+
+int runGenerate(const GenerateOptions &options)
+{
+    std::string text;
+    if (!readFile(options.file, text))
+        return 2;
+    auto lifted = frontend::liftFile(text, options.file);
+    if (!lifted.ok())
+        return report(lifted.error());
+    if (!lifted->opaque.empty()) {
+        std::cerr << "stitchcuda: warning: " << lifted->opaque.size()
+                  << " kernel(s) could not be lifted and are not part of the generated program:\n";
+        for (const auto &o : lifted->opaque)
+            std::cerr << "  " << o.why.toString() << "\n";
+    }
+    ir::SizeBindings sizes = lifted->sizes;
+    for (const auto &binding : options.sizes) {
+        const auto eq = binding.find('=');
+        if (eq == std::string::npos) {
+            std::cerr << "stitchcuda: --size expects NAME=VALUE, got '" << binding << "'\n";
+            return 2;
+        }
+        try {
+            sizes[binding.substr(0, eq)] = std::stoll(binding.substr(eq + 1));
+        } catch (const std::exception &) {
+            std::cerr << "stitchcuda: --size " << binding << ": not an integer\n";
+            return 2;
+        }
+    }
+    for (const auto &name : lifted->graph.sizeVars())
+        if (!sizes.contains(name)) {
+            std::cerr << "stitchcuda: size " << name << " has no value: pass --size " << name << "=VALUE\n";
+            return 2;
+        }
+    const ArchLimits *arch = ArchDatabase::builtin().arch(options.arch);
+    if (!arch) {
+        std::cerr << "stitchcuda: unknown architecture '" << options.arch << "'\n";
+        return 2;
+    }
+    schedule::Problem problem{lifted->graph, sizes, *arch,
+                              options.tf32 ? schedule::Precision::TF32 : schedule::Precision::FP32};
+    schedule::Schedule sched;
+    if (!options.schedule.empty()) {
+        std::string scheduleText;
+        if (!readFile(options.schedule, scheduleText))
+            return 2;
+        auto parsed = schedule::parseSchedule(scheduleText, options.schedule);
+        if (!parsed.ok())
+            return report(parsed.error());
+        sched = *parsed;
+    } else {
+        auto def = schedule::defaultSchedule(problem);
+        if (!def.ok())
+            return report(def.error());
+        sched = *def;
+    }
+    auto program = codegen::generateProgram(problem, sched);
+    if (!program.ok())
+        return report(program.error());
+
+    std::printf("%s: %zu op%s -> %zu kernel%s for %s\n", options.file.c_str(), lifted->graph.ops().size(),
+                lifted->graph.ops().size() == 1 ? "" : "s", program->kernels.size(),
+                program->kernels.size() == 1 ? "" : "s", options.arch.c_str());
+    for (const auto &k : program->kernels)
+        std::printf("  %s\n", schedule::describe(k.group).c_str());
+    if (options.explain)
+        printSpace(sched, problem);
+
+    if (!options.noCompile) {
+        cuda::CompileOptions co;
+        co.arch = options.arch;
+        co.fileName = program->name + ".cu";
+        co.lineInfo = true;
+        for (const auto &inc : cuda::toolkitIncludeDirs())
+            co.extraOptions.push_back("-I" + inc);
+        auto compiled = cuda::compile(program->source, co);
+        if (!compiled.ok()) {
+            std::cerr << "stitchcuda: internal error: the generated program does not compile:\n";
+            return report(compiled.error());
+        }
+        std::printf("\n%-36s %5s %9s %7s\n", "kernel", "regs", "smem [B]", "spills");
+        for (const auto &k : compiled->kernels) {
+            int dynamicShared = 0;
+            for (const auto &g : program->kernels)
+                if (g.code.name == k.name)
+                    dynamicShared = g.code.dynamicSharedBytes;
+            std::printf("%-36s %5d %9d %7s\n", k.name.c_str(), k.registers, k.sharedBytes + dynamicShared,
+                        k.spillStoreBytes < 0 ? "?" : std::to_string(k.spillStoreBytes + k.spillLoadBytes).c_str());
+        }
+    }
+    if (options.out.empty()) {
+        if (options.print)
+            std::cout << "\n" << program->source;
+        return 0;
+    }
+    std::error_code ec;
+    fs::create_directories(options.out, ec);
+    if (ec) {
+        std::cerr << "stitchcuda: cannot create " << options.out << ": " << ec.message() << "\n";
+        return 2;
+    }
+    const fs::path dir = options.out;
+    const std::string source = program->name + ".cu";
+    if (!writeText(dir / source, program->source) ||
+        !writeText(dir / (program->name + ".schedule.json"), schedule::toJson(sched)))
+        return 2;
+    auto plan = codegen::toLaunchPlan(*program, lifted->graph, sizes);
+    if (!plan.ok())
+        return report(plan.error());
+    const std::string graphFile = fs::absolute(options.file).lexically_normal().string();
+    if (!writeText(dir / (program->name + ".plan.json"), planFile(*program, *plan, source, graphFile, sizes).dump(2) + "\n"))
+        return 2;
+    std::printf("\nwrote %s, %s.schedule.json and %s.plan.json (stitchcuda run %s) to %s\n", source.c_str(),
+                program->name.c_str(), program->name.c_str(), (dir / (program->name + ".plan.json")).string().c_str(),
+                options.out.c_str());
+    return 0;
+}
+
+} // namespace stitch::cli

@@ -1,0 +1,50 @@
+#pragma once
+// IR expressions as CUDA C++ text.
+//   ComputeOp body / init / extents -> emitExpr(ExprScope) -> kernel source
+// A scope says what each iteration variable is in the kernel and which tensor reads are values
+// already on chip (fused intermediates, cached rows); every other read becomes a global load with
+// a row-major index.
+
+#include "core/ir/Graph.h"
+#include "core/ir/Shape.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stitch::codegen {
+
+struct ExprScope {
+    const ir::Graph *graph = nullptr;
+    std::map<std::string, std::string> vars;  ///< iteration variable -> C expression
+    /// A read served from registers: return the C expression, or nullopt for a global load.
+    std::function<std::optional<std::string>(const ir::Expr &read, const ExprScope &scope)> local;
+    /// Tensors whose flat index needs 64 bits (2^31 elements or more).
+    const std::vector<ir::TensorId> *wideTensors = nullptr;
+};
+
+/// The C++ text of an expression (throws std::runtime_error for an unknown iteration variable:
+/// a generator bug, caught and reported by generateProgram).
+std::string emitExpr(const ir::Expr &expr, const ExprScope &scope);
+
+/// "X[((long long)(i) * (N) + (j))]": a global read of tensor at C index expressions.
+std::string emitGlobalAccess(const ir::Tensor &tensor, const std::vector<std::string> &indices, const ExprScope &scope);
+
+/// A float literal of the type: "0.5f", "1e-05f", "__int_as_float(0x7f800000)" for +inf.
+std::string floatLiteral(double value, ir::DType type);
+
+/// The combine step of a reduction: "acc + x", "fmaxf(acc, x)", ...
+std::string combine(ir::ReduceKind kind, ir::DType type, const std::string &acc, const std::string &value);
+
+/// The identity of a reduction as a literal of type (0, 1, -inf, +inf, or the integer extremes).
+std::string reductionIdentityLiteral(ir::ReduceKind kind, ir::DType type);
+
+/// Tensors of the graph with at least 2^31 elements for these sizes.
+std::vector<ir::TensorId> wideTensors(const ir::Graph &graph, const ir::SizeBindings &sizes);
+
+/// An identifier for a tensor or size name that cannot clash with C++ keywords or generated locals.
+std::string cIdentifier(const std::string &name);
+
+} // namespace stitch::codegen

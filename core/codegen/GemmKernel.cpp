@@ -1,0 +1,395 @@
+// The gemm strategy: C = A B tiled through shared memory with register blocking, double
+// buffering and the element-wise epilogue (bias, activation, ...) applied before the only store.
+//
+// Shape of the kernel (BM x BN tile per block, BK deep steps, TM x TN results per thread):
+//   global --(VEC-wide loads, registers)--> shared [stage][BK][BM + pad] (A transposed) and
+//   [stage][BK][BN + pad] (B) --(float4 reads of two TM/2 and TN/2 halves, BM/2 and BN/2 apart,
+//   so a warp reads consecutive 16-byte words without bank conflicts)--> TM x TN FMAs per k.
+#include "core/codegen/CudaWriter.h"
+#include "core/codegen/Kernels.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace stitch::codegen {
+
+using ir::Expr;
+
+namespace {
+
+std::string str(long long v) { return std::to_string(v); }
+
+std::string vecType(int n) { return n == 4 ? "float4" : n == 2 ? "float2" : "float"; }
+
+const char *lane(int q)
+{
+    static const char *names[] = {"x", "y", "z", "w"};
+    return names[q];
+}
+
+/// The group's ops on one accumulator value at (gi_, gj_): the head's init, then every fused op,
+/// each as a local; `store` receives each stored tensor with its value.
+void emitEpilogue(CudaWriter &w, const GenContext &ctx, const ExprScope &base, const std::string &accExpr,
+                  const std::function<void(const ir::Tensor &, const std::string &)> &store)
+{
+    const auto &a = ctx.analysis;
+    const ir::ComputeOp &head = *a.ops.front();
+    for (std::size_t n = 0; n < a.ops.size(); ++n) {
+        const ir::ComputeOp &op = *a.ops[n];
+        ExprScope s = base;
+        s.vars[op.domain[0].name] = "gi_";
+        s.vars[op.domain[1].name] = "gj_";
+        s.local = [&a, n](const Expr &r, const ExprScope &) -> std::optional<std::string> {
+            for (std::size_t m = 0; m < n; ++m)
+                if (a.ops[m]->output.id == r.tensor().id)
+                    return "v_" + cIdentifier(r.tensor().name) + "_";
+            return std::nullopt;
+        };
+        const std::string name = cIdentifier(op.output.name);
+        std::string value;
+        if (n == 0)
+            value = head.reduction->init.defined() ? "(" + emitExpr(head.reduction->init, s) + ") + " + accExpr : accExpr;
+        else
+            value = emitExpr(op.body, s);
+        w.line(std::string("const ") + ir::cudaTypeName(op.output.dtype) + " v_" + name + "_ = " + value + ";");
+        if (a.isStored(op.output.id))
+            store(*ctx.graph.tensor(op.output.id), "v_" + name + "_");
+    }
+}
+
+} // namespace
+
+std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
+{
+    const auto &a = ctx.analysis;
+    const auto &g = ctx.group;
+    const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), TM = g.value("thread_m"),
+              TN = g.value("thread_n"), VEC = g.value("vector"), PAD = g.value("smem_pad"), STAGES = g.value("stages"),
+              SWZ = g.value("swizzle"), MINB = g.value("min_blocks"), SPLIT = g.value("split_k");
+    const int TX = BN / TN, TY = BM / TM, T = TX * TY;
+    const int LA = BM * BK / (VEC * T), LB = BN * BK / (VEC * T);
+    const int SA = BM + PAD, SB = BN + PAD;
+    const ir::Tensor &A = *ctx.graph.tensor(a.a), &B = *ctx.graph.tensor(a.b);
+
+    KernelCode k;
+    k.name = ctx.kernelName;
+    k.params = kernelParams(ctx);
+    k.block = {T, 1, 1};
+    k.dynamicSharedBytes = STAGES * BK * (SA + SB) * 4;
+    const std::string wsName = ctx.kernelName + "_partials";
+    if (SPLIT > 1) {
+        KernelParam ws;
+        ws.name = "partials_";
+        ws.tensor = true;
+        ws.written = true;
+        ws.scratch = wsName;
+        k.params.push_back(ws);
+        k.scratch.push_back({wsName, a.domain[0] * a.domain[1] * SPLIT});
+    }
+
+    ExprScope base;
+    base.graph = &ctx.graph;
+    base.wideTensors = &ctx.wide;
+    const std::string an = cIdentifier(A.name), bn = cIdentifier(B.name);
+
+    CudaWriter w;
+    w.comment(headerComment(ctx) + "\nA is " + A.name + (a.aRowMajor ? "[i, k]" : "[k, i] (transposed)") + ", B is " +
+              B.name + (a.bRowMajor ? "[k, j]" : "[j, k] (transposed)") + "; " + str(T) + " threads, " + str(TM) + "x" +
+              str(TN) + " results each; " + str(k.dynamicSharedBytes) + " B of shared memory");
+    w.line("extern \"C\" __global__ void __launch_bounds__(" + str(T) + ", " + str(MINB) + ") " + k.name + "(" +
+           paramList(k.params) + ")");
+    w.open("");
+    w.line("extern __shared__ float4 smem4_[];");
+    w.line("float *As_ = reinterpret_cast<float *>(smem4_);                 // [" + str(STAGES) + "][" + str(BK) + "][" +
+           str(SA) + "]");
+    w.line("float *Bs_ = As_ + " + str(STAGES * BK * SA) + ";                              // [" + str(STAGES) + "][" +
+           str(BK) + "][" + str(SB) + "]");
+    w.line("const int M_ = " + emitExpr(a.domain[0], base) + ", N_ = " + emitExpr(a.domain[1], base) +
+           ", K_ = " + emitExpr(a.k, base) + ";");
+    w.line("const long long lda_ = " + emitExpr(A.shape[1], base) + ", ldb_ = " + emitExpr(B.shape[1], base) + ";");
+    w.comment("Blocks run in groups of " + str(SWZ) + " block rows, column by column, so the tiles of A and B they share stay in L2.");
+    w.line("const int gridM_ = (M_ + " + str(BM - 1) + ") / " + str(BM) + ", gridN_ = (N_ + " + str(BN - 1) + ") / " +
+           str(BN) + ";");
+    if (SPLIT > 1) {
+        w.comment("Split K: blocks [s * tiles, (s + 1) * tiles) sum slice s of K into partials_[s].");
+        w.line("const int tile_ = (int)(blockIdx.x % (gridM_ * gridN_)), split_ = (int)(blockIdx.x / (gridM_ * gridN_));");
+        w.line("const int kChunk_ = ((K_ + " + str(SPLIT - 1) + ") / " + str(SPLIT) + " + " + str(BK - 1) + ") / " + str(BK) +
+               " * " + str(BK) + ";");
+        w.line("const int kBegin_ = split_ * kChunk_, kEnd_ = min(K_, kBegin_ + kChunk_);");
+    } else {
+        w.line("const int tile_ = (int)blockIdx.x;");
+        w.line("const int kBegin_ = 0, kEnd_ = K_;");
+    }
+    w.line("const int firstM_ = (tile_ / (" + str(SWZ) + " * gridN_)) * " + str(SWZ) + ";");
+    w.line("const int groupRows_ = min(gridM_ - firstM_, " + str(SWZ) + ");");
+    w.line("const int inGroup_ = tile_ % (" + str(SWZ) + " * gridN_);");
+    w.line("const int m0_ = (firstM_ + inGroup_ % groupRows_) * " + str(BM) + ";");
+    w.line("const int n0_ = (inGroup_ / groupRows_) * " + str(BN) + ";");
+    w.line("const int tx_ = threadIdx.x % " + str(TX) + ", ty_ = threadIdx.x / " + str(TX) + ";");
+    w.line("float acc_[" + str(TM) + "][" + str(TN) + "];");
+    w.line("#pragma unroll");
+    w.line("for (int i_ = 0; i_ < " + str(TM) + "; ++i_)");
+    w.line("    #pragma unroll");
+    w.line("    for (int j_ = 0; j_ < " + str(TN) + "; ++j_)");
+    w.line("        acc_[i_][j_] = 0.0f;");
+    w.line("float ra_[" + str(LA * VEC) + "], rb_[" + str(LB * VEC) + "];");
+
+    // Global -> registers for the tile at depth k0_.
+    auto loadOperand = [&](const std::string &tensor, const std::string &regs, int loads, bool kFastest, int tileOther,
+                           const std::string &other0, const std::string &otherLimit) {
+        // kFastest: rows of `tileOther` elements along the other dimension, each BK deep and contiguous in k.
+        const int perRow = (kFastest ? BK : tileOther) / VEC;
+        w.line("#pragma unroll");
+        w.open("for (int l_ = 0; l_ < " + str(loads) + "; ++l_)");
+        w.line("const int v_ = threadIdx.x + l_ * " + str(T) + ";");
+        if (kFastest) {
+            w.line("const int o_ = " + other0 + " + v_ / " + str(perRow) + ", kk_ = k0_ + (v_ % " + str(perRow) + ") * " +
+                   str(VEC) + ";");
+            w.line("const long long at_ = (long long)o_ * " + std::string(tensor == an ? "lda_" : "ldb_") + " + kk_;");
+        } else {
+            w.line("const int kk_ = k0_ + v_ / " + str(perRow) + ", o_ = " + other0 + " + (v_ % " + str(perRow) + ") * " +
+                   str(VEC) + ";");
+            w.line("const long long at_ = (long long)kk_ * " + std::string(tensor == an ? "lda_" : "ldb_") + " + o_;");
+        }
+        w.open("if (o_ < " + otherLimit + " && kk_ < kEnd_)");
+        if (VEC > 1) {
+            w.line("const " + vecType(VEC) + " t_ = *reinterpret_cast<const " + vecType(VEC) + " *>(" + tensor + " + at_);");
+            for (int q = 0; q < VEC; ++q)
+                w.line(regs + "[l_ * " + str(VEC) + " + " + str(q) + "] = t_." + lane(q) + ";");
+        } else {
+            w.line(regs + "[l_] = __ldg(" + tensor + " + at_);");
+        }
+        w.close();
+        w.open("else");
+        w.line("#pragma unroll");
+        w.line("for (int q_ = 0; q_ < " + str(VEC) + "; ++q_)");
+        w.line("    " + regs + "[l_ * " + str(VEC) + " + q_] = 0.0f;");
+        w.close();
+        w.close();
+    };
+    // Registers -> shared stage `s_`: tiles are stored k-major ([k][m] and [k][n]).
+    auto storeOperand = [&](const std::string &tile, const std::string &regs, int loads, bool kFastest, int tileOther,
+                            int stride) {
+        const int perRow = (kFastest ? BK : tileOther) / VEC;
+        w.line("#pragma unroll");
+        w.open("for (int l_ = 0; l_ < " + str(loads) + "; ++l_)");
+        w.line("const int v_ = threadIdx.x + l_ * " + str(T) + ";");
+        if (kFastest) {
+            w.line("const int o_ = v_ / " + str(perRow) + ", kk_ = (v_ % " + str(perRow) + ") * " + str(VEC) + ";");
+            w.line("#pragma unroll");
+            w.line("for (int q_ = 0; q_ < " + str(VEC) + "; ++q_)");
+            w.line("    " + tile + "[(s_ * " + str(BK) + " + kk_ + q_) * " + str(stride) + " + o_] = " + regs + "[l_ * " +
+                   str(VEC) + " + q_];");
+        } else {
+            w.line("const int kk_ = v_ / " + str(perRow) + ", o_ = (v_ % " + str(perRow) + ") * " + str(VEC) + ";");
+            if (VEC > 1) {
+                std::string init;
+                for (int q = 0; q < VEC; ++q)
+                    init += (q ? ", " : "") + regs + "[l_ * " + str(VEC) + " + " + str(q) + "]";
+                w.line("*reinterpret_cast<" + vecType(VEC) + " *>(&" + tile + "[(s_ * " + str(BK) + " + kk_) * " +
+                       str(stride) + " + o_]) = make_" + vecType(VEC) + "(" + init + ");");
+            } else {
+                w.line(tile + "[(s_ * " + str(BK) + " + kk_) * " + str(stride) + " + o_] = " + regs + "[l_];");
+            }
+        }
+        w.close();
+    };
+    auto loadTile = [&](const std::string &k0) {
+        w.open("");
+        w.line("const int k0_ = " + k0 + ";");
+        loadOperand(an, "ra_", LA, a.aRowMajor, BM, "m0_", "M_");
+        loadOperand(bn, "rb_", LB, !a.bRowMajor, BN, "n0_", "N_");
+        w.close();
+    };
+    auto storeTile = [&](const std::string &stage) {
+        w.open("");
+        w.line("const int s_ = " + stage + ";");
+        storeOperand("As_", "ra_", LA, a.aRowMajor, BM, SA);
+        storeOperand("Bs_", "rb_", LB, !a.bRowMajor, BN, SB);
+        w.close();
+    };
+    // Two halves of `half` values, tileSize/2 apart, read as 16-byte words (8- or 4-byte for short halves).
+    auto fragment = [&](const std::string &dst, const std::string &tile, int half, const std::string &t, int tileSize,
+                        int stride, const std::string &stage) {
+        const std::string row = "(" + stage + " * " + str(BK) + " + kk_) * " + str(stride);
+        const int chunk = std::min(half, 4);
+        for (int h = 0; h < 2; ++h)
+            for (int c = 0; c < half / chunk; ++c) {
+                const std::string at = tile + " + " + row + " + " + (h ? str(tileSize / 2) + " + " : "") + t + " * " +
+                                       str(half) + (c ? " + " + str(c * chunk) : "");
+                const int first = h * half + c * chunk;
+                if (chunk == 1) {
+                    w.line(dst + "[" + str(first) + "] = *(" + at + ");");
+                    continue;
+                }
+                const std::string name = dst + str(h) + "_" + str(c) + "_";
+                w.line("const " + vecType(chunk) + " " + name + " = *reinterpret_cast<const " + vecType(chunk) + " *>(" +
+                       at + ");");
+                for (int q = 0; q < chunk; ++q)
+                    w.line(dst + "[" + str(first + q) + "] = " + name + "." + lane(q) + ";");
+            }
+    };
+    auto compute = [&](const std::string &stage) {
+        w.line("#pragma unroll");
+        w.open("for (int kk_ = 0; kk_ < " + str(BK) + "; ++kk_)");
+        w.line("float a_[" + str(TM) + "], b_[" + str(TN) + "];");
+        fragment("a_", "As_", TM / 2, "ty_", BM, SA, stage);
+        fragment("b_", "Bs_", TN / 2, "tx_", BN, SB, stage);
+        w.line("#pragma unroll");
+        w.line("for (int i_ = 0; i_ < " + str(TM) + "; ++i_)");
+        w.line("    #pragma unroll");
+        w.line("    for (int j_ = 0; j_ < " + str(TN) + "; ++j_)");
+        w.line("        acc_[i_][j_] = fmaf(a_[i_], b_[j_], acc_[i_][j_]);");
+        w.close();
+    };
+
+    w.line("const int kTiles_ = kEnd_ > kBegin_ ? (kEnd_ - kBegin_ + " + str(BK - 1) + ") / " + str(BK) + " : 0;");
+    if (STAGES == 2) {
+        w.comment("Two stages: while the math runs on one shared tile, the next tile's loads are in flight.");
+        loadTile("kBegin_");
+        storeTile("0");
+        w.line("__syncthreads();");
+        w.open("for (int kt_ = 0; kt_ < kTiles_; ++kt_)");
+        w.line("const int cur_ = kt_ & 1;");
+        w.line("if (kt_ + 1 < kTiles_)");
+        loadTile("kBegin_ + (kt_ + 1) * " + str(BK));
+        compute("cur_");
+        w.line("if (kt_ + 1 < kTiles_)");
+        storeTile("cur_ ^ 1");
+        w.line("__syncthreads();");
+        w.close();
+    } else {
+        w.open("for (int kt_ = 0; kt_ < kTiles_; ++kt_)");
+        loadTile("kBegin_ + kt_ * " + str(BK));
+        w.line("__syncthreads(); // the previous tile's readers are done");
+        storeTile("0");
+        w.line("__syncthreads();");
+        compute("0");
+        w.close();
+    }
+
+    // Epilogue: every fused op per element, then the stores. With split K the partial sums go to
+    // the workspace as they are; the second kernel applies the epilogue.
+    struct Sink {
+        std::string name;
+        std::function<std::string(const std::string &gj)> at; ///< the element (gi_, gj)
+    };
+    std::vector<Sink> sinks;
+    const int W = TN / 2;
+    const auto N = ir::evaluateSizeExpr(a.domain[1], ctx.sizes);
+    const int chunk = std::min(W, 4);
+    bool vectorStore = W >= 2 && N.ok() && *N % chunk == 0;
+    if (SPLIT > 1) {
+        sinks.push_back({"partials", [](const std::string &gj) {
+                             return "partials_[((long long)split_ * M_ + gi_) * N_ + " + gj + "]";
+                         }});
+    } else {
+        for (ir::TensorId id : a.stored) {
+            const ir::Tensor &t = *ctx.graph.tensor(id);
+            vectorStore = vectorStore && t.dtype == ir::DType::F32 && t.shape.rank() == 2 &&
+                          t.shape[0].equals(a.domain[0]) && t.shape[1].equals(a.domain[1]);
+            sinks.push_back({cIdentifier(t.name), [&, tp = &t](const std::string &gj) {
+                                 return emitGlobalAccess(*tp, {"gi_", gj}, base);
+                             }});
+        }
+    }
+    auto sinkIndex = [&](const std::string &name) {
+        for (std::size_t i = 0; i < sinks.size(); ++i)
+            if (sinks[i].name == name)
+                return i;
+        return sinks.size();
+    };
+    // The fused ops on one accumulator value; `store(sink, value)` receives every stored result.
+    auto element = [&](const std::string &accExpr, const std::function<void(std::size_t, const std::string &)> &store) {
+        if (SPLIT > 1) {
+            store(0, accExpr);
+            return;
+        }
+        emitEpilogue(w, ctx, base, accExpr, [&](const ir::Tensor &t, const std::string &v) {
+            store(sinkIndex(cIdentifier(t.name)), v);
+        });
+    };
+    w.comment("Epilogue: the fused element-wise ops on each result, then the only store.");
+    w.line("#pragma unroll");
+    w.open("for (int i_ = 0; i_ < " + str(TM) + "; ++i_)");
+    w.line("const int gi_ = m0_ + (i_ < " + str(TM / 2) + " ? ty_ * " + str(TM / 2) + " + i_ : " + str(BM / 2) +
+           " + ty_ * " + str(TM / 2) + " + i_ - " + str(TM / 2) + ");");
+    w.line("if (gi_ >= M_)");
+    w.line("    continue;");
+    w.line("#pragma unroll");
+    w.open("for (int h_ = 0; h_ < 2; ++h_)");
+    w.line("const int gj0_ = n0_ + h_ * " + str(BN / 2) + " + tx_ * " + str(W) + ";");
+    if (vectorStore) {
+        w.open("if (gj0_ + " + str(W - 1) + " < N_)");
+        for (const Sink &sink : sinks)
+            w.line("float o_" + sink.name + "_[" + str(W) + "];");
+        for (int q = 0; q < W; ++q) {
+            w.open("");
+            w.line("const int gj_ = gj0_ + " + str(q) + ";");
+            element("acc_[i_][h_ * " + str(W) + " + " + str(q) + "]", [&](std::size_t sink, const std::string &v) {
+                w.line("o_" + sinks[sink].name + "_[" + str(q) + "] = " + v + ";");
+            });
+            w.close();
+        }
+        for (const Sink &sink : sinks) {
+            for (int c = 0; c < W / chunk; ++c) {
+                std::string init;
+                for (int q = 0; q < chunk; ++q)
+                    init += (q ? ", " : "") + std::string("o_") + sink.name + "_[" + str(c * chunk + q) + "]";
+                w.line("*reinterpret_cast<" + vecType(chunk) + " *>(&" + sink.at(c ? "gj0_ + " + str(c * chunk) : "gj0_") +
+                       ") = make_" + vecType(chunk) + "(" + init + ");");
+            }
+        }
+        w.close();
+    }
+    if (vectorStore)
+        w.line("else");
+    w.open("");
+    w.line("#pragma unroll");
+    w.open("for (int q_ = 0; q_ < " + str(W) + "; ++q_)");
+    w.line("const int gj_ = gj0_ + q_;");
+    w.line("if (gj_ >= N_)");
+    w.line("    continue;");
+    element("acc_[i_][h_ * " + str(W) + " + q_]", [&](std::size_t sink, const std::string &v) {
+        w.line(sinks[sink].at("gj_") + " = " + v + ";");
+    });
+    w.close();
+    w.close();
+    w.close();
+    w.close();
+    w.close();
+    k.source = w.str();
+    k.grid = {ceilDivExpr(a.domain[0], BM) * ceilDivExpr(a.domain[1], BN) * SPLIT, Expr(1), Expr(1)};
+    if (SPLIT == 1)
+        return {k};
+
+    // The second kernel: one thread per result sums the slices and applies the epilogue.
+    KernelCode r;
+    r.name = ctx.kernelName + "_sum";
+    r.params = k.params;
+    r.params.back().written = false;
+    r.block = {256, 1, 1};
+    CudaWriter rw;
+    rw.comment(ctx.kernelName + " (split K = " + str(SPLIT) + "), second kernel: sums the " + str(SPLIT) +
+               " partial products of each result and applies the fused ops");
+    rw.line("extern \"C\" __global__ void __launch_bounds__(256) " + r.name + "(" + paramList(r.params) + ")");
+    rw.open("");
+    rw.line("const int M_ = " + emitExpr(a.domain[0], base) + ", N_ = " + emitExpr(a.domain[1], base) + ";");
+    rw.line("const long long total_ = (long long)M_ * N_;");
+    rw.open("for (long long e_ = (long long)blockIdx.x * 256 + threadIdx.x; e_ < total_; e_ += (long long)gridDim.x * 256)");
+    rw.line("const int gi_ = (int)(e_ / N_), gj_ = (int)(e_ % N_);");
+    rw.line("float acc_ = 0.0f;");
+    rw.line("#pragma unroll");
+    rw.line("for (int s_ = 0; s_ < " + str(SPLIT) + "; ++s_)");
+    rw.line("    acc_ += partials_[s_ * total_ + e_];");
+    emitEpilogue(rw, ctx, base, "acc_", [&](const ir::Tensor &t, const std::string &v) {
+        rw.line(emitGlobalAccess(t, {"gi_", "gj_"}, base) + " = " + v + ";");
+    });
+    rw.close();
+    rw.close();
+    r.source = rw.str();
+    r.grid = {ceilDivExpr(a.domain[0] * a.domain[1], 256), Expr(1), Expr(1)};
+    return {k, r};
+}
+
+} // namespace stitch::codegen

@@ -1,0 +1,327 @@
+#include "core/codegen/Kernels.h"
+
+#include "core/codegen/CudaWriter.h"
+#include "core/ir/ExprUtil.h"
+
+#include <algorithm>
+#include <set>
+
+namespace stitch::codegen {
+
+using ir::Expr;
+
+std::vector<KernelParam> kernelParams(const GenContext &ctx)
+{
+    std::vector<KernelParam> out;
+    for (ir::TensorId id : ctx.analysis.reads) {
+        const ir::Tensor *t = ctx.graph.tensor(id);
+        out.push_back({cIdentifier(t->name), true, id, t->dtype, false, {}});
+    }
+    for (ir::TensorId id : ctx.analysis.stored) {
+        const ir::Tensor *t = ctx.graph.tensor(id);
+        out.push_back({cIdentifier(t->name), true, id, t->dtype, true, {}});
+    }
+    // Every size the graph uses: kernels index tensors by their shapes.
+    std::set<std::string> used;
+    auto collect = [&](const Expr &e) {
+        for (const auto &s : ir::collectSizeVars(e))
+            used.insert(s);
+    };
+    for (const auto *op : ctx.analysis.ops) {
+        collect(op->body);
+        for (const auto &v : op->allIterVars()) {
+            collect(v.extent);
+            collect(v.lowerBound);
+        }
+        if (op->reduction && op->reduction->init.defined())
+            collect(op->reduction->init);
+        for (const auto &r : op->inputs())
+            for (const auto &d : ctx.graph.tensor(r.id)->shape.dims())
+                collect(d);
+        for (const auto &d : ctx.graph.tensor(op->output.id)->shape.dims())
+            collect(d);
+    }
+    for (const auto &name : ctx.graph.sizeVars())
+        if (used.contains(name))
+            out.push_back({cIdentifier(name), false, -1, ir::DType::I32, false, name});
+    return out;
+}
+
+std::string paramList(const std::vector<KernelParam> &params)
+{
+    std::string out;
+    for (const auto &p : params) {
+        if (!out.empty())
+            out += ", ";
+        if (p.tensor && p.tensorId < 0)
+            out += std::string(p.written ? "" : "const ") + "float *__restrict__ " + p.name;
+        else if (p.tensor)
+            out += std::string(p.written ? "" : "const ") + ir::cudaTypeName(p.dtype) + " *__restrict__ " + p.name;
+        else
+            out += "int " + p.name;
+    }
+    return out;
+}
+
+std::string headerComment(const GenContext &ctx)
+{
+    std::string text = ctx.kernelName + ": " + schedule::strategyName(ctx.group.strategy) + " kernel for\n";
+    for (const auto *op : ctx.analysis.ops)
+        text += "  " + op->toString() + "\n";
+    text += "decisions:";
+    for (const auto &d : schedule::decisionDefs(ctx.group.strategy))
+        text += " " + d.key + "=" + d.valueText(ctx.group.value(d.key));
+    if (!ctx.analysis.local.empty()) {
+        text += "\nkept on chip (never stored):";
+        for (ir::TensorId id : ctx.analysis.local)
+            text += " " + ctx.graph.tensor(id)->name;
+    }
+    return text;
+}
+
+Expr ceilDivExpr(const Expr &a, int b)
+{
+    if (a.isConst())
+        return Expr((a.intValue() + b - 1) / b);
+    return (a + (b - 1)) / b;
+}
+
+std::optional<std::string> inlineLocalRead(const GenContext &ctx, const Expr &read, const ExprScope &scope)
+{
+    if (!ctx.analysis.isLocal(read.tensor().id))
+        return std::nullopt;
+    const ir::ComputeOp *producer = ctx.graph.producer(read.tensor().id);
+    if (!producer || producer->reduction)
+        return std::nullopt;
+    // The producer's domain variables take the reader's index expressions.
+    ExprScope inner = scope;
+    for (std::size_t d = 0; d < producer->domain.size() && d < read.operands().size(); ++d)
+        inner.vars[producer->domain[d].name] = emitExpr(read.operands()[d], scope);
+    return "(" + emitExpr(producer->body, inner) + ")";
+}
+
+namespace {
+
+const char *floordivHelper = R"(__device__ __forceinline__ int stitch_floordiv(int a, int b)
+{
+    const int q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+})";
+
+} // namespace
+
+std::string floorDivHelperSource() { return floordivHelper; }
+
+KernelCode generateGenericKernel(const GenContext &ctx)
+{
+    const ir::ComputeOp &op = *ctx.analysis.ops.front();
+    const int threads = ctx.group.value("threads");
+    KernelCode k;
+    k.name = ctx.kernelName;
+    k.params = kernelParams(ctx);
+    k.block = {threads, 1, 1};
+
+    ExprScope scope;
+    scope.graph = &ctx.graph;
+    scope.wideTensors = &ctx.wide;
+    CudaWriter w;
+    w.comment(headerComment(ctx));
+    w.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + k.name + "(" +
+           paramList(k.params) + ")");
+    w.open("");
+    std::string total = "1LL";
+    for (const auto &v : op.domain)
+        total += " * (long long)(" + emitExpr(v.extent, scope) + ")";
+    w.line("const long long total_ = " + total + ";");
+    w.open("for (long long t_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; t_ < total_; t_ += (long long)gridDim.x * blockDim.x)");
+    w.line("long long rest_ = t_;");
+    for (std::size_t d = op.domain.size(); d-- > 0;) {
+        const auto &v = op.domain[d];
+        const std::string name = cIdentifier(v.name) + "_";
+        const std::string ext = "(long long)(" + emitExpr(v.extent, scope) + ")";
+        if (d > 0) {
+            w.line("const int " + name + " = " + emitExpr(v.lowerBound, scope) + " + (int)(rest_ % " + ext + ");");
+            w.line("rest_ /= " + ext + ";");
+        } else {
+            w.line("const int " + name + " = " + emitExpr(v.lowerBound, scope) + " + (int)rest_;");
+        }
+        scope.vars[v.name] = name;
+    }
+    if (!op.domain.empty())
+        w.line("(void)rest_;");
+    const char *type = ir::cudaTypeName(op.output.dtype);
+    std::string value;
+    if (op.reduction) {
+        const std::string init = op.reduction->init.defined() ? emitExpr(op.reduction->init, scope)
+                                                              : reductionIdentityLiteral(op.reduction->kind, op.output.dtype);
+        const bool wide = ctx.group.value("accumulate") == 1 && ir::isFloat(op.output.dtype);
+        w.line(std::string(wide ? "double" : type) + " acc_ = " + init + ";");
+        for (const auto &v : op.reduction->vars) {
+            const std::string name = cIdentifier(v.name) + "_";
+            const std::string lb = emitExpr(v.lowerBound, scope);
+            w.open("for (int " + name + " = " + lb + "; " + name + " < " + lb + " + " + emitExpr(v.extent, scope) +
+                   "; ++" + name + ")");
+            scope.vars[v.name] = name;
+        }
+        w.line("acc_ = " + combine(op.reduction->kind, wide ? ir::DType::F64 : op.output.dtype, "acc_",
+                                   (wide ? "(double)" : "") + emitExpr(op.body, scope)) + ";");
+        for (std::size_t n = 0; n < op.reduction->vars.size(); ++n)
+            w.close();
+        value = "acc_";
+    } else {
+        value = emitExpr(op.body, scope);
+    }
+    std::vector<std::string> idx;
+    for (const auto &v : op.domain)
+        idx.push_back(scope.vars[v.name]);
+    w.line(emitGlobalAccess(*ctx.graph.tensor(op.output.id), idx, scope) + " = (" + type + ")(" + value + ");");
+    w.close();
+    w.close();
+    k.source = w.str();
+    Expr totalExpr = Expr(1);
+    for (const auto &v : op.domain)
+        totalExpr = totalExpr.isIntConst(1) ? v.extent : totalExpr * v.extent;
+    k.grid = {ceilDivExpr(totalExpr, threads), Expr(1), Expr(1)};
+    return k;
+}
+
+KernelCode generateElementwiseKernel(const GenContext &ctx)
+{
+    const auto &a = ctx.analysis;
+    const int threads = ctx.group.value("threads"), vec = ctx.group.value("vector"), items = ctx.group.value("items");
+    KernelCode k;
+    k.name = ctx.kernelName;
+    k.params = kernelParams(ctx);
+    k.block = {threads, 1, 1};
+
+    ExprScope scope;
+    scope.graph = &ctx.graph;
+    scope.wideTensors = &ctx.wide;
+    // Tensors read at the element itself with the group's shape are contiguous with it: vector loads.
+    auto contiguous = [&](const ir::Tensor &t) {
+        if (t.shape.rank() != static_cast<int>(a.domain.size()))
+            return false;
+        for (std::size_t d = 0; d < a.domain.size(); ++d)
+            if (!t.shape[d].equals(a.domain[d]))
+                return false;
+        return true;
+    };
+    std::vector<ir::TensorId> vectorInputs;
+    for (ir::TensorId id : a.reads) {
+        const ir::Tensor *t = ctx.graph.tensor(id);
+        bool identityOnly = contiguous(*t);
+        bool readAtPoint = false;
+        for (const auto *op : a.ops)
+            for (const Expr &r : ir::collectReads(op->body))
+                if (r.tensor().id == id) {
+                    bool at = r.operands().size() == op->domain.size();
+                    for (std::size_t d = 0; at && d < op->domain.size(); ++d)
+                        at = r.operands()[d].kind() == ir::ExprKind::IterVar && r.operands()[d].name() == op->domain[d].name;
+                    readAtPoint = readAtPoint || at;
+                }
+        if (identityOnly && readAtPoint)
+            vectorInputs.push_back(id);
+    }
+    const std::string vecType = vec == 4 ? "float4" : vec == 2 ? "float2" : "float";
+    const char *lanes[] = {"x", "y", "z", "w"};
+    auto vectorizable = [&](ir::TensorId id) { return vec > 1 && ctx.graph.tensor(id)->dtype == ir::DType::F32; };
+    auto storedVector = [&](ir::TensorId id) { return vectorizable(id) && contiguous(*ctx.graph.tensor(id)); };
+
+    CudaWriter w;
+    w.comment(headerComment(ctx));
+    w.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + k.name + "(" +
+           paramList(k.params) + ")");
+    w.open("");
+    std::string total = "1LL";
+    for (const auto &e : a.domain)
+        total += " * (long long)(" + emitExpr(e, scope) + ")";
+    w.line("const long long total_ = " + total + ";");
+    w.line("const long long first_ = ((long long)blockIdx.x * " + std::to_string(items * threads) + " + threadIdx.x) * " +
+           std::to_string(vec) + ";");
+    w.line("#pragma unroll");
+    w.open("for (int it_ = 0; it_ < " + std::to_string(items) + "; ++it_)");
+    w.line("const long long e_ = first_ + (long long)it_ * " + std::to_string(threads * vec) + ";");
+    w.line("if (e_ >= total_)");
+    w.line("    return;");
+    for (ir::TensorId id : vectorInputs) {
+        const ir::Tensor *t = ctx.graph.tensor(id);
+        const std::string name = cIdentifier(t->name);
+        if (vectorizable(id))
+            w.line("const " + vecType + " in_" + name + "_ = *reinterpret_cast<const " + vecType + " *>(" + name + " + e_);");
+    }
+    for (ir::TensorId id : a.stored)
+        if (storedVector(id))
+            w.line(vecType + " out_" + cIdentifier(ctx.graph.tensor(id)->name) + "_;");
+    for (int q = 0; q < vec; ++q) {
+        w.open("");
+        w.line("const long long p_ = e_ + " + std::to_string(q) + ";");
+        // Domain indices of the element (the compiler drops the ones nothing uses).
+        w.line("long long rest_ = p_;");
+        for (std::size_t d = a.domain.size(); d-- > 0;) {
+            const std::string name = "d" + std::to_string(d) + "_";
+            const std::string ext = "(long long)(" + emitExpr(a.domain[d], scope) + ")";
+            if (d > 0) {
+                w.line("const int " + name + " = (int)(rest_ % " + ext + ");");
+                w.line("rest_ /= " + ext + ";");
+            } else {
+                w.line("const int " + name + " = (int)rest_;");
+            }
+        }
+        w.line("(void)rest_;");
+        for (const auto *op : a.ops) {
+            ExprScope s = scope;
+            for (std::size_t d = 0; d < op->domain.size(); ++d)
+                s.vars[op->domain[d].name] = "d" + std::to_string(d) + "_";
+            s.local = [&, op, q](const Expr &r, const ExprScope &) -> std::optional<std::string> {
+                const ir::TensorId id = r.tensor().id;
+                bool at = r.operands().size() == op->domain.size();
+                for (std::size_t d = 0; at && d < op->domain.size(); ++d)
+                    at = r.operands()[d].kind() == ir::ExprKind::IterVar && r.operands()[d].name() == op->domain[d].name;
+                if (!at)
+                    return std::nullopt;
+                const std::string name = cIdentifier(r.tensor().name);
+                if (std::find(vectorInputs.begin(), vectorInputs.end(), id) != vectorInputs.end()) {
+                    if (!vectorizable(id))
+                        return name + "[p_]";
+                    return "in_" + name + "_" + (vec == 1 ? std::string() : std::string(".") + lanes[q]);
+                }
+                if (a.isLocal(id) || a.isStored(id))
+                    return "v_" + name + "_";
+                return std::nullopt;
+            };
+            const std::string out = cIdentifier(op->output.name);
+            const std::string body = emitExpr(op->body, s);
+            w.line(std::string("const ") + ir::cudaTypeName(op->output.dtype) + " v_" + out + "_ = (" +
+                   ir::cudaTypeName(op->output.dtype) + ")(" + body + ");");
+            if (a.isStored(op->output.id)) {
+                if (storedVector(op->output.id)) {
+                    w.line("out_" + out + "_" + (vec == 1 ? std::string() : std::string(".") + lanes[q]) + " = v_" + out +
+                           "_;");
+                } else if (contiguous(*ctx.graph.tensor(op->output.id))) {
+                    w.line(out + "[p_] = v_" + out + "_;");
+                } else {
+                    std::vector<std::string> idx;
+                    for (std::size_t d = 0; d < op->domain.size(); ++d)
+                        idx.push_back("d" + std::to_string(d) + "_");
+                    w.line(emitGlobalAccess(*ctx.graph.tensor(op->output.id), idx, scope) + " = v_" + out + "_;");
+                }
+            }
+        }
+        w.close();
+    }
+    for (ir::TensorId id : a.stored)
+        if (storedVector(id)) {
+            const std::string name = cIdentifier(ctx.graph.tensor(id)->name);
+            w.line("*reinterpret_cast<" + vecType + " *>(" + name + " + e_) = out_" + name + "_;");
+        }
+    w.close();
+    w.close();
+    k.source = w.str();
+    Expr totalExpr = Expr(1);
+    for (const auto &e : a.domain)
+        totalExpr = totalExpr.isIntConst(1) ? e : totalExpr * e;
+    k.grid = {ceilDivExpr(totalExpr, threads * vec * items), Expr(1), Expr(1)};
+    return k;
+}
+
+} // namespace stitch::codegen

@@ -1,0 +1,231 @@
+#include "core/codegen/Program.h"
+
+#include "core/codegen/CudaWriter.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+namespace stitch::codegen {
+
+using schedule::Strategy;
+
+namespace {
+
+std::vector<KernelCode> generateKernels(const GenContext &ctx)
+{
+    switch (ctx.group.strategy) {
+    case Strategy::Gemm: return generateGemmKernels(ctx);
+    case Strategy::RowReduction: return {generateRowKernel(ctx)};
+    case Strategy::Elementwise: return {generateElementwiseKernel(ctx)};
+    case Strategy::Generic: return {generateGenericKernel(ctx)};
+    }
+    return {generateGenericKernel(ctx)};
+}
+
+std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
+{
+    CudaWriter w;
+    w.line("#ifndef __CUDACC_RTC__");
+    w.comment("Host launcher (nvcc builds it; NVRTC skips it): runs the whole program on `stream` with the\n"
+              "caller's device pointers. Intermediates live only between the kernels that need them.");
+    std::string params;
+    for (const auto &t : graph.tensors()) {
+        if (t.role == ir::TensorRole::Intermediate)
+            continue;
+        params += (params.empty() ? "" : ", ") + std::string(t.role == ir::TensorRole::Input ? "const " : "") +
+                  ir::cudaTypeName(t.dtype) + " *" + cIdentifier(t.name);
+    }
+    for (const auto &s : graph.sizeVars())
+        params += (params.empty() ? "" : ", ") + std::string("int ") + cIdentifier(s);
+    params += std::string(params.empty() ? "" : ", ") + "cudaStream_t stream";
+    w.line("extern \"C\" cudaError_t " + p.name + "_run(" + params + ")");
+    w.open("");
+    w.line("cudaError_t status_ = cudaSuccess;");
+    std::vector<std::string> scratch;
+    for (ir::TensorId id : p.buffers) {
+        const ir::Tensor &t = *graph.tensor(id);
+        if (t.role != ir::TensorRole::Intermediate)
+            continue;
+        const std::string name = cIdentifier(t.name);
+        std::string count = "1";
+        ExprScope s;
+        s.graph = &graph;
+        for (const auto &d : t.shape.dims())
+            count += " * (size_t)(" + emitExpr(d, s) + ")";
+        w.line(std::string(ir::cudaTypeName(t.dtype)) + " *" + name + " = nullptr;");
+        w.line("if ((status_ = cudaMallocAsync((void **)&" + name + ", " + count + " * sizeof(*" + name +
+               "), stream)) != cudaSuccess)");
+        w.line("    return status_;");
+        scratch.push_back(name);
+    }
+    ExprScope s;
+    s.graph = &graph;
+    for (const auto &k : p.kernels)
+        for (const auto &buffer : k.code.scratch) {
+            if (std::find(scratch.begin(), scratch.end(), buffer.name) != scratch.end())
+                continue;
+            w.line("float *" + buffer.name + " = nullptr;");
+            w.line("if ((status_ = cudaMallocAsync((void **)&" + buffer.name + ", (size_t)(" + emitExpr(buffer.elements, s) +
+                   ") * sizeof(float), stream)) != cudaSuccess)");
+            w.line("    return status_;");
+            scratch.push_back(buffer.name);
+        }
+    for (const auto &k : p.kernels) {
+        std::string args;
+        for (const auto &param : k.code.params)
+            args += (args.empty() ? "" : ", ") + (param.scratch.empty() ? param.name : param.scratch);
+        const auto &grid = k.code.grid;
+        w.open("");
+        if (k.code.dynamicSharedBytes > 48 * 1024)
+            w.line("cudaFuncSetAttribute(" + k.code.name + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " +
+                   std::to_string(k.code.dynamicSharedBytes) + ");");
+        w.line("const dim3 grid_(" + emitExpr(grid[0], s) + ", " + emitExpr(grid[1], s) + ", " + emitExpr(grid[2], s) + ");");
+        w.line(k.code.name + "<<<grid_, dim3(" + std::to_string(k.code.block[0]) + ", " + std::to_string(k.code.block[1]) +
+               ", " + std::to_string(k.code.block[2]) + "), " + std::to_string(k.code.dynamicSharedBytes) + ", stream>>>(" +
+               args + ");");
+        w.close();
+    }
+    w.line("status_ = cudaGetLastError();");
+    for (const auto &name : scratch)
+        w.line("cudaFreeAsync(" + name + ", stream);");
+    w.line("return status_;");
+    w.close();
+    w.line("#endif");
+    return w.str();
+}
+
+} // namespace
+
+Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const schedule::Schedule &sched)
+{
+    if (auto st = schedule::validateSchedule(sched, problem); !st)
+        return st.error();
+    GeneratedProgram p;
+    p.name = cIdentifier(problem.graph.name().empty() ? "program" : problem.graph.name());
+    p.schedule = sched;
+    const auto wide = wideTensors(problem.graph, problem.sizes);
+    std::set<ir::TensorId> buffers;
+    for (const auto &t : problem.graph.tensors())
+        if (t.role != ir::TensorRole::Intermediate)
+            buffers.insert(t.id);
+    bool cooperativeGroups = false;
+    try {
+        for (const auto &group : sched.groups) {
+            auto analysis = schedule::analyzeGroup(problem.graph, group.ops, group.strategy);
+            if (!analysis.ok())
+                return analysis.error();
+            GenContext ctx{problem.graph, *analysis, group, problem.sizes, wide, group.name};
+            for (KernelCode &code : generateKernels(ctx)) {
+                cooperativeGroups = cooperativeGroups || code.clusterSize > 1;
+                p.kernels.push_back({std::move(code), group});
+            }
+            for (ir::TensorId id : analysis->stored)
+                buffers.insert(id);
+        }
+    } catch (const std::exception &e) {
+        return makeError(ErrorKind::Unsupported, std::string("code generation failed: ") + e.what());
+    }
+    p.buffers.assign(buffers.begin(), buffers.end());
+
+    CudaWriter w;
+    w.comment("Generated by StitchCUDA from graph '" + problem.graph.name() + "' for " + problem.arch.name + ".\n" +
+              "Sizes:" + [&] {
+                  std::string s;
+                  for (const auto &[name, value] : problem.sizes)
+                      s += " " + name + "=" + std::to_string(value);
+                  return s;
+              }() + "\nKernels in launch order:" + [&] {
+                  std::string s;
+                  for (const auto &k : p.kernels)
+                      s += "\n  " + schedule::describe(k.group);
+                  return s;
+              }());
+    w.line("#ifndef __CUDACC_RTC__");
+    w.line("#include <cuda_runtime.h>");
+    w.line("#endif");
+    if (cooperativeGroups)
+        w.line("#include <cooperative_groups.h>");
+    w.line();
+    std::string source = w.str();
+    for (const auto &k : p.kernels)
+        if (k.code.source.find("stitch_floordiv(") != std::string::npos) {
+            source += floorDivHelperSource() + "\n\n";
+            break;
+        }
+    for (const auto &k : p.kernels)
+        source += k.code.source + "\n";
+    source += launcherSource(p, problem.graph);
+    p.source = std::move(source);
+    return p;
+}
+
+Result<runner::LaunchPlan> toLaunchPlan(const GeneratedProgram &program, const ir::Graph &graph, const ir::SizeBindings &sizes)
+{
+    runner::LaunchPlan plan;
+    for (ir::TensorId id : program.buffers) {
+        const ir::Tensor &t = *graph.tensor(id);
+        auto extents = t.shape.evaluate(sizes);
+        if (!extents.ok())
+            return extents.error();
+        runner::BufferSpec b;
+        b.name = t.name;
+        b.dtype = t.dtype;
+        b.count = static_cast<std::uint64_t>(std::max<std::int64_t>(ir::elementCount(*extents), 1));
+        b.shape = *extents;
+        b.role = t.role == ir::TensorRole::Input    ? runner::BufferRole::Input
+                 : t.role == ir::TensorRole::Output ? runner::BufferRole::Output
+                                                     : runner::BufferRole::Scratch;
+        plan.buffers.push_back(std::move(b));
+    }
+    for (const auto &k : program.kernels)
+        for (const auto &buffer : k.code.scratch) {
+            if (plan.buffer(buffer.name))
+                continue;
+            auto elements = ir::evaluateSizeExpr(buffer.elements, sizes);
+            if (!elements.ok())
+                return elements.error();
+            runner::BufferSpec b;
+            b.name = buffer.name;
+            b.dtype = ir::DType::F32;
+            b.count = static_cast<std::uint64_t>(*elements);
+            b.role = runner::BufferRole::Scratch;
+            plan.buffers.push_back(std::move(b));
+        }
+    for (const auto &k : program.kernels) {
+        runner::KernelLaunch launch;
+        launch.kernel = k.code.name;
+        unsigned grid[3];
+        for (int d = 0; d < 3; ++d) {
+            auto v = ir::evaluateSizeExpr(k.code.grid[static_cast<std::size_t>(d)], sizes);
+            if (!v.ok())
+                return v.error();
+            if (*v < 1 || *v > 0x7fffffff)
+                return makeError(ErrorKind::ResourceLimit, "kernel " + k.code.name + ": grid dimension " +
+                                                               std::to_string(*v) + " is out of range");
+            grid[d] = static_cast<unsigned>(*v);
+        }
+        launch.config.gridX = grid[0];
+        launch.config.gridY = grid[1];
+        launch.config.gridZ = grid[2];
+        launch.config.blockX = static_cast<unsigned>(k.code.block[0]);
+        launch.config.blockY = static_cast<unsigned>(k.code.block[1]);
+        launch.config.blockZ = static_cast<unsigned>(k.code.block[2]);
+        launch.config.dynamicSharedBytes = static_cast<unsigned>(k.code.dynamicSharedBytes);
+        for (const auto &param : k.code.params) {
+            if (param.tensor) {
+                launch.args.push_back(runner::KernelArg::buffer(param.tensorId >= 0 ? graph.tensor(param.tensorId)->name
+                                                                                    : param.scratch));
+            } else {
+                auto it = sizes.find(param.sizeVar);
+                if (it == sizes.end())
+                    return makeError(ErrorKind::InvalidArgument, "size " + param.sizeVar + " has no value");
+                launch.args.push_back(runner::KernelArg::scalar(ir::DType::I32, it->second));
+            }
+        }
+        plan.launches.push_back(std::move(launch));
+    }
+    return plan;
+}
+
+} // namespace stitch::codegen

@@ -1,0 +1,41 @@
+#pragma once
+// Code generation: a graph and a schedule become one complete CUDA program.
+//   Graph + Schedule (+ sizes) -> validateSchedule -> generateProgram -> GeneratedProgram
+//   GeneratedProgram -> NVRTC (kernels) | nvcc (kernels + host launcher) | toLaunchPlan -> runner
+// Deterministic: the same graph, schedule and sizes give byte-identical source.
+
+#include "core/codegen/Kernels.h"
+#include "core/common/Result.h"
+#include "core/ir/Graph.h"
+#include "core/ir/Shape.h"
+#include "core/runner/Job.h"
+#include "core/schedule/Schedule.h"
+#include "core/schedule/Space.h"
+
+#include <string>
+#include <vector>
+
+namespace stitch::codegen {
+
+struct GeneratedKernel {
+    KernelCode code;
+    schedule::KernelGroup group;
+};
+
+struct GeneratedProgram {
+    std::string name;                       ///< graph name as a C identifier
+    std::string source;                     ///< kernels, then the host launcher (#ifndef __CUDACC_RTC__)
+    std::vector<GeneratedKernel> kernels;   ///< in launch order
+    std::vector<ir::TensorId> buffers;      ///< device memory: inputs, outputs, stored intermediates
+    schedule::Schedule schedule;            ///< what generated it
+};
+
+/// Validates the schedule for the problem, then generates. InvalidArgument (with every rule
+/// broken) for an illegal schedule: nothing is generated.
+Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const schedule::Schedule &schedule);
+
+/// The runner's launch plan for the program at the problem's sizes: inputs random, outputs
+/// checked, stored intermediates as scratch; kernel names as generated (extern "C").
+Result<runner::LaunchPlan> toLaunchPlan(const GeneratedProgram &program, const ir::Graph &graph, const ir::SizeBindings &sizes);
+
+} // namespace stitch::codegen

@@ -1,0 +1,320 @@
+#include "core/schedule/Schedule.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace stitch::schedule {
+
+using nlohmann::json;
+
+const char *strategyName(Strategy s)
+{
+    switch (s) {
+    case Strategy::Elementwise: return "elementwise";
+    case Strategy::RowReduction: return "row_reduction";
+    case Strategy::Gemm: return "gemm";
+    case Strategy::Generic: return "generic";
+    }
+    return "generic";
+}
+
+Result<Strategy> parseStrategy(const std::string &name)
+{
+    for (Strategy s : {Strategy::Elementwise, Strategy::RowReduction, Strategy::Gemm, Strategy::Generic})
+        if (name == strategyName(s))
+            return s;
+    return makeError(ErrorKind::Parse,
+                     "unknown strategy \"" + name + "\": expected elementwise, row_reduction, gemm or generic");
+}
+
+const char *categoryName(Category c)
+{
+    switch (c) {
+    case Category::Fusion: return "fusion";
+    case Category::ParallelMapping: return "parallel_mapping";
+    case Category::MemoryAccess: return "memory_access";
+    case Category::InstructionScheduling: return "instruction_scheduling";
+    }
+    return "fusion";
+}
+
+const char *precisionName(Precision p) { return p == Precision::TF32 ? "tf32" : "fp32"; }
+
+std::string DecisionDef::valueText(int value) const
+{
+    for (std::size_t i = 0; i < candidates.size() && i < valueNames.size(); ++i)
+        if (candidates[i] == value)
+            return valueNames[i];
+    return std::to_string(value);
+}
+
+Result<int> DecisionDef::parseValue(const std::string &text) const
+{
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if ((i < valueNames.size() && valueNames[i] == text) || std::to_string(candidates[i]) == text)
+            return candidates[i];
+    }
+    std::string list;
+    for (int c : candidates)
+        list += (list.empty() ? "" : ", ") + valueText(c);
+    return makeError(ErrorKind::InvalidArgument, key + ": " + text + " is not one of " + list);
+}
+
+namespace {
+
+using C = Category;
+
+std::vector<DecisionDef> gemmDefs()
+{
+    return {
+        {"block_m", C::ParallelMapping, "rows of C per thread block (BM)", {16, 32, 64, 128, 256}, {}, 128},
+        {"block_n", C::ParallelMapping, "columns of C per thread block (BN)", {16, 32, 64, 128, 256}, {}, 128},
+        {"thread_m", C::ParallelMapping, "rows of C per thread (TM), as two halves BM/2 apart", {2, 4, 8, 16}, {}, 8},
+        {"thread_n", C::ParallelMapping, "columns of C per thread (TN), as two halves BN/2 apart", {2, 4, 8, 16}, {},
+         8},
+        {"swizzle", C::ParallelMapping, "block rows per rasterization group, for L2 reuse (1: row-major order)",
+         {1, 2, 4, 8, 16}, {}, 8},
+        {"split_k", C::ParallelMapping,
+         "slices of K computed by separate blocks, summed (with the epilogue) by a second kernel",
+         {1, 2, 4, 8, 16}, {}, 1},
+        {"block_k", C::MemoryAccess, "depth of the shared-memory tiles of A and B per step (BK)", {8, 16, 32}, {}, 8},
+        {"vector", C::MemoryAccess, "elements per global load of A and B (1, 2 or 4 floats)", {1, 2, 4}, {}, 4},
+        {"smem_pad", C::MemoryAccess, "floats of padding per shared-memory tile row, against bank conflicts", {0, 4}, {}, 4},
+        {"stages", C::MemoryAccess, "shared-memory buffers: 2 overlaps the next tile's loads with this tile's math",
+         {1, 2}, {}, 2},
+        {"min_blocks", C::InstructionScheduling, "__launch_bounds__ minimum blocks per SM (caps registers)", {1, 2}, {}, 1},
+    };
+}
+
+std::vector<DecisionDef> rowDefs()
+{
+    return {
+        {"threads_per_row", C::ParallelMapping, "threads that share one row", {32, 64, 128, 256, 512, 1024}, {}, 256},
+        {"rows_per_block", C::ParallelMapping, "rows per thread block", {1, 2, 4, 8}, {}, 1},
+        {"cluster", C::ParallelMapping,
+         "thread blocks of a cluster sharing one long row through distributed shared memory (sm_90; 16 is "
+         "non-portable)",
+         {1, 2, 4, 8, 16}, {}, 1},
+        {"vector", C::MemoryAccess, "elements per global load and store (1, 2 or 4)", {1, 2, 4}, {}, 4},
+        {"cache", C::MemoryAccess, "keep the row in registers between passes, or re-read it from memory",
+         {0, 1}, {"none", "registers"}, 1},
+        {"reduce", C::InstructionScheduling, "how a row's partial results combine", {0, 1},
+         {"shuffle", "shared"}, 0},
+    };
+}
+
+std::vector<DecisionDef> elementwiseDefs()
+{
+    return {
+        {"threads", C::ParallelMapping, "threads per block", {128, 256, 512, 1024}, {}, 256},
+        {"items", C::ParallelMapping, "vectors per thread", {1, 2, 4}, {}, 2},
+        {"vector", C::MemoryAccess, "elements per global load and store (1, 2 or 4)", {1, 2, 4}, {}, 4},
+    };
+}
+
+std::vector<DecisionDef> genericDefs()
+{
+    return {{"threads", C::ParallelMapping, "threads per block", {64, 128, 256, 512}, {}, 256},
+            {"accumulate", C::InstructionScheduling,
+             "type of reduction accumulators: the output's own, or float64 (for references)", {0, 1},
+             {"native", "float64"}, 0}};
+}
+
+} // namespace
+
+const std::vector<DecisionDef> &decisionDefs(Strategy s)
+{
+    static const std::vector<DecisionDef> gemm = gemmDefs(), row = rowDefs(), elementwise = elementwiseDefs(),
+                                          generic = genericDefs();
+    switch (s) {
+    case Strategy::Gemm: return gemm;
+    case Strategy::RowReduction: return row;
+    case Strategy::Elementwise: return elementwise;
+    case Strategy::Generic: return generic;
+    }
+    return generic;
+}
+
+const DecisionDef *findDecision(Strategy s, const std::string &key)
+{
+    for (const auto &d : decisionDefs(s))
+        if (d.key == key)
+            return &d;
+    return nullptr;
+}
+
+int KernelGroup::value(const std::string &key) const
+{
+    if (auto it = values.find(key); it != values.end())
+        return it->second;
+    const DecisionDef *d = findDecision(strategy, key);
+    return d ? d->defaultValue : 0;
+}
+
+const KernelGroup *Schedule::group(const std::string &name) const
+{
+    for (const auto &g : groups)
+        if (g.name == name)
+            return &g;
+    return nullptr;
+}
+
+std::string toJson(const Schedule &schedule)
+{
+    json j = json::object();
+    j["schema"] = "stitchcuda-schedule/1";
+    j["arch"] = schedule.arch;
+    j["precision"] = precisionName(schedule.precision);
+    json groups = json::array();
+    for (const auto &g : schedule.groups) {
+        json gj = json::object();
+        gj["name"] = g.name;
+        gj["strategy"] = strategyName(g.strategy);
+        gj["ops"] = g.ops;
+        json decisions = json::object();
+        for (const auto &d : decisionDefs(g.strategy)) {
+            const int v = g.value(d.key);
+            decisions[d.key] = d.valueNames.empty() ? json(v) : json(d.valueText(v));
+        }
+        gj["decisions"] = decisions;
+        groups.push_back(gj);
+    }
+    j["groups"] = groups;
+    // nlohmann's object keeps keys sorted: the text is stable for a given schedule.
+    return j.dump(2) + "\n";
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string &where, const std::string &what)
+{
+    throw Error{ErrorKind::Parse, where + ": " + what, std::nullopt, {}};
+}
+
+void onlyKeys(const json &j, const std::string &where, std::initializer_list<const char *> keys)
+{
+    for (const auto &[key, value] : j.items()) {
+        (void)value;
+        if (std::none_of(keys.begin(), keys.end(), [&](const char *k) { return key == k; })) {
+            std::string list;
+            for (const char *k : keys)
+                list += (list.empty() ? "" : ", ") + std::string(k);
+            fail(where, "unknown key \"" + key + "\" (expected " + list + ")");
+        }
+    }
+}
+
+std::string stringMember(const json &j, const char *key, const std::string &where, bool required = true)
+{
+    if (!j.contains(key)) {
+        if (required)
+            fail(where, std::string("missing \"") + key + "\"");
+        return {};
+    }
+    if (!j[key].is_string())
+        fail(where + "." + key, "expected a string");
+    return j[key].get<std::string>();
+}
+
+} // namespace
+
+Result<Schedule> parseSchedule(const std::string &text, const std::string &fileName)
+{
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error &e) {
+        // Locate the byte offset as line:column.
+        int line = 1, column = 1;
+        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
+        }
+        return makeError(ErrorKind::Parse, std::string("invalid JSON: ") + e.what(),
+                         SourceLocation{fileName, line, column});
+    }
+    try {
+        if (!j.is_object())
+            fail(fileName, "expected a JSON object");
+        onlyKeys(j, fileName, {"schema", "arch", "precision", "groups"});
+        Schedule s;
+        if (auto schema = stringMember(j, "schema", fileName, false); !schema.empty() && schema != "stitchcuda-schedule/1")
+            fail(fileName + ".schema", "\"" + schema + "\" is not stitchcuda-schedule/1");
+        if (auto arch = stringMember(j, "arch", fileName, false); !arch.empty())
+            s.arch = arch;
+        if (auto p = stringMember(j, "precision", fileName, false); !p.empty()) {
+            if (p == "fp32")
+                s.precision = Precision::FP32;
+            else if (p == "tf32")
+                s.precision = Precision::TF32;
+            else
+                fail(fileName + ".precision", "\"" + p + "\" is not fp32 or tf32");
+        }
+        if (!j.contains("groups") || !j["groups"].is_array())
+            fail(fileName, "missing \"groups\" (an array of kernel groups)");
+        for (std::size_t gi = 0; gi < j["groups"].size(); ++gi) {
+            const json &gj = j["groups"][gi];
+            const std::string where = "groups[" + std::to_string(gi) + "]";
+            if (!gj.is_object())
+                fail(where, "expected an object");
+            onlyKeys(gj, where, {"name", "strategy", "ops", "decisions"});
+            KernelGroup g;
+            g.name = stringMember(gj, "name", where);
+            auto strategy = parseStrategy(stringMember(gj, "strategy", where));
+            if (!strategy.ok())
+                fail(where + ".strategy", strategy.error().message);
+            g.strategy = *strategy;
+            if (!gj.contains("ops") || !gj["ops"].is_array() || gj["ops"].empty())
+                fail(where + ".ops", "expected a non-empty array of op names");
+            for (const auto &op : gj["ops"]) {
+                if (!op.is_string())
+                    fail(where + ".ops", "expected op names (strings)");
+                g.ops.push_back(op.get<std::string>());
+            }
+            if (gj.contains("decisions")) {
+                if (!gj["decisions"].is_object())
+                    fail(where + ".decisions", "expected an object of decision: value");
+                for (const auto &[key, value] : gj["decisions"].items()) {
+                    const DecisionDef *d = findDecision(g.strategy, key);
+                    if (!d) {
+                        std::string list;
+                        for (const auto &def : decisionDefs(g.strategy))
+                            list += (list.empty() ? "" : ", ") + def.key;
+                        fail(where + ".decisions", "unknown decision \"" + key + "\" for strategy " +
+                                                       strategyName(g.strategy) + " (expected " + list + ")");
+                    }
+                    std::string text;
+                    if (value.is_number_integer())
+                        text = std::to_string(value.get<long long>());
+                    else if (value.is_string())
+                        text = value.get<std::string>();
+                    else
+                        fail(where + ".decisions." + key, "expected an integer or a value name");
+                    auto v = d->parseValue(text);
+                    if (!v.ok())
+                        fail(where + ".decisions", v.error().message);
+                    g.values[key] = *v;
+                }
+            }
+            s.groups.push_back(std::move(g));
+        }
+        return s;
+    } catch (const Error &e) {
+        return e;
+    }
+}
+
+std::string describe(const KernelGroup &group)
+{
+    std::string out = group.name + " [" + strategyName(group.strategy) + "]";
+    for (const auto &d : decisionDefs(group.strategy))
+        out += " " + d.key + "=" + d.valueText(group.value(d.key));
+    return out;
+}
+
+} // namespace stitch::schedule

@@ -1,0 +1,486 @@
+#include "core/schedule/Space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+
+namespace stitch::schedule {
+
+namespace {
+
+std::int64_t eval(const ir::Expr &e, const Problem &p)
+{
+    auto v = ir::evaluateSizeExpr(e, p.sizes);
+    return v.ok() ? *v : -1;
+}
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+int sharedLimit(const ArchLimits &arch)
+{
+    return std::max(arch.sharedMemoryPerBlock, arch.sharedMemoryPerBlockOptin);
+}
+
+std::string kv(const std::string &key, int v) { return key + "=" + std::to_string(v); }
+
+struct GemmShape {
+    int bm, bn, bk, tm, tn, vector, pad, stages, minBlocks;
+    int threads() const { return (bm / tm) * (bn / tn); }
+    int shared() const { return stages * bk * (bm + pad + bn + pad) * 4; }
+    int loadsA() const { return bm * bk / (vector * std::max(threads(), 1)); }
+    int loadsB() const { return bn * bk / (vector * std::max(threads(), 1)); }
+    int registers() const
+    {
+        return tm * tn + tm + tn + (stages == 2 ? (loadsA() + loadsB()) * vector : 0) + 28;
+    }
+};
+
+GemmShape gemmShape(const KernelGroup &g)
+{
+    return {g.value("block_m"), g.value("block_n"), g.value("block_k"), g.value("thread_m"), g.value("thread_n"),
+            g.value("vector"),  g.value("smem_pad"), g.value("stages"), g.value("min_blocks")};
+}
+
+void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
+{
+    const GemmShape s = gemmShape(g);
+    const std::int64_t M = eval(a.domain[0], p), N = eval(a.domain[1], p), K = eval(a.k, p);
+    const int T = s.threads();
+    if (T % 32 != 0 || T < 32)
+        out.push_back({{"block_m", "thread_m", "block_n", "thread_n"},
+                       "(block_m/thread_m) x (block_n/thread_n) = " + std::to_string(T) +
+                           " threads is not a whole number of warps"});
+    if (T > p.arch.maxThreadsPerBlock)
+        out.push_back({{"block_m", "thread_m", "block_n", "thread_n"},
+                       std::to_string(T) + " threads per block > the limit of " +
+                           std::to_string(p.arch.maxThreadsPerBlock)});
+    if (s.vector > 1) {
+        const std::int64_t aRow = a.aRowMajor ? K : M, bRow = a.bRowMajor ? N : K;
+        if (aRow % s.vector != 0)
+            out.push_back({{"vector"}, kv("vector", s.vector) + ": rows of A have " + std::to_string(aRow) +
+                                           " elements, not a multiple of " + std::to_string(s.vector) +
+                                           ", so " + std::to_string(s.vector * 4) + "-byte loads would be misaligned"});
+        if (bRow % s.vector != 0)
+            out.push_back({{"vector"}, kv("vector", s.vector) + ": rows of B have " + std::to_string(bRow) +
+                                           " elements, not a multiple of " + std::to_string(s.vector) +
+                                           ", so " + std::to_string(s.vector * 4) + "-byte loads would be misaligned"});
+    }
+    const int aVecDim = a.aRowMajor ? s.bk : s.bm, bVecDim = a.bRowMajor ? s.bn : s.bk;
+    if (aVecDim % s.vector != 0 || bVecDim % s.vector != 0)
+        out.push_back({{"vector", "block_k"}, kv("vector", s.vector) + " does not divide the tile rows it loads"});
+    if (T > 0 && ((s.bm * s.bk) % (s.vector * T) != 0 || s.loadsA() < 1))
+        out.push_back({{"block_m", "block_k", "vector", "thread_m", "thread_n"},
+                       "the " + std::to_string(s.bm) + "x" + std::to_string(s.bk) + " tile of A is not a whole number (>= 1) of " +
+                           std::to_string(s.vector) + "-wide loads for each of " + std::to_string(T) + " threads"});
+    if (T > 0 && ((s.bn * s.bk) % (s.vector * T) != 0 || s.loadsB() < 1))
+        out.push_back({{"block_n", "block_k", "vector", "thread_m", "thread_n"},
+                       "the " + std::to_string(s.bk) + "x" + std::to_string(s.bn) + " tile of B is not a whole number (>= 1) of " +
+                           std::to_string(s.vector) + "-wide loads for each of " + std::to_string(T) + " threads"});
+    const int split = g.value("split_k");
+    if (split > 1 && K >= 0 && split > (K + s.bk - 1) / s.bk)
+        out.push_back({{"split_k", "block_k"}, kv("split_k", split) + ": K = " + std::to_string(K) + " has only " +
+                                                   std::to_string((K + s.bk - 1) / s.bk) + " steps of block_k=" +
+                                                   std::to_string(s.bk)});
+    const int smemLimit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock;
+    if (s.shared() > smemLimit)
+        out.push_back({{"block_m", "block_n", "block_k", "stages", "smem_pad"},
+                       "tiles need " + std::to_string(s.shared()) + " B of shared memory > the " + p.arch.name +
+                           " limit of " + std::to_string(smemLimit) + " B per block"});
+    if (s.registers() > p.arch.maxRegistersPerThread)
+        out.push_back({{"thread_m", "thread_n", "stages", "vector"},
+                       "about " + std::to_string(s.registers()) + " registers per thread > the limit of " +
+                           std::to_string(p.arch.maxRegistersPerThread)});
+    if (s.minBlocks > 1) {
+        const int budget = p.arch.registersPerSm / std::max(T * s.minBlocks, 1);
+        if (s.registers() > budget)
+            out.push_back({{"min_blocks", "thread_m", "thread_n"},
+                           kv("min_blocks", s.minBlocks) + " with " + std::to_string(T) + " threads leaves " +
+                               std::to_string(budget) + " registers per thread; the tile needs about " +
+                               std::to_string(s.registers())});
+        if (s.minBlocks * (s.shared() + p.arch.reservedSharedMemoryPerBlock) > p.arch.sharedMemoryPerSm)
+            out.push_back({{"min_blocks", "block_m", "block_n", "block_k", "stages"},
+                           kv("min_blocks", s.minBlocks) + " blocks of " + std::to_string(s.shared()) +
+                               " B shared memory do not fit the SM's " + std::to_string(p.arch.sharedMemoryPerSm) + " B"});
+        if (T * s.minBlocks > p.arch.maxThreadsPerSm)
+            out.push_back({{"min_blocks"}, kv("min_blocks", s.minBlocks) + " blocks of " + std::to_string(T) +
+                                                " threads exceed the SM's " + std::to_string(p.arch.maxThreadsPerSm) +
+                                                " threads"});
+    }
+}
+
+int cachedArrays(const GroupAnalysis &a)
+{
+    // Row inputs plus element-wise intermediates the row passes read back.
+    int n = static_cast<int>(a.rowInputs.size());
+    for (const ir::ComputeOp *op : a.ops)
+        if (!op->reduction && a.isLocal(op->output.id))
+            ++n;
+    return std::max(n, 1);
+}
+
+int rowItems(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
+{
+    const std::int64_t C = eval(a.domain.back(), p);
+    const std::int64_t perPass = std::int64_t(g.value("threads_per_row")) * g.value("vector") * g.value("cluster");
+    return static_cast<int>(std::max<std::int64_t>(1, ceilDiv(std::max<std::int64_t>(C, 1), perPass)));
+}
+
+void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
+{
+    const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block"), vec = g.value("vector"),
+              cluster = g.value("cluster");
+    const std::int64_t C = eval(a.domain.back(), p);
+    if (tpr * rpb > p.arch.maxThreadsPerBlock)
+        out.push_back({{"threads_per_row", "rows_per_block"},
+                       std::to_string(tpr) + " x " + std::to_string(rpb) + " threads per block > the limit of " +
+                           std::to_string(p.arch.maxThreadsPerBlock)});
+    if (vec > 1 && C % vec != 0)
+        out.push_back({{"vector"}, kv("vector", vec) + ": rows have " + std::to_string(C) +
+                                       " elements, not a multiple of " + std::to_string(vec) +
+                                       ", so vector loads would be misaligned"});
+    if (cluster > 1) {
+        if (p.arch.computeMajor < 9)
+            out.push_back({{"cluster"}, kv("cluster", cluster) + ": thread block clusters need sm_90 or newer, not " +
+                                            p.arch.name});
+        if (rpb != 1)
+            out.push_back({{"cluster", "rows_per_block"}, "a cluster shares one row: rows_per_block must be 1"});
+        if (cluster > 8 && tpr > 512)
+            out.push_back({{"cluster", "threads_per_row"}, kv("cluster", cluster) + " (non-portable) with " +
+                                                              std::to_string(tpr) +
+                                                              " threads per block does not fit one GPC's SMs"});
+        if (C % (std::int64_t(cluster) * vec) != 0)
+            out.push_back({{"cluster", "vector"}, kv("cluster", cluster) + ": " + std::to_string(C) +
+                                                      " elements do not split evenly into " + std::to_string(cluster) +
+                                                      " parts of whole vectors"});
+    }
+    if (g.value("cache") == 1) {
+        // What is left for data once the block's threads share the SM's registers (~24 for the rest).
+        const int budget = std::min(64, p.arch.registersPerSm / std::max(tpr * rpb, 1) - 24);
+        const int regs = rowItems(a, g, p) * vec * cachedArrays(a);
+        if (regs > budget)
+            out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster"},
+                           "keeping the row in registers needs " + std::to_string(regs) + " registers per thread for data; " +
+                               std::to_string(tpr * rpb) + " threads per block leave " + std::to_string(budget) +
+                               ": use more threads, a cluster or cache=none"});
+    }
+}
+
+void checkElementwise(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
+{
+    const int vec = g.value("vector");
+    const std::int64_t inner = a.domain.empty() ? 1 : eval(a.domain.back(), p);
+    if (vec > 1 && inner % vec != 0)
+        out.push_back({{"vector"}, kv("vector", vec) + ": the innermost dimension has " + std::to_string(inner) +
+                                       " elements, not a multiple of " + std::to_string(vec)});
+    if (g.value("threads") > p.arch.maxThreadsPerBlock)
+        out.push_back({{"threads"}, "threads per block > the limit"});
+}
+
+} // namespace
+
+std::vector<Violation> checkGroup(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem)
+{
+    std::vector<Violation> out;
+    for (const auto &[key, value] : group.values) {
+        const DecisionDef *d = findDecision(group.strategy, key);
+        if (!d)
+            out.push_back({{key}, "\"" + key + "\" is not a decision of strategy " + strategyName(group.strategy)});
+        else if (std::find(d->candidates.begin(), d->candidates.end(), value) == d->candidates.end())
+            out.push_back({{key}, kv(key, value) + " is not one of the offered values"});
+    }
+    for (const ir::Expr &e : analysis.domain)
+        if (eval(e, problem) < 0)
+            out.push_back({{}, "the size " + e.toString() + " has no value"});
+    if (!out.empty())
+        return out;
+    switch (group.strategy) {
+    case Strategy::Gemm: checkGemm(analysis, group, problem, out); break;
+    case Strategy::RowReduction: checkRows(analysis, group, problem, out); break;
+    case Strategy::Elementwise: checkElementwise(analysis, group, problem, out); break;
+    case Strategy::Generic:
+        if (group.value("threads") > problem.arch.maxThreadsPerBlock)
+            out.push_back({{"threads"}, "threads per block > the limit"});
+        break;
+    }
+    return out;
+}
+
+std::vector<ValueOption> legalValues(const GroupAnalysis &analysis, const KernelGroup &group, const std::string &key,
+                                     const Problem &problem)
+{
+    std::vector<ValueOption> out;
+    const DecisionDef *d = findDecision(group.strategy, key);
+    if (!d)
+        return out;
+    for (int v : d->candidates) {
+        KernelGroup g = group;
+        g.set(key, v);
+        ValueOption o{v, d->valueText(v), true, {}};
+        for (const Violation &violation : checkGroup(analysis, g, problem)) {
+            if (std::find(violation.keys.begin(), violation.keys.end(), key) != violation.keys.end()) {
+                o.legal = false;
+                o.why = violation.message;
+                break;
+            }
+        }
+        out.push_back(std::move(o));
+    }
+    return out;
+}
+
+Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
+{
+    GroupResources r;
+    switch (g.strategy) {
+    case Strategy::Gemm: {
+        const GemmShape s = gemmShape(g);
+        r.threadsPerBlock = s.threads();
+        r.sharedBytes = s.shared();
+        r.estimatedRegisters = s.registers();
+        r.blocks = ceilDiv(eval(a.domain[0], p), s.bm) * ceilDiv(eval(a.domain[1], p), s.bn) * g.value("split_k");
+        break;
+    }
+    case Strategy::RowReduction: {
+        const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block");
+        std::int64_t rows = 1;
+        for (int i = 0; i < a.rowRank; ++i)
+            rows *= eval(a.domain[static_cast<std::size_t>(i)], p);
+        r.threadsPerBlock = tpr * rpb;
+        int rowOps = 0;
+        for (const auto *op : a.ops)
+            rowOps += op->reduction ? 1 : 0;
+        r.sharedBytes = rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0);
+        r.estimatedRegisters = 24 + (g.value("cache") ? rowItems(a, g, p) * g.value("vector") * cachedArrays(a) : 8);
+        r.blocks = ceilDiv(rows, rpb) * g.value("cluster");
+        break;
+    }
+    case Strategy::Elementwise:
+    case Strategy::Generic: {
+        std::int64_t total = 1;
+        for (const auto &e : a.domain)
+            total *= eval(e, p);
+        const int threads = g.value("threads");
+        const int perThread = g.strategy == Strategy::Elementwise ? g.value("vector") * g.value("items") : 1;
+        r.threadsPerBlock = threads;
+        r.estimatedRegisters = 32;
+        r.blocks = std::max<std::int64_t>(1, ceilDiv(total, std::int64_t(threads) * perThread));
+        break;
+    }
+    }
+    return r;
+}
+
+namespace {
+
+/// Moves the decisions named by violations to the nearest legal value until the group is legal.
+void repair(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
+{
+    for (int round = 0; round < 32; ++round) {
+        auto violations = checkGroup(a, g, p);
+        if (violations.empty())
+            return;
+        bool changed = false;
+        for (const std::string &key : violations.front().keys) {
+            auto options = legalValues(a, g, key, p);
+            const int current = g.value(key);
+            const ValueOption *best = nullptr;
+            for (const auto &o : options)
+                if (o.legal && o.value != current &&
+                    (!best || std::abs(o.value - current) < std::abs(best->value - current) ||
+                     (std::abs(o.value - current) == std::abs(best->value - current) && o.value < best->value)))
+                    best = &o;
+            if (best) {
+                g.set(key, best->value);
+                changed = true;
+                break;
+            }
+        }
+        if (!changed) {
+            // Fall back to the smallest candidates of every involved key.
+            for (const std::string &key : violations.front().keys)
+                if (const DecisionDef *d = findDecision(g.strategy, key))
+                    g.set(key, d->candidates.front());
+        }
+    }
+}
+
+void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
+{
+    const std::int64_t M = eval(a.domain[0], p), N = eval(a.domain[1], p);
+    const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor(p.arch.name);
+    const std::int64_t sms = gpu ? gpu->multiprocessors : 80;
+    struct Tile {
+        int bm, bn, tm, tn;
+    };
+    // Largest tiles first; take the first that gives every SM at least one block.
+    const Tile tiles[] = {{128, 128, 8, 8}, {128, 64, 8, 4}, {64, 128, 4, 8}, {64, 64, 4, 4}, {32, 64, 4, 4}, {32, 32, 2, 4}};
+    Tile pick = tiles[0];
+    for (const Tile &t : tiles) {
+        pick = t;
+        if (((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn) >= sms)
+            break;
+    }
+    g.set("block_m", pick.bm);
+    g.set("block_n", pick.bn);
+    g.set("thread_m", pick.tm);
+    g.set("thread_n", pick.tn);
+    for (int v : {4, 2, 1}) {
+        g.set("vector", v);
+        if (checkGroup(a, g, p).empty())
+            break;
+    }
+}
+
+void rowHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
+{
+    const std::int64_t C = eval(a.domain.back(), p);
+    int vec = 4;
+    while (vec > 1 && C % vec != 0)
+        vec /= 2;
+    g.set("vector", vec);
+    int tpr = 32;
+    while (tpr < 1024 && std::int64_t(tpr) * vec * 8 < C)
+        tpr *= 2;
+    g.set("threads_per_row", tpr);
+    g.set("rows_per_block", std::max(1, std::min(8, 256 / tpr)));
+    g.set("cache", 1);
+    g.set("cluster", 1);
+    if (checkGroup(a, g, p).empty())
+        return;
+    for (int cluster : {2, 4, 8}) {
+        g.set("cluster", cluster);
+        g.set("rows_per_block", 1);
+        if (checkGroup(a, g, p).empty())
+            return;
+    }
+    g.set("cluster", 1);
+    g.set("cache", 0);
+}
+
+void elementwiseHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
+{
+    std::int64_t total = 1;
+    for (const auto &e : a.domain)
+        total *= eval(e, p);
+    for (int v : {4, 2, 1}) {
+        g.set("vector", v);
+        if (checkGroup(a, g, p).empty())
+            break;
+    }
+    g.set("items", total >= (1 << 22) ? 2 : 1);
+}
+
+} // namespace
+
+Result<Schedule> defaultSchedule(const Problem &problem)
+{
+    Schedule s;
+    s.arch = problem.arch.name;
+    s.precision = problem.precision;
+    s.groups = fuseGreedy(problem.graph);
+    for (KernelGroup &g : s.groups) {
+        auto a = analyzeGroup(problem.graph, g.ops, g.strategy);
+        if (!a.ok())
+            return a.error();
+        switch (g.strategy) {
+        case Strategy::Gemm: gemmHeuristic(*a, g, problem); break;
+        case Strategy::RowReduction: rowHeuristic(*a, g, problem); break;
+        case Strategy::Elementwise: elementwiseHeuristic(*a, g, problem); break;
+        case Strategy::Generic: break;
+        }
+        repair(*a, g, problem);
+        if (auto v = checkGroup(*a, g, problem); !v.empty()) {
+            // Cannot happen for the generic strategy; fall back to it for the op(s) that failed.
+            return makeError(ErrorKind::InvalidArgument, "group " + g.name + ": " + v.front().message);
+        }
+        // Record every decision explicitly: the schedule file shows the whole picture.
+        for (const auto &d : decisionDefs(g.strategy))
+            g.set(d.key, g.value(d.key));
+    }
+    return s;
+}
+
+Status validateSchedule(const Schedule &schedule, const Problem &problem)
+{
+    std::vector<Diagnostic> problems;
+    auto add = [&](const std::string &message) {
+        problems.push_back(Diagnostic{Severity::Error, SourceLocation{}, message});
+    };
+    if (schedule.arch != problem.arch.name)
+        add("the schedule is for " + schedule.arch + ", the target is " + problem.arch.name);
+    if (schedule.precision == Precision::TF32 && !problem.arch.tensorCoresTf32)
+        add("precision tf32: " + problem.arch.name + " has no TF32 tensor cores");
+    std::set<std::string> seenOps, seenNames;
+    std::set<ir::TensorId> available;
+    for (const auto &t : problem.graph.tensors())
+        if (!problem.graph.producer(t.id))
+            available.insert(t.id);
+    for (const KernelGroup &g : schedule.groups) {
+        const std::string where = "group " + g.name;
+        if (g.name.empty() || !std::all_of(g.name.begin(), g.name.end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+            }) || std::isdigit(static_cast<unsigned char>(g.name[0])))
+            add(where + ": the name must be a C identifier");
+        if (!seenNames.insert(g.name).second)
+            add(where + ": two groups have this name");
+        for (const auto &op : g.ops)
+            if (!seenOps.insert(op).second)
+                add(where + ": op '" + op + "' is in more than one group");
+        auto a = analyzeGroup(problem.graph, g.ops, g.strategy);
+        if (!a.ok()) {
+            add(where + " (" + strategyName(g.strategy) + "): " + a.error().message);
+            continue;
+        }
+        std::set<ir::TensorId> own;
+        for (const auto *op : a->ops)
+            own.insert(op->output.id);
+        for (ir::TensorId t : a->reads)
+            if (!available.contains(t) && !own.contains(t))
+                add(where + ": reads " + problem.graph.tensor(t)->name + " before the group that computes it");
+        for (const auto *op : a->ops)
+            available.insert(op->output.id);
+        for (const Violation &v : checkGroup(*a, g, problem)) {
+            std::string keys;
+            for (const auto &k : v.keys)
+                keys += (keys.empty() ? "" : ", ") + k;
+            add(where + (keys.empty() ? "" : " [" + keys + "]") + ": " + v.message);
+        }
+    }
+    for (const auto &op : problem.graph.ops())
+        if (!seenOps.contains(op.name))
+            add("op '" + op.name + "' is in no group");
+    for (const auto &name : seenOps)
+        if (!problem.graph.findOp(name))
+            add("op '" + name + "' is not in graph " + problem.graph.name());
+    if (problems.empty())
+        return Ok{};
+    Error e = makeError(ErrorKind::InvalidArgument, "illegal schedule: " + problems.front().message);
+    e.diagnostics = std::move(problems);
+    return e;
+}
+
+std::vector<KernelGroup> enumerateLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,
+                                        std::size_t limit)
+{
+    std::vector<KernelGroup> out;
+    const auto &defs = decisionDefs(group.strategy);
+    KernelGroup g = group;
+    std::function<void(std::size_t)> walk = [&](std::size_t d) {
+        if (out.size() >= limit)
+            return;
+        if (d == defs.size()) {
+            if (checkGroup(analysis, g, problem).empty())
+                out.push_back(g);
+            return;
+        }
+        for (int v : defs[d].candidates) {
+            g.set(defs[d].key, v);
+            walk(d + 1);
+        }
+    };
+    walk(0);
+    return out;
+}
+
+} // namespace stitch::schedule

@@ -1,0 +1,71 @@
+#pragma once
+// The decision space: which values of each decision are legal for a program on an architecture,
+// and why the others are not.
+//   Graph + sizes + arch -> defaultSchedule / legalValues / candidates -> agents, studio, bench
+//   Schedule -> validateSchedule -> codegen (nothing is generated for an illegal schedule)
+// Illegal combinations are excluded by construction, each with the reason, the decision, the
+// value and the limit it breaks.
+
+#include "core/arch/ArchDatabase.h"
+#include "core/common/Result.h"
+#include "core/ir/Graph.h"
+#include "core/ir/Shape.h"
+#include "core/schedule/GroupAnalysis.h"
+#include "core/schedule/Schedule.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stitch::schedule {
+
+/// What legality depends on: the program, its sizes and the target.
+struct Problem {
+    const ir::Graph &graph;
+    ir::SizeBindings sizes;  ///< concrete sizes of every size variable
+    const ArchLimits &arch;
+    Precision precision = Precision::FP32;
+};
+
+/// A broken rule: the decisions involved and the sentence that explains it.
+struct Violation {
+    std::vector<std::string> keys;
+    std::string message;     ///< "block_m=256, block_n=256, block_k=32: 133120 B of shared memory > 232448 B"
+};
+
+/// Every rule the group's decisions break for this problem (empty: legal).
+std::vector<Violation> checkGroup(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem);
+
+/// One candidate value of one decision, given the group's other decisions.
+struct ValueOption {
+    int value = 0;
+    std::string text;
+    bool legal = true;
+    std::string why; ///< the first rule it breaks
+};
+std::vector<ValueOption> legalValues(const GroupAnalysis &analysis, const KernelGroup &group, const std::string &key,
+                                     const Problem &problem);
+
+/// Resources a group's kernel will need, from its decisions (before compiling).
+struct GroupResources {
+    int threadsPerBlock = 0;
+    int sharedBytes = 0;       ///< dynamic shared memory per block
+    int estimatedRegisters = 0;
+    std::int64_t blocks = 0;
+};
+Result<GroupResources> groupResources(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem);
+
+/// Greedy fusion and, for each group, the best legal decisions by the built-in heuristics.
+Result<Schedule> defaultSchedule(const Problem &problem);
+
+/// Checks that the groups cover every op once, in an order that respects the dataflow, that each
+/// group fits its strategy and that every decision is legal. InvalidArgument naming the group,
+/// the decision, its value and the rule (every problem listed in diagnostics).
+Status validateSchedule(const Schedule &schedule, const Problem &problem);
+
+/// Legal combinations of the group's decisions (cartesian product of the candidates, filtered),
+/// at most `limit`, in a stable order: the search space the bench and the agents explore.
+std::vector<KernelGroup> enumerateLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,
+                                        std::size_t limit = 100000);
+
+} // namespace stitch::schedule

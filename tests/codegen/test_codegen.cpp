@@ -1,0 +1,227 @@
+// Code generation without a GPU: schedules (JSON, legality with reasons), fusion, determinism,
+// golden files, and every sampled legal schedule compiling with NVRTC.
+#include "CodegenFixtures.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace stitch;
+using namespace codegen_fixtures;
+
+namespace {
+
+schedule::Problem problemFor(const Case &c) { return {c.graph, c.sizes, sm90(), schedule::Precision::FP32}; }
+
+} // namespace
+
+TEST(Schedule, JsonRoundTripsEveryDecision)
+{
+    for (const auto &c : cases()) {
+        auto s = schedule::defaultSchedule(problemFor(c));
+        ASSERT_TRUE(s.ok()) << c.name << ": " << s.error().toString();
+        auto back = schedule::parseSchedule(schedule::toJson(*s), "s.json");
+        ASSERT_TRUE(back.ok()) << back.error().toString();
+        EXPECT_EQ(*back, *s) << c.name;
+        EXPECT_EQ(schedule::toJson(*back), schedule::toJson(*s));
+    }
+}
+
+TEST(Schedule, BadFilesNameTheMemberAndTheValue)
+{
+    auto unknownKey = schedule::parseSchedule(
+        R"({"groups": [{"name": "C", "strategy": "gemm", "ops": ["C"], "decisions": {"block_q": 1}}]})", "s.json");
+    ASSERT_FALSE(unknownKey.ok());
+    EXPECT_NE(unknownKey.error().message.find("unknown decision \"block_q\""), std::string::npos) << unknownKey.error().message;
+    EXPECT_NE(unknownKey.error().message.find("block_m"), std::string::npos) << "lists the known decisions";
+
+    auto badValue = schedule::parseSchedule(
+        R"({"groups": [{"name": "C", "strategy": "gemm", "ops": ["C"], "decisions": {"block_m": 96}}]})", "s.json");
+    ASSERT_FALSE(badValue.ok());
+    EXPECT_NE(badValue.error().message.find("groups[0].decisions: block_m: 96 is not one of 16, 32, 64, 128, 256"),
+              std::string::npos)
+        << badValue.error().message;
+
+    auto topLevel = schedule::parseSchedule(R"({"groups": [], "fusion": true})", "s.json");
+    ASSERT_FALSE(topLevel.ok());
+    EXPECT_NE(topLevel.error().message.find("unknown key \"fusion\""), std::string::npos);
+
+    auto syntax = schedule::parseSchedule("{\n  \"groups\": [\n  }", "s.json");
+    ASSERT_FALSE(syntax.ok());
+    ASSERT_TRUE(syntax.error().location.has_value());
+    EXPECT_EQ(syntax.error().location->line, 3);
+}
+
+TEST(Schedule, ResourceLimitsAreRefusedWithTheDecisionValueAndLimit)
+{
+    const Case c = cases()[1]; // matmul_aligned
+    schedule::Problem problem{c.graph, c.sizes, *ArchDatabase::builtin().arch("sm_75"), schedule::Precision::FP32};
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    auto &g = s->groups.front();
+    g.set("block_m", 256);
+    g.set("block_n", 256);
+    g.set("thread_m", 8);
+    g.set("thread_n", 8);
+    g.set("block_k", 32);
+    auto st = schedule::validateSchedule(*s, problem);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.error().message.find("shared memory"), std::string::npos) << st.error().message;
+    EXPECT_NE(st.error().message.find("block_k"), std::string::npos) << st.error().message;
+    EXPECT_NE(st.error().message.find("sm_75 limit of"), std::string::npos) << "names the limit: " << st.error().message;
+    EXPECT_FALSE(codegen::generateProgram(problem, *s).ok()) << "nothing is generated for an illegal schedule";
+}
+
+TEST(Schedule, VectorWidthFallsBackOnOddRows)
+{
+    const Case c = cases()[0]; // 67x45x33
+    auto problem = problemFor(c);
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ(s->groups.front().value("vector"), 1) << "K = 33 rows are not 8- or 16-byte aligned";
+    auto a = schedule::analyzeGroup(c.graph, s->groups.front().ops, s->groups.front().strategy);
+    ASSERT_TRUE(a.ok());
+    for (const auto &o : schedule::legalValues(*a, s->groups.front(), "vector", problem)) {
+        if (o.value == 1) {
+            EXPECT_TRUE(o.legal);
+        } else {
+            EXPECT_FALSE(o.legal);
+            EXPECT_NE(o.why.find("33 elements"), std::string::npos) << o.why;
+        }
+    }
+}
+
+TEST(Schedule, GroupsMustCoverTheProgramInDataflowOrder)
+{
+    const Case c = cases()[2]; // softmax
+    auto problem = problemFor(c);
+    schedule::Schedule s;
+    s.groups = {{"y", {"Y"}, schedule::Strategy::Generic, {}}, {"mx", {"rowMax"}, schedule::Strategy::Generic, {}}};
+    auto st = schedule::validateSchedule(s, problem);
+    ASSERT_FALSE(st.ok());
+    std::string all;
+    for (const auto &d : st.error().diagnostics)
+        all += d.message + "\n";
+    EXPECT_NE(all.find("reads rowMax before the group that computes it"), std::string::npos) << all;
+    EXPECT_NE(all.find("op 'rowSum' is in no group"), std::string::npos) << all;
+}
+
+TEST(Fusion, DefaultSchedulesFuseTheCanonicalPrograms)
+{
+    auto groupsOf = [](const ir::Graph &g, ir::SizeBindings sizes) {
+        auto s = schedule::defaultSchedule({g, sizes, sm90(), schedule::Precision::FP32});
+        EXPECT_TRUE(s.ok());
+        return s.ok() ? s->groups : std::vector<schedule::KernelGroup>{};
+    };
+    auto softmax = groupsOf(ir::makeSoftmaxRows(), {{"M", 64}, {"N", 1000}});
+    ASSERT_EQ(softmax.size(), 1u);
+    EXPECT_EQ(softmax[0].strategy, schedule::Strategy::RowReduction);
+    auto gelu = groupsOf(ir::makeGemmBiasGelu(), {{"M", 64}, {"N", 64}, {"K", 64}});
+    ASSERT_EQ(gelu.size(), 1u);
+    EXPECT_EQ(gelu[0].strategy, schedule::Strategy::Gemm);
+    EXPECT_EQ(gelu[0].ops, (std::vector<std::string>{"G", "H", "Y"}));
+    auto chain = groupsOf(ir::makeElementwiseChain(), {{"M", 64}, {"N", 64}});
+    ASSERT_EQ(chain.size(), 1u);
+    EXPECT_EQ(chain[0].strategy, schedule::Strategy::Elementwise);
+    auto ln = groupsOf(ir::makeLayerNormRows(), {{"M", 64}, {"N", 768}});
+    ASSERT_EQ(ln.size(), 1u);
+    EXPECT_EQ(ln[0].strategy, schedule::Strategy::RowReduction);
+
+    auto analysis = schedule::analyzeGroup(ir::makeGemmBiasGelu(), {"G", "H", "Y"}, schedule::Strategy::Gemm);
+    ASSERT_TRUE(analysis.ok());
+    EXPECT_EQ(analysis->local.size(), 2u) << "G and H never reach memory";
+    EXPECT_EQ(analysis->stored.size(), 1u);
+}
+
+TEST(Fusion, AnIllegalFusionSaysWhichOpBreaksItAndWhy)
+{
+    auto a = schedule::analyzeGroup(ir::makeSoftmaxRows(), {"rowMax", "rowSum", "Y"}, schedule::Strategy::Elementwise);
+    ASSERT_FALSE(a.ok());
+    EXPECT_NE(a.error().message.find("op 'rowMax': is a reduction, not element-wise"), std::string::npos)
+        << a.error().message;
+    auto g = schedule::analyzeGroup(ir::makeSoftmaxRows(), {"rowMax"}, schedule::Strategy::Gemm);
+    ASSERT_FALSE(g.ok());
+    EXPECT_NE(g.error().message.find("not a sum"), std::string::npos) << g.error().message;
+}
+
+TEST(Codegen, GenerationIsDeterministic)
+{
+    for (const auto &c : cases()) {
+        auto problem = problemFor(c);
+        auto s = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(s.ok());
+        auto a = codegen::generateProgram(problem, *s), b = codegen::generateProgram(problem, *s);
+        ASSERT_TRUE(a.ok() && b.ok()) << c.name;
+        EXPECT_EQ(a->source, b->source) << c.name;
+    }
+}
+
+TEST(Codegen, GoldenFilesOfTheDefaultSchedules)
+{
+    // STITCHCUDA_UPDATE_GOLDEN=1 rewrites them; review the diff like any code change.
+    const bool update = std::getenv("STITCHCUDA_UPDATE_GOLDEN") != nullptr;
+    const std::vector<Case> golden = {
+        {"matmul", ir::makeMatmul(), {{"M", 1024}, {"N", 1024}, {"K", 1024}}},
+        {"softmax_rows", ir::makeSoftmaxRows(), {{"M", 4096}, {"N", 1000}}},
+        {"layernorm_rows", ir::makeLayerNormRows(), {{"M", 4096}, {"N", 768}}},
+        {"elementwise_chain", ir::makeElementwiseChain(), {{"M", 4096}, {"N", 4096}}},
+        {"gemm_bias_gelu", ir::makeGemmBiasGelu(), {{"M", 8192}, {"N", 8192}, {"K", 128}}},
+    };
+    for (const auto &c : golden) {
+        auto problem = problemFor(c);
+        auto s = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(s.ok());
+        auto p = codegen::generateProgram(problem, *s);
+        ASSERT_TRUE(p.ok()) << p.error().toString();
+        const std::string path = std::string(STITCHCUDA_SOURCE_DIR) + "/tests/codegen/golden/" + c.name + ".cu";
+        if (update) {
+            std::ofstream(path, std::ios::binary) << p->source;
+            continue;
+        }
+        std::ifstream in(path, std::ios::binary);
+        ASSERT_TRUE(in.good()) << "missing golden file " << path << " (run with STITCHCUDA_UPDATE_GOLDEN=1)";
+        std::stringstream ss;
+        ss << in.rdbuf();
+        EXPECT_EQ(p->source, ss.str()) << c.name << ": the generated code changed; review it and update the golden file";
+    }
+}
+
+TEST(Codegen, EverySampledLegalScheduleCompiles)
+{
+    // A spread of legal schedules per program (odd and aligned sizes); the GPU test runs the same
+    // samples and checks their answers.
+    for (const auto &c : cases()) {
+        auto problem = problemFor(c);
+        const auto schedules = sampleSchedules(problem, 12);
+        ASSERT_GE(schedules.size(), 2u) << c.name;
+        for (const auto &s : schedules) {
+            auto p = codegen::generateProgram(problem, s);
+            ASSERT_TRUE(p.ok()) << c.name << ": " << p.error().toString();
+            auto compiled = compileProgram(*p, "sm_90");
+            ASSERT_TRUE(compiled.ok()) << c.name << " " << schedule::describe(s.groups.front()) << ":\n"
+                                       << compiled.error().toString() << "\n"
+                                       << p->source;
+            for (const auto &k : p->kernels)
+                EXPECT_NE(compiled->kernel(k.code.name), nullptr) << k.code.name;
+            auto plan = codegen::toLaunchPlan(*p, c.graph, c.sizes);
+            ASSERT_TRUE(plan.ok()) << plan.error().toString();
+            EXPECT_EQ(plan->launches.size(), p->kernels.size());
+        }
+    }
+}
+
+TEST(Codegen, GenericStrategyHandlesEveryCanonicalOp)
+{
+    for (const auto &c : cases()) {
+        schedule::Schedule s;
+        for (const auto &op : c.graph.ops())
+            s.groups.push_back({"k_" + op.name, {op.name}, schedule::Strategy::Generic, {{"threads", 128}}});
+        auto problem = problemFor(c);
+        auto p = codegen::generateProgram(problem, s);
+        ASSERT_TRUE(p.ok()) << p.error().toString();
+        auto compiled = compileProgram(*p, "sm_80");
+        ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    }
+}

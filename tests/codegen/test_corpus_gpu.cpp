@@ -1,0 +1,86 @@
+// The corpus optimized: every liftable program of the lifting corpus (tests/lift/corpus) is lifted,
+// scheduled by the default heuristics, generated, compiled with NVRTC and, on a GPU, run through
+// the worker and checked against the CPU interpreter of the lifted graph (fresh random inputs,
+// poisoned outputs). Without a GPU only the generation and the NVRTC compile are checked.
+// scripts/device/gpu-check.sh also runs this test under compute-sanitizer memcheck and racecheck.
+#include "CodegenFixtures.h"
+#include "tests/lift/LiftCorpus.h"
+
+#include "core/runner/Runner.h"
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+using namespace stitch;
+using namespace stitch::testing;
+
+namespace {
+
+class CorpusOptimized : public ::testing::TestWithParam<CorpusProgram> {
+protected:
+    static void SetUpTestSuite()
+    {
+        runner::WorkerOptions o;
+        o.workerPath = STITCHCUDA_WORKER_PATH;
+        s_runner = new runner::Runner(o, nullptr);
+        auto info = s_runner->device();
+        if (info)
+            s_arch = info->device.arch;
+        else
+            s_noGpu = info.error().message;
+    }
+    static void TearDownTestSuite()
+    {
+        delete s_runner;
+        s_runner = nullptr;
+    }
+    static inline runner::Runner *s_runner = nullptr;
+    static inline std::string s_arch = "sm_90", s_noGpu;
+};
+
+} // namespace
+
+TEST_P(CorpusOptimized, GeneratedProgramMatchesTheInterpreter)
+{
+    const std::string name = GetParam().name;
+    const std::string original = readTextFile(corpusPath(name));
+    auto lifted = frontend::cudalift::liftCudaProgramDetailed(original, name + ".cu");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    const ir::Graph &graph = lifted->program.graph;
+    ir::SizeBindings sizes;
+    for (const auto &s : graph.sizeVars())
+        sizes[s] = testBindings(*lifted, GetParam().small).at(s);
+    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
+    ASSERT_NE(arch, nullptr);
+    schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
+    auto sched = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(sched.ok()) << sched.error().toString();
+    auto program = codegen::generateProgram(problem, *sched);
+    ASSERT_TRUE(program.ok()) << program.error().toString();
+    auto compiled = codegen_fixtures::compileProgram(*program, s_arch);
+    ASSERT_TRUE(compiled.ok()) << compiled.error().toString() << "\n" << program->source;
+    std::string kernels;
+    for (const auto &k : program->kernels)
+        kernels += " " + schedule::describe(k.group);
+    if (!s_noGpu.empty())
+        GTEST_SKIP() << "generated and compiled; no GPU to run it: " << s_noGpu;
+    auto plan = codegen::toLaunchPlan(*program, graph, sizes);
+    ASSERT_TRUE(plan.ok()) << plan.error().toString();
+    runner::RunRequest request;
+    request.job.module = compiled->cubin;
+    request.job.plan = *plan;
+    request.job.measure.time = false;
+    request.cpuReference = runner::CpuReference{graph, sizes, {}};
+    auto r = s_runner->run(std::move(request));
+    ASSERT_TRUE(r.ok()) << name << ":" << kernels << ": " << r.error().toString();
+    ASSERT_TRUE(r->verification.has_value());
+    std::string detail;
+    for (const auto &o : r->verification->outputs)
+        detail += o.buffer + " rel " + std::to_string(o.relativeError) + " unwritten " + std::to_string(o.unwrittenCount) + "; ";
+    EXPECT_TRUE(r->verification->verified) << name << ":" << kernels << ": " << detail;
+    std::cout << "  " << name << ": " << program->kernels.size() << " kernel(s), verified:" << kernels << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusOptimized, ::testing::ValuesIn(liftableCorpus()),
+                         [](const ::testing::TestParamInfo<CorpusProgram> &info) { return info.param.name; });
