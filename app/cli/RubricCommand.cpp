@@ -1,0 +1,161 @@
+// `stitchcuda rubric`: graph + schedule -> generated program -> NVRTC -> every rubric dimension
+// per kernel and for the program, with its evidence and a sentence for the learner.
+//   FILE (+ schedule) -> generateProgram -> cuda::compile -> rubric::Rubric::scoreProgram -> text / JSON
+#include "Commands.h"
+
+#include "core/arch/ArchDatabase.h"
+#include "core/codegen/Program.h"
+#include "core/frontend/Lift.h"
+#include "core/rubric/Rubric.h"
+#include "core/schedule/Space.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace stitch::cli {
+
+namespace {
+
+int report(const Error &e)
+{
+    const std::string where = e.location ? e.location->toString() + ": " : "stitchcuda: ";
+    std::cerr << where << "error: " << e.message << "\n";
+    for (std::size_t i = 1; i < e.diagnostics.size(); ++i)
+        std::cerr << "  " << e.diagnostics[i].message << "\n";
+    return 1;
+}
+
+nlohmann::json scoreJson(const rubric::RubricScore &s)
+{
+    return {{"dimension", s.dimension}, {"score", s.score},       {"hardViolation", s.hardViolation},
+            {"estimated", s.estimated}, {"evidence", s.evidence}, {"sentence", s.sentence}};
+}
+
+void printScore(const rubric::RubricScore &s, const char *indent)
+{
+    std::printf("%s%-22s %3.1f/5%s%s\n", indent, s.dimension.c_str(), s.score, s.estimated ? " (estimated)" : "",
+                s.hardViolation ? "  HARD VIOLATION" : "");
+    std::printf("%s    %s\n", indent, s.sentence.c_str());
+    std::printf("%s    evidence: %s\n", indent, s.evidence.c_str());
+}
+
+} // namespace
+
+int runRubric(const RubricOptions &options)
+{
+    std::string text;
+    if (!readFile(options.file, text))
+        return 2;
+    auto lifted = frontend::liftFile(text, options.file);
+    if (!lifted.ok())
+        return report(lifted.error());
+    ir::SizeBindings sizes = lifted->sizes;
+    for (const auto &binding : options.sizes) {
+        const auto eq = binding.find('=');
+        if (eq == std::string::npos) {
+            std::cerr << "stitchcuda: --size expects NAME=VALUE, got '" << binding << "'\n";
+            return 2;
+        }
+        try {
+            sizes[binding.substr(0, eq)] = std::stoll(binding.substr(eq + 1));
+        } catch (const std::exception &) {
+            std::cerr << "stitchcuda: --size " << binding << ": not an integer\n";
+            return 2;
+        }
+    }
+    for (const auto &name : lifted->graph.sizeVars())
+        if (!sizes.contains(name)) {
+            std::cerr << "stitchcuda: size " << name << " has no value: pass --size " << name << "=VALUE\n";
+            return 2;
+        }
+    const ArchLimits *arch = ArchDatabase::builtin().arch(options.arch);
+    if (!arch) {
+        std::cerr << "stitchcuda: unknown architecture '" << options.arch << "'\n";
+        return 2;
+    }
+    schedule::Problem problem{lifted->graph, sizes, *arch, schedule::Precision::FP32};
+    schedule::Schedule sched;
+    if (!options.schedule.empty()) {
+        std::string scheduleText;
+        if (!readFile(options.schedule, scheduleText))
+            return 2;
+        auto parsed = schedule::parseSchedule(scheduleText, options.schedule);
+        if (!parsed.ok())
+            return report(parsed.error());
+        sched = *parsed;
+        problem.precision = sched.precision;
+    } else {
+        auto def = schedule::defaultSchedule(problem);
+        if (!def.ok())
+            return report(def.error());
+        sched = *def;
+    }
+    auto program = codegen::generateProgram(problem, sched);
+    if (!program.ok())
+        return report(program.error());
+
+    rubric::CompileCache cache;
+    std::shared_ptr<const cuda::CompileResult> compiled;
+    if (!options.noCompile) {
+        auto c = cache.compile(program->source, options.arch, program->name + ".cu");
+        if (!c.ok()) {
+            std::cerr << "stitchcuda: internal error: the generated program does not compile:\n";
+            return report(c.error());
+        }
+        compiled = *c;
+    }
+    rubric::Rubric rubric;
+    auto scored = rubric.scoreProgram(problem, *program, compiled.get());
+    if (!scored.ok())
+        return report(scored.error());
+    const rubric::RubricReport &r = *scored;
+
+    if (options.json) {
+        nlohmann::json j;
+        j["schema"] = "stitchcuda-rubric/1";
+        j["file"] = options.file;
+        j["arch"] = options.arch;
+        j["compiled"] = compiled != nullptr;
+        j["predictedMs"] = r.predictedMs;
+        j["genericPredictedMs"] = r.baselinePredictedMs;
+        j["hardViolation"] = r.hardViolation;
+        j["scoringMs"] = r.scoringMs;
+        nlohmann::json kernels = nlohmann::json::array();
+        for (const auto &k : r.kernels) {
+            nlohmann::json kj = {{"kernel", k.kernel},
+                                 {"decisions", k.decisions},
+                                 {"predictedMs", k.prediction.ms},
+                                 {"bound", k.prediction.bound}};
+            kj["scores"] = nlohmann::json::array();
+            for (const auto &s : k.scores)
+                kj["scores"].push_back(scoreJson(s));
+            kernels.push_back(kj);
+        }
+        j["kernels"] = kernels;
+        j["program"] = nlohmann::json::array();
+        for (const auto &s : r.program)
+            j["program"].push_back(scoreJson(s));
+        std::cout << j.dump(2) << "\n";
+        return r.hardViolation ? 1 : 0;
+    }
+
+    std::printf("%s: %zu kernel%s for %s%s; predicted %.1f us (generic schedule %.1f us); scored in %.2f ms\n",
+                options.file.c_str(), r.kernels.size(), r.kernels.size() == 1 ? "" : "s", options.arch.c_str(),
+                compiled ? "" : " (not compiled: registers estimated, no instruction mix)", r.predictedMs * 1e3,
+                r.baselinePredictedMs * 1e3, r.scoringMs);
+    for (const auto &k : r.kernels) {
+        std::printf("\n%s: %s  (predicted %.1f us, %s-bound)\n", k.kernel.c_str(), k.decisions.c_str(),
+                    k.prediction.ms * 1e3, k.prediction.bound.c_str());
+        for (const auto &s : k.scores)
+            printScore(s, "  ");
+    }
+    std::printf("\nprogram\n");
+    for (const auto &s : r.program)
+        printScore(s, "  ");
+    std::printf("\nThe rubric is not calibrated against measurements yet (docs/RUBRIC.md).\n");
+    return r.hardViolation ? 1 : 0;
+}
+
+} // namespace stitch::cli

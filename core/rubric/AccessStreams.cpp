@@ -1,0 +1,353 @@
+// The memory streams, lane usage and branches of the row_reduction, elementwise and generic
+// kernels, replayed from the same thread -> element formulas the code generators emit
+// (core/codegen/RowKernel.cpp, Kernels.cpp); gemm: GemmStreams.cpp.
+//   GroupAnalysis + decisions + sizes -> describeAccesses -> KernelFacts::streams, branches
+// Each stream is sampled on two warps (the first block's first warp and a middle block's middle
+// warp) at concrete sizes; every tensor gets its own 256-byte-aligned base address, as cudaMalloc gives.
+#include "core/rubric/StreamBuilder.h"
+
+namespace stitch::rubric::detail {
+
+void StreamBuilder::row()
+{
+    const auto &g = facts.kernel->group;
+    const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block"), vec = g.value("vector"),
+              cluster = g.value("cluster");
+    const bool cache = g.value("cache") == 1, sharedReduce = g.value("reduce") == 1;
+    std::vector<std::int64_t> rowExt;
+    std::int64_t rows = 1;
+    for (int d = 0; d < a.rowRank; ++d) {
+        rowExt.push_back(evalSize(a.domain[static_cast<std::size_t>(d)], sizes()));
+        rows *= rowExt.back();
+    }
+    const std::int64_t cols = evalSize(a.domain.back(), sizes());
+    const std::int64_t items = std::max<std::int64_t>(1, ceilDiv(cols, std::int64_t(tpr) * vec * cluster));
+    const std::int64_t span = cluster > 1 ? cols / cluster : cols;
+    std::vector<const ir::ComputeOp *> rowOps, storedEw;
+    for (const auto *op : a.ops) {
+        if (op->reduction)
+            rowOps.push_back(op);
+        else if (a.isStored(op->output.id))
+            storedEw.push_back(op);
+    }
+    const int passes = cache ? 1 : static_cast<int>(rowOps.size() + (storedEw.empty() ? 0 : 1));
+    const double rowWarps = static_cast<double>(rows) * std::max(tpr / 32, 1) * cluster;
+    const double perRowIter = rowWarps * static_cast<double>(items);
+
+    struct Lane {
+        bool active;
+        std::int64_t row, c0;
+        std::vector<std::int64_t> rowIdx;
+    };
+    auto laneOf = [&](std::int64_t block, int t) {
+        Lane l;
+        const int lane = t % tpr, sub = t / tpr;
+        l.row = (block / cluster) * rpb + sub;
+        const std::int64_t begin = (block % cluster) * span;
+        l.c0 = begin + static_cast<std::int64_t>(lane) * vec;
+        l.active = l.row < rows && l.c0 < begin + span;
+        l.rowIdx = unflatten(l.row, rowExt);
+        return l;
+    };
+    auto rowVars = [&](const ir::ComputeOp &op, const Lane &l, std::int64_t c) {
+        VarMap v;
+        for (int d = 0; d < a.rowRank && d < static_cast<int>(op.domain.size()); ++d)
+            v[op.domain[static_cast<std::size_t>(d)].name] = l.rowIdx[static_cast<std::size_t>(d)];
+        v[op.reduction ? op.reduction->vars[0].name : op.domain.back().name] = c;
+        return v;
+    };
+    for (ir::TensorId id : a.rowInputs) {
+        const ir::Tensor &t = tensor(id);
+        const TensorLayout l = layoutOf(t, sizes());
+        const bool vector = vec > 1 && t.dtype == ir::DType::F32;
+        const int bytes = vector ? vec * 4 : l.elementBytes;
+        add("load " + t.name + " along the row: " + std::to_string(bytes) + " B per lane" +
+                (cache ? ", once (kept in registers)" : ", once per pass (" + std::to_string(passes) + ")"),
+            false, false, bytes, perRowIter * passes * (vector ? 1 : vec),
+            [&, l](std::int64_t block, int th) -> std::int64_t {
+                const Lane ln = laneOf(block, th);
+                return ln.active ? l.base + (ln.row * cols + ln.c0) * l.elementBytes : -1;
+            });
+    }
+    for (const auto *op : a.ops) {
+        for (const auto &r : globalReads(*op, true, true)) {
+            const auto id = r.tensor().id;
+            if (std::find(a.rowInputs.begin(), a.rowInputs.end(), id) != a.rowInputs.end())
+                continue;
+            add("read " + r.toString(), false, false, ir::dtypeSize(r.tensor().dtype), perRowIter * vec,
+                [&, op, r](std::int64_t block, int th) -> std::int64_t {
+                    const Lane ln = laneOf(block, th);
+                    return ln.active ? readAddress(r, rowVars(*op, ln, ln.c0)) : -1;
+                });
+        }
+    }
+    for (const auto *op : storedEw) {
+        const ir::Tensor &t = tensor(op->output.id);
+        const TensorLayout l = layoutOf(t, sizes());
+        const bool vector = vec > 1 && t.dtype == ir::DType::F32 && t.shape.rank() == a.rowRank + 1;
+        const int bytes = vector ? vec * 4 : l.elementBytes;
+        add("store " + t.name + " along the row: " + std::to_string(bytes) + " B per lane", false, true, bytes,
+            perRowIter * (vector ? 1 : vec), [&, l](std::int64_t block, int th) -> std::int64_t {
+                const Lane ln = laneOf(block, th);
+                return ln.active ? l.base + (ln.row * cols + ln.c0) * l.elementBytes : -1;
+            });
+    }
+    for (const auto *op : rowOps) {
+        if (!a.isStored(op->output.id))
+            continue;
+        const TensorLayout l = layoutOf(tensor(op->output.id), sizes());
+        add("store " + tensor(op->output.id).name + " (one lane per row)", false, true, l.elementBytes,
+            static_cast<double>(rows), [&, l](std::int64_t block, int th) -> std::int64_t {
+                const Lane ln = laneOf(block, th);
+                return ln.active && th % tpr == 0 && block % cluster == 0 ? l.base + ln.row * l.elementBytes : -1;
+            });
+    }
+    // red_[ops][rows_per_block][slots]: the cross-warp (or tree) reduction through shared memory.
+    const int warpsPerRow = std::max(tpr / 32, 1);
+    const int slots = sharedReduce ? tpr : warpsPerRow;
+    const int blockWarps = std::max(facts.threads / 32, 1);
+    const double blockCount = static_cast<double>(facts.blocks);
+    const int accBytes = rowOps.empty() ? 4 : ir::dtypeSize(rowOps.front()->output.dtype);
+    int steps = 0;
+    for (int s = tpr / 2; s > 0; s >>= 1)
+        ++steps;
+    if (!rowOps.empty() && (sharedReduce || warpsPerRow > 1)) {
+        const double ops = static_cast<double>(rowOps.size());
+        auto slot = [=](int sub, int i) { return (static_cast<std::int64_t>(sub) * slots + i) * accBytes; };
+        if (sharedReduce) {
+            add("red_ write: one slot per lane", true, true, accBytes, blockCount * blockWarps * ops,
+                [=](std::int64_t, int t) -> std::int64_t { return slot(t / tpr, t % tpr); });
+            add("red_ tree read at lane_ + s_", true, false, accBytes, blockCount * blockWarps * ops * steps,
+                [=](std::int64_t, int t) -> std::int64_t {
+                    const int lane = t % tpr, s = tpr / 2;
+                    return lane < s ? slot(t / tpr, lane + s) : -1;
+                });
+        } else {
+            add("red_ write: lane 0 of each warp", true, true, accBytes, blockCount * blockWarps * ops,
+                [=](std::int64_t, int t) -> std::int64_t { return t % 32 == 0 ? slot(t / tpr, (t % tpr) >> 5) : -1; });
+            add("red_ read: every lane reads each warp's partial (broadcast)", true, false, accBytes,
+                blockCount * blockWarps * ops * warpsPerRow,
+                [=](std::int64_t, int t) -> std::int64_t { return slot(t / tpr, 0); });
+        }
+    }
+
+    const double slotsPerRow = static_cast<double>(tpr) * vec * items * cluster;
+    const double rowSlots = static_cast<double>(ceilDiv(rows, rpb)) * rpb;
+    const double mainUseful =
+        static_cast<double>(cols) / slotsPerRow * static_cast<double>(rows) / std::max(rowSlots, 1.0);
+    double treeUseful = 1, treeWork = 0;
+    if (sharedReduce && steps > 0) {
+        double sum = 0;
+        for (int s = tpr / 2; s > 0; s >>= 1)
+            sum += std::min(1.0, static_cast<double>(s) / std::min(tpr, 32));
+        treeUseful = sum / steps;
+        treeWork = static_cast<double>(rowOps.size()) * steps;
+    }
+    const double mainWork =
+        static_cast<double>(items) * vec * std::max<std::size_t>(rowOps.size() + storedEw.size(), 1);
+    facts.usefulLaneFraction = (mainUseful * mainWork + treeUseful * treeWork) / (mainWork + treeWork);
+    facts.boundary = std::to_string(rows) + " rows of " + std::to_string(cols) + " on " + std::to_string(tpr) +
+                     " threads x " + std::to_string(vec) + " x " + std::to_string(items) + " items per row" +
+                     (cluster > 1 ? " x " + std::to_string(cluster) + " blocks" : "");
+    if (mainUseful < 1 - 1e-9 && cols < static_cast<std::int64_t>(slotsPerRow))
+        facts.branches.push_back({"c0_ < end_: the row's last pass leaves lanes idle (" + std::to_string(cols) +
+                                      " of " + std::to_string(static_cast<long long>(slotsPerRow)) + " slots)",
+                                  1 - static_cast<double>(cols) / slotsPerRow});
+    if (rowSlots > static_cast<double>(rows))
+        facts.branches.push_back(
+            {"row_ < rows: the last block has rows past the end", 1 - static_cast<double>(rows) / rowSlots});
+    if (sharedReduce && steps > 0)
+        facts.branches.push_back(
+            {"if (lane_ < s_): shared-memory tree, half the lanes idle each step", 1 - treeUseful});
+    if (!rowOps.empty())
+        facts.branches.push_back({"if (lane_ == 0): one lane stores the row's result", 31.0 / 32.0 * 0.01});
+    facts.ilp = static_cast<double>(cache ? items * vec : vec);
+    facts.bytesInFlightPerThread = std::max<double>(4, a.rowInputs.size() * vec * 4.0 * (cache ? items : 1));
+    facts.fmaShare = 0.25;
+}
+
+void StreamBuilder::elementwise()
+{
+    const auto &g = facts.kernel->group;
+    const int threads = g.value("threads"), vec = g.value("vector"), items = g.value("items");
+    std::vector<std::int64_t> ext;
+    std::int64_t total = 1;
+    for (const auto &e : a.domain) {
+        ext.push_back(evalSize(e, sizes()));
+        total *= ext.back();
+    }
+    auto contiguous = [&](const ir::Tensor &t) {
+        if (t.shape.rank() != static_cast<int>(a.domain.size()))
+            return false;
+        for (std::size_t d = 0; d < a.domain.size(); ++d)
+            if (!t.shape[d].equals(a.domain[d]))
+                return false;
+        return true;
+    };
+    auto atPoint = [](const ir::Expr &r, const ir::ComputeOp &op) {
+        bool at = r.operands().size() == op.domain.size();
+        for (std::size_t d = 0; at && d < op.domain.size(); ++d)
+            at = r.operands()[d].kind() == ir::ExprKind::IterVar && r.operands()[d].name() == op.domain[d].name;
+        return at;
+    };
+    const double warpIters = static_cast<double>(facts.blocks) * std::max(threads / 32, 1) * items;
+    auto first = [&](std::int64_t block, int t) { return (block * items * threads + t) * std::int64_t(vec); };
+    std::set<ir::TensorId> vectorDone;
+    for (const auto *op : a.ops) {
+        for (const auto &r : globalReads(*op, true, false)) {
+            const ir::Tensor &t = tensor(r.tensor().id);
+            const bool vector = vec > 1 && t.dtype == ir::DType::F32 && contiguous(t) && atPoint(r, *op);
+            if (vector) {
+                if (!vectorDone.insert(t.id).second)
+                    continue;
+                const TensorLayout l = layoutOf(t, sizes());
+                add("load " + t.name + ": " + std::to_string(vec * 4) + " B per lane, consecutive", false, false,
+                    vec * 4, warpIters, [&, l](std::int64_t block, int th) -> std::int64_t {
+                        const std::int64_t e = first(block, th);
+                        return e < total ? l.base + e * 4 : -1;
+                    });
+                continue;
+            }
+            add("read " + r.toString(), false, false, ir::dtypeSize(t.dtype), warpIters * vec,
+                [&, op, r](std::int64_t block, int th) -> std::int64_t {
+                    const std::int64_t e = first(block, th);
+                    if (e >= total)
+                        return -1;
+                    const auto idx = unflatten(e, ext);
+                    VarMap v;
+                    for (std::size_t d = 0; d < op->domain.size() && d < idx.size(); ++d)
+                        v[op->domain[d].name] = idx[d];
+                    return readAddress(r, v);
+                });
+        }
+    }
+    for (ir::TensorId id : a.stored) {
+        const ir::Tensor &t = tensor(id);
+        const bool vector = vec > 1 && t.dtype == ir::DType::F32 && contiguous(t);
+        const TensorLayout l = layoutOf(t, sizes());
+        const int bytes = vector ? vec * 4 : l.elementBytes;
+        add("store " + t.name + ": " + std::to_string(bytes) + " B per lane", false, true, bytes,
+            warpIters * (vector ? 1 : vec), [&, l](std::int64_t block, int th) -> std::int64_t {
+                const std::int64_t e = first(block, th);
+                return e < total ? l.at(unflatten(e, ext)) : -1;
+            });
+    }
+    const double launched = static_cast<double>(facts.blocks) * threads * items * vec;
+    facts.usefulLaneFraction = std::min(1.0, static_cast<double>(total) / std::max(1.0, launched));
+    facts.boundary = std::to_string(total) + " elements on " + std::to_string(facts.blocks) + " blocks x " +
+                     std::to_string(threads) + " threads x " + std::to_string(items) + " x " + std::to_string(vec);
+    if (facts.usefulLaneFraction < 1 - 1e-9)
+        facts.branches.push_back({"if (e_ >= total_) return: the last block's tail", 1 - facts.usefulLaneFraction});
+    facts.ilp = items * vec;
+    facts.bytesInFlightPerThread = std::max<double>(4, vectorDone.size() * vec * 4.0 * items);
+    facts.fmaShare = 0.25;
+}
+
+void StreamBuilder::generic()
+{
+    const ir::ComputeOp &op = *a.ops.front();
+    std::vector<std::int64_t> ext;
+    std::int64_t total = 1;
+    for (const auto &v : op.domain) {
+        ext.push_back(evalSize(v.extent, sizes()));
+        total *= ext.back();
+    }
+    auto point = [&](std::int64_t block, int t, VarMap &vars) {
+        const std::int64_t flat = block * facts.threads + t;
+        if (flat >= total)
+            return false;
+        const auto idx = unflatten(flat, ext);
+        for (std::size_t d = 0; d < op.domain.size(); ++d) {
+            auto lb = evalIndex(op.domain[d].lowerBound, sizes(), {});
+            vars[op.domain[d].name] = idx[d] + (lb ? *lb : 0);
+        }
+        if (op.reduction)
+            for (const auto &r : op.reduction->vars) {
+                auto lb = evalIndex(r.lowerBound, sizes(), vars);
+                vars[r.name] = lb ? *lb : 0;
+            }
+        return true;
+    };
+    // Reduction trip counts per lane: uniform unless the range uses the lane's own indices.
+    double reduce = 1, tripIdle = 0;
+    if (op.reduction) {
+        for (const auto &r : op.reduction->vars) {
+            std::vector<double> trips;
+            for (auto [block, t0] : sampleWarps(facts.blocks, facts.threads))
+                for (int l = 0; l < 32; ++l) {
+                    VarMap v;
+                    if (!point(block, t0 + l, v))
+                        continue;
+                    auto e = evalIndex(r.extent, sizes(), v);
+                    trips.push_back(e ? static_cast<double>(std::max<std::int64_t>(*e, 0)) : 1.0);
+                }
+            if (trips.empty())
+                continue;
+            const double mx = *std::max_element(trips.begin(), trips.end());
+            double mean = 0;
+            for (double x : trips)
+                mean += x;
+            mean /= static_cast<double>(trips.size());
+            reduce *= mean;
+            if (mx > 0)
+                tripIdle = std::max(tripIdle, 1 - mean / mx);
+        }
+    }
+    const double warps = static_cast<double>(ceilDiv(total, 32));
+    for (const auto &r : globalReads(op, true, false))
+        add("read " + r.toString() + (op.reduction ? " in the reduction loop" : ""), false, false,
+            ir::dtypeSize(r.tensor().dtype), warps * reduce, [&, r](std::int64_t block, int t) -> std::int64_t {
+                VarMap v;
+                return point(block, t, v) ? readAddress(r, v) : -1;
+            });
+    for (const auto &r : globalReads(op, false, true))
+        add("read " + r.toString() + " (init)", false, false, ir::dtypeSize(r.tensor().dtype), warps,
+            [&, r](std::int64_t block, int t) -> std::int64_t {
+                VarMap v;
+                return point(block, t, v) ? readAddress(r, v) : -1;
+            });
+    const TensorLayout out = layoutOf(tensor(op.output.id), sizes());
+    add("store " + op.output.name + ": one element per lane", false, true, out.elementBytes, warps,
+        [&, out](std::int64_t block, int t) -> std::int64_t {
+            VarMap v;
+            if (!point(block, t, v))
+                return -1;
+            std::vector<std::int64_t> idx;
+            for (const auto &d : op.domain)
+                idx.push_back(v[d.name]);
+            return out.at(idx);
+        });
+    const double launched = static_cast<double>(facts.blocks) * facts.threads;
+    const double tail = std::min(1.0, static_cast<double>(total) / std::max(1.0, launched));
+    facts.usefulLaneFraction = tail * (1 - tripIdle);
+    facts.boundary = std::to_string(total) + " outputs on " + std::to_string(facts.blocks) + " blocks of " +
+                     std::to_string(facts.threads) + " threads";
+    if (tail < 1 - 1e-9)
+        facts.branches.push_back({"t_ < total_: the last block's tail", 1 - tail});
+    if (tripIdle > 1e-9)
+        facts.branches.push_back({"the reduction's length depends on the lane's indices", tripIdle});
+    facts.ilp = 1;
+    facts.bytesInFlightPerThread = 4;
+    facts.fmaShare = op.reduction ? 0.2 : 0.1;
+}
+
+void describeAccesses(KernelFacts &facts, const schedule::Problem &problem, const schedule::GroupAnalysis &analysis)
+{
+    StreamBuilder b{facts, problem, analysis};
+    switch (facts.strategy) {
+    case schedule::Strategy::Gemm:
+        b.gemm();
+        break;
+    case schedule::Strategy::RowReduction:
+        b.row();
+        break;
+    case schedule::Strategy::Elementwise:
+        b.elementwise();
+        break;
+    case schedule::Strategy::Generic:
+        b.generic();
+        break;
+    }
+}
+
+} // namespace stitch::rubric::detail

@@ -1,0 +1,69 @@
+// Memory coalescing: 32-byte sectors per warp request of every global load and store stream,
+// against the fewest sectors that could hold the bytes the lanes ask for.
+//   KernelFacts::streams (global) -> sectorsPerRequest -> score = 5 x (ideal / actual sectors, traffic-weighted)
+#include "core/rubric/Dimensions.h"
+
+namespace stitch::rubric {
+
+namespace {
+
+class Coalescing final : public KernelDimension {
+public:
+    std::string name() const override { return "coalescing"; }
+
+protected:
+    RubricScore scoreKernel(const KernelFacts &k, const ProgramFacts &, const RubricInput &) const override
+    {
+        RubricScore s;
+        double ideal = 0, actual = 0, worstWaste = -1;
+        const AccessStream *worst = nullptr;
+        SectorStats worstStats;
+        for (const auto &st : k.streams) {
+            if (st.shared)
+                continue;
+            const SectorStats ss = sectorsPerRequest(st);
+            if (ss.sectors <= 0)
+                continue;
+            ideal += ss.ideal * st.requests;
+            actual += ss.sectors * st.requests;
+            const double waste = (ss.sectors - ss.ideal) * st.requests;
+            if (!s.evidence.empty())
+                s.evidence += "; ";
+            s.evidence += st.what + ": " + fmt(ss.sectors, 1) + " sectors/request (ideal " + fmt(ss.ideal, 1) + ", " +
+                          fmt(ss.activeLanes, 0) + " lanes)";
+            if (waste > worstWaste) {
+                worstWaste = waste;
+                worst = &st;
+                worstStats = ss;
+            }
+        }
+        if (!worst) {
+            s.score = 5;
+            s.evidence = "no global memory access";
+            s.sentence = "The kernel does not touch global memory.";
+            return s;
+        }
+        const double eff = actual > 0 ? ideal / actual : 1;
+        s.score = 5 * eff;
+        s.evidence += "; overall " + percent(eff) + " of fetched sectors used";
+        const std::string head = worst->what + ": " + fmt(worstStats.activeLanes, 0) + " lanes, " +
+                                 fmt(worstStats.sectors, 1) + " sectors per request";
+        if (worstWaste <= 1e-9)
+            s.sentence = "Every access is fully coalesced (e.g. " + head +
+                         ", the ideal): " + fmt(roundScore(s.score), 1) + "/5.";
+        else
+            s.sentence = head + " where " + fmt(worstStats.ideal, 1) + " would hold the data (" +
+                         percent(worstStats.efficiency()) + " of fetched bytes used); overall " + percent(eff) + ": " +
+                         fmt(roundScore(s.score), 1) + "/5.";
+        return s;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<RubricDimension> makeCoalescing()
+{
+    return std::make_unique<Coalescing>();
+}
+
+} // namespace stitch::rubric

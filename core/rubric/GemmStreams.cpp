@@ -1,0 +1,213 @@
+// The gemm strategy's memory streams, replayed from core/codegen/GemmKernel.cpp: tile loads,
+// the register -> shared tile stores, the float4 fragment reads, the epilogue; split K's sum kernel.
+//   GroupAnalysis + gemm decisions + sizes -> StreamBuilder::gemm -> KernelFacts
+#include "core/rubric/StreamBuilder.h"
+
+namespace stitch::rubric::detail {
+
+void StreamBuilder::gemm()
+{
+    const auto &g = facts.kernel->group;
+    const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), TM = g.value("thread_m"),
+              TN = g.value("thread_n"), VEC = g.value("vector"), PAD = g.value("smem_pad"), STAGES = g.value("stages"),
+              SPLIT = g.value("split_k");
+    const int TX = BN / TN, T = (BM / TM) * TX, warps = std::max(T / 32, 1);
+    const int LA = BM * BK / (VEC * T), LB = BN * BK / (VEC * T);
+    const int SA = BM + PAD, SB = BN + PAD;
+    const std::int64_t M = evalSize(a.domain[0], sizes()), N = evalSize(a.domain[1], sizes()),
+                       K = evalSize(a.k, sizes());
+    const std::int64_t gridM = ceilDiv(M, BM), gridN = ceilDiv(N, BN);
+    const std::int64_t kChunk = SPLIT > 1 ? ceilDiv(ceilDiv(K, SPLIT), BK) * BK : K;
+    const std::int64_t kTiles = ceilDiv(kChunk, BK);
+    const double blocks = static_cast<double>(facts.blocks);
+    const ir::Tensor &A = tensor(a.a), &B = tensor(a.b);
+    const TensorLayout la = layoutOf(A, sizes()), lb = layoutOf(B, sizes());
+    const std::int64_t lda = la.extents.size() > 1 ? la.extents[1] : K, ldb = lb.extents.size() > 1 ? lb.extents[1] : N;
+    auto tileOrigin = [&](std::int64_t block) {
+        // The sampled middle block: its tile position, without the swizzle (same pattern).
+        const std::int64_t tile = block % std::max<std::int64_t>(gridM * gridN, 1);
+        return std::pair<std::int64_t, std::int64_t>{(tile % gridM) * BM, (tile / gridM) * BN};
+    };
+    auto operand = [&](bool isA, bool kFastest, int tileOther, std::int64_t limit, std::int64_t ld,
+                       const TensorLayout &l, int loads) {
+        const int perRow = (kFastest ? BK : tileOther) / VEC;
+        const std::string name = isA ? A.name : B.name;
+        const std::string along = kFastest ? "k" : (isA ? "i" : "j");
+        add("load " + name + ": " + std::to_string(VEC) + " float" + (VEC > 1 ? "s" : "") + " per lane along " + along,
+            false, false, VEC * 4, blocks * static_cast<double>(kTiles) * loads * warps,
+            [&, perRow, kFastest, limit, ld, isA](std::int64_t block, int t) -> std::int64_t {
+                auto [m0, n0] = tileOrigin(block);
+                const std::int64_t other0 = isA ? m0 : n0;
+                const std::int64_t k0 = (kTiles / 2) * BK * (block > 0 ? 1 : 0);
+                std::int64_t o, kk;
+                if (kFastest) {
+                    o = other0 + t / perRow;
+                    kk = k0 + (t % perRow) * VEC;
+                } else {
+                    kk = k0 + t / perRow;
+                    o = other0 + (t % perRow) * VEC;
+                }
+                if (o >= limit || kk >= K)
+                    return -1;
+                return l.base + (kFastest ? o * ld + kk : kk * ld + o) * 4;
+            });
+        // Registers -> shared tile, stored k-major: [k][m] (A) or [k][n] (B).
+        const std::int64_t tileBase = isA ? 0 : static_cast<std::int64_t>(STAGES) * BK * SA * 4;
+        const int stride = isA ? SA : SB;
+        if (kFastest) {
+            add("store " + name + " tile to shared memory, transposed (stride " + std::to_string(stride) + " floats)",
+                true, true, 4, blocks * static_cast<double>(kTiles) * loads * VEC * warps,
+                [=](std::int64_t, int t) -> std::int64_t {
+                    const int o = t / perRow, kk = (t % perRow) * VEC;
+                    return tileBase + (static_cast<std::int64_t>(kk) * stride + o) * 4;
+                });
+        } else {
+            add("store " + name + " tile to shared memory (" + std::to_string(VEC * 4) + " B per lane)", true, true,
+                VEC * 4, blocks * static_cast<double>(kTiles) * loads * warps,
+                [=](std::int64_t, int t) -> std::int64_t {
+                    const int kk = t / perRow, o = (t % perRow) * VEC;
+                    return tileBase + (static_cast<std::int64_t>(kk) * stride + o) * 4;
+                });
+        }
+    };
+    if (!facts.splitSum) {
+        operand(true, a.aRowMajor, BM, M, lda, la, LA);
+        operand(false, !a.bRowMajor, BN, N, ldb, lb, LB);
+        // Fragments: two halves of TM/2 (TN/2) values, BM/2 (BN/2) apart, as 16-byte words where they fit.
+        auto fragment = [&](bool isA, int half, std::int64_t tileBase) {
+            const int chunk = std::min(half, 4);
+            add(std::string("read ") + (isA ? "A" : "B") + " fragments from shared memory (" +
+                    std::to_string(chunk * 4) + " B per lane)",
+                true, false, chunk * 4, blocks * static_cast<double>(kTiles) * BK * 2 * (half / chunk) * warps,
+                [=](std::int64_t, int t) -> std::int64_t {
+                    const int idx = isA ? t / TX : t % TX;
+                    return tileBase + static_cast<std::int64_t>(idx) * half * 4;
+                });
+        };
+        fragment(true, TM / 2, 0);
+        fragment(false, TN / 2, static_cast<std::int64_t>(STAGES) * BK * SA * 4);
+    }
+
+    // Epilogue: stores (vector when every stored tensor is a plain [M, N] float matrix) and reads.
+    const int W = TN / 2, chunk = std::min(W, 4);
+    bool vectorStore = W >= 2 && N % chunk == 0;
+    std::vector<std::pair<std::string, TensorLayout>> sinks;
+    if (SPLIT > 1 && !facts.splitSum) {
+        TensorLayout p;
+        p.base = std::int64_t(1) << 50;
+        p.extents = {SPLIT, M, N};
+        p.strides = ir::rowMajorStrides(p.extents);
+        sinks.push_back({"partial sums", p});
+    } else if (!facts.splitSum) {
+        for (ir::TensorId id : a.stored) {
+            const ir::Tensor &t = tensor(id);
+            vectorStore = vectorStore && t.dtype == ir::DType::F32 && t.shape.rank() == 2 &&
+                          t.shape[0].equals(a.domain[0]) && t.shape[1].equals(a.domain[1]);
+            sinks.push_back({t.name, layoutOf(t, sizes())});
+        }
+    }
+    auto gi = [&](std::int64_t m0, int t) { return m0 + (t / TX) * (TM / 2); };
+    auto gj = [&](std::int64_t n0, int t) { return n0 + (t % TX) * W; };
+    for (const auto &[name, l] : sinks) {
+        const bool partial = SPLIT > 1;
+        const int bytes = vectorStore ? chunk * 4 : 4;
+        const double perThread = vectorStore ? TM * 2.0 * (W / chunk) : TM * 2.0 * W;
+        add("store " + name + ": " + std::to_string(bytes) + " B per lane, lanes " + std::to_string(W * 4) + " B apart",
+            false, true, bytes, blocks * perThread * warps,
+            [&, l = l, partial](std::int64_t block, int t) -> std::int64_t {
+                auto [m0, n0] = tileOrigin(block);
+                const std::int64_t i = gi(m0, t), j = gj(n0, t);
+                if (i >= M || j >= N)
+                    return -1;
+                return partial ? l.at({0, i, j}) : l.at({i, j});
+            });
+    }
+    if (SPLIT == 1) {
+        for (const auto *op : a.ops) {
+            for (const auto &r : globalReads(*op, op != a.ops.front(), true, a.a, a.b)) {
+                const ir::ComputeOp *o = op;
+                add("read " + r.toString() + " in the epilogue", false, false, ir::dtypeSize(r.tensor().dtype),
+                    blocks * TM * TN * warps, [&, o, r](std::int64_t block, int t) -> std::int64_t {
+                        auto [m0, n0] = tileOrigin(block);
+                        const std::int64_t i = gi(m0, t), j = gj(n0, t);
+                        if (i >= M || j >= N)
+                            return -1;
+                        return readAddress(r, {{o->domain[0].name, i}, {o->domain[1].name, j}});
+                    });
+            }
+        }
+    }
+    if (facts.splitSum) {
+        gemmSum();
+        return;
+    }
+
+    const double padded =
+        static_cast<double>(gridM * BM) * static_cast<double>(gridN * BN) * static_cast<double>(kTiles * BK * SPLIT);
+    facts.usefulLaneFraction = std::min(1.0, static_cast<double>(M) * N * K / std::max(padded, 1.0));
+    facts.boundary = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + " on " +
+                     std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) +
+                     " tiles: " + std::to_string(gridM) + "x" + std::to_string(gridN) + " blocks, " +
+                     std::to_string(kTiles) + " k-steps";
+    const double loadIdleA =
+        1.0 - static_cast<double>(M) * K / std::max(1.0, double(gridM * BM) * double(kTiles * BK * SPLIT));
+    const double storeIdle = 1.0 - static_cast<double>(M) * N / std::max(1.0, double(gridM * BM) * double(gridN * BN));
+    if (loadIdleA > 1e-9)
+        facts.branches.push_back(
+            {"if (o_ < M_ && kk_ < kEnd_): predicated tile loads past the matrix edge", std::max(0.0, loadIdleA)});
+    if (storeIdle > 1e-9)
+        facts.branches.push_back(
+            {"if (gi_ >= M_) / if (gj_ >= N_): guarded stores in boundary tiles", std::max(0.0, storeIdle)});
+    facts.ilp = TM * TN;
+    facts.bytesInFlightPerThread = (LA + LB) * VEC * 4.0 * (STAGES == 2 ? 2 : 1);
+    const double lds = 2.0 * (TM / 2) / std::min(TM / 2, 4) + 2.0 * (TN / 2) / std::min(TN / 2, 4);
+    const double tileOverhead = 2.0 * (LA + LB) * VEC / BK + 2.0;
+    facts.fmaShare = TM * TN / (TM * TN + lds + tileOverhead);
+}
+
+void StreamBuilder::gemmSum()
+{
+    const int SPLIT = facts.kernel->group.value("split_k");
+    const std::int64_t M = evalSize(a.domain[0], sizes()), N = evalSize(a.domain[1], sizes());
+    const std::int64_t total = M * N;
+    const double requests = static_cast<double>(ceilDiv(total, 32));
+    TensorLayout p;
+    p.base = std::int64_t(1) << 50;
+    p.extents = {SPLIT, M, N};
+    p.strides = ir::rowMajorStrides(p.extents);
+    auto elem = [&](std::int64_t block, int t) { return block * facts.threads + t; };
+    add("read partial sums: 4 B per lane, consecutive", false, false, 4, requests * SPLIT,
+        [&, p](std::int64_t block, int t) -> std::int64_t {
+            const std::int64_t e = elem(block, t);
+            return e < total ? p.base + e * 4 : -1;
+        });
+    for (const auto *op : a.ops) {
+        for (const auto &r : globalReads(*op, op != a.ops.front(), true, a.a, a.b))
+            add("read " + r.toString() + " in the epilogue", false, false, ir::dtypeSize(r.tensor().dtype), requests,
+                [&, op, r](std::int64_t block, int t) -> std::int64_t {
+                    const std::int64_t e = elem(block, t);
+                    if (e >= total)
+                        return -1;
+                    return readAddress(r, {{op->domain[0].name, e / N}, {op->domain[1].name, e % N}});
+                });
+    }
+    for (ir::TensorId id : a.stored) {
+        const TensorLayout l = layoutOf(tensor(id), sizes());
+        add("store " + tensor(id).name + ": 4 B per lane, consecutive", false, true, l.elementBytes, requests,
+            [&, l](std::int64_t block, int t) -> std::int64_t {
+                const std::int64_t e = elem(block, t);
+                return e < total ? l.at({e / N, e % N}) : -1;
+            });
+    }
+    const double launched = static_cast<double>(facts.blocks) * facts.threads;
+    facts.usefulLaneFraction = std::min(1.0, static_cast<double>(total) / std::max(1.0, launched));
+    facts.boundary = std::to_string(total) + " results on " + std::to_string(facts.blocks) + " blocks of " +
+                     std::to_string(facts.threads);
+    if (facts.usefulLaneFraction < 1)
+        facts.branches.push_back({"e_ < total_: the last block's tail", 1 - facts.usefulLaneFraction});
+    facts.ilp = SPLIT;
+    facts.bytesInFlightPerThread = 4.0 * SPLIT;
+    facts.fmaShare = 0.2;
+}
+
+} // namespace stitch::rubric::detail

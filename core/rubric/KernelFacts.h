@@ -1,0 +1,121 @@
+#pragma once
+// What the rubric knows about each generated kernel, derived once and shared by every dimension.
+//   Problem + GeneratedProgram (+ CompileResult) -> analyzeProgram -> ProgramFacts -> dimensions, PerfModel
+// The memory streams replay the strategy's thread -> element mapping (the same formulas the code
+// generators emit) on a few representative warps at the problem's concrete sizes, so coalescing,
+// bank conflicts and traffic come from addresses rather than from rules of thumb.
+
+#include "core/arch/ArchDatabase.h"
+#include "core/codegen/Program.h"
+#include "core/common/Result.h"
+#include "core/cuda/NvrtcCompiler.h"
+#include "core/schedule/Space.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stitch::rubric {
+
+/// One memory instruction of a kernel as the lanes of a warp execute it.
+struct AccessStream {
+    std::string what;    ///< "load A[i, k]: 4 floats per lane along k"
+    bool shared = false; ///< shared memory (banks) rather than global memory (sectors)
+    bool store = false;
+    int bytesPerLane = 4;
+    /// Byte addresses per lane (-1: the lane is idle), one list of 32 per sampled warp.
+    std::vector<std::vector<std::int64_t>> warps;
+    double requests = 0; ///< warp instructions of this stream over the whole launch
+};
+
+/// Global memory: 32-byte sectors one warp request touches, and the fewest that could hold its bytes.
+struct SectorStats {
+    double sectors = 0; ///< average over the sampled warps
+    double ideal = 0;
+    double activeLanes = 0;
+    double efficiency() const { return sectors > 0 ? ideal / sectors : 1.0; }
+};
+SectorStats sectorsPerRequest(const AccessStream &stream);
+
+/// Shared memory: wavefronts (bank passes) per request against one per phase. A phase is the
+/// group of lanes served together: 32 for 4-byte, 16 for 8-byte, 8 for 16-byte accesses.
+struct BankStats {
+    double wavefronts = 0; ///< average over the sampled warps
+    double ideal = 0;
+    int maxWays = 1; ///< the worst bank's distinct words in one phase
+};
+BankStats bankWavefronts(const AccessStream &stream, int banks);
+
+/// A branch whose direction depends on the lane, with the share of lanes idle while it runs.
+struct Branch {
+    std::string what;
+    double idleFraction = 0;
+};
+
+struct KernelFacts {
+    std::string name;
+    schedule::Strategy strategy = schedule::Strategy::Generic;
+    const codegen::GeneratedKernel *kernel = nullptr;
+    bool splitSum = false; ///< the second kernel of a split-K GEMM
+
+    std::int64_t blocks = 0;
+    int threads = 0;
+    int dynamicSharedBytes = 0;
+    int clusterSize = 1;
+
+    bool compiled = false; ///< registers and spills come from NVRTC (else estimates)
+    int registers = 0;
+    int staticSharedBytes = 0;
+    int spillBytes = 0; ///< -1 when unknown (resources read from the CUBIN)
+    int localBytes = 0;
+    std::string ptxBody; ///< the .entry's body, empty when not compiled
+
+    double flops = 0;              ///< arithmetic of the fused ops (special functions count 4)
+    double specialOps = 0;         ///< exp, tanh, rsqrt, ... evaluations
+    double uniqueBytes = 0;        ///< every tensor the kernel touches, once
+    double trafficBytes = 0;       ///< global sectors moved (tile re-reads, uncoalesced waste included)
+    double sharedTrafficBytes = 0; ///< shared-memory bytes moved (wavefronts x 128 B)
+    std::vector<AccessStream> streams;
+
+    double usefulLaneFraction = 1; ///< lanes doing useful work over lanes launched (boundary tiles, tails)
+    std::string boundary;          ///< how the sizes meet the tiles, for the learner
+    std::vector<Branch> branches;
+
+    double ilp = 1;                    ///< independent FMAs or loads per thread in the hot loop
+    double bytesInFlightPerThread = 4; ///< global bytes a thread has outstanding at once
+    double fmaShare = 0;               ///< estimated FMA share of issued instructions in the hot loop
+
+    std::optional<Occupancy> occupancy; ///< computeOccupancy on registers + static + dynamic shared memory
+    std::string occupancyError;         ///< why it cannot launch
+    double predictedMs = 0;             ///< filled by the performance model
+
+    int sharedBytesTotal() const { return staticSharedBytes + dynamicSharedBytes; }
+};
+
+struct ProgramFacts {
+    const ArchLimits *arch = nullptr;
+    const GpuSpec *gpu = nullptr;
+    std::vector<KernelFacts> kernels; ///< in launch order, like GeneratedProgram::kernels
+    double predictedMs = 0;           ///< the model's total
+};
+
+/// Derives the facts of every kernel. `compiled` may be null (resources are then estimated);
+/// `gpu` null means the arch's default GPU. The program must outlive the facts.
+Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const codegen::GeneratedProgram &program,
+                                    const cuda::CompileResult *compiled, const GpuSpec *gpu = nullptr);
+
+/// The body of `.entry NAME(...) { ... }` in PTX text, empty when absent.
+std::string ptxEntryBody(const std::string &ptx, const std::string &kernel);
+
+namespace detail {
+/// Integer value of an index expression with iteration variables bound (nullopt: not integer arithmetic).
+std::optional<std::int64_t> evalIndex(const ir::Expr &e, const ir::SizeBindings &sizes,
+                                      const std::map<std::string, std::int64_t> &vars);
+/// Arithmetic of an expression outside index computations: {flops, special-function calls}.
+std::pair<double, double> countFlops(const ir::Expr &e);
+/// Fills streams, lane usage, branches and ILP for the kernel's strategy (AccessStreams.cpp).
+void describeAccesses(KernelFacts &facts, const schedule::Problem &problem, const schedule::GroupAnalysis &analysis);
+} // namespace detail
+
+} // namespace stitch::rubric

@@ -1,0 +1,57 @@
+// Occupancy: computeOccupancy (NVIDIA's calculator) on the kernel's registers, static plus
+// dynamic shared memory and block size. Register-blocked GEMMs hide latency with ILP, so 25 %
+// is their full mark; other kernels need 50 %.
+//   KernelFacts (registers, shared bytes, threads) -> Occupancy -> score = 5 x min(1, occupancy / target)
+#include "core/rubric/Dimensions.h"
+
+#include <algorithm>
+
+namespace stitch::rubric {
+
+namespace {
+
+class OccupancyDimension final : public KernelDimension {
+public:
+    std::string name() const override { return "occupancy"; }
+
+protected:
+    RubricScore scoreKernel(const KernelFacts &k, const ProgramFacts &p, const RubricInput &) const override
+    {
+        RubricScore s;
+        s.estimated = !k.compiled;
+        const std::string res = std::to_string(k.threads) + " threads, " + std::to_string(k.registers) + " registers" +
+                                (k.compiled ? "" : " (estimated)") + ", " + std::to_string(k.sharedBytesTotal()) +
+                                " B shared memory (" + std::to_string(k.staticSharedBytes) + " static + " +
+                                std::to_string(k.dynamicSharedBytes) + " dynamic)";
+        if (!k.occupancy) {
+            s.score = 0;
+            s.evidence = res + ": " + k.occupancyError;
+            s.sentence = "The kernel cannot launch: " + k.occupancyError + ".";
+            return s;
+        }
+        const Occupancy &o = *k.occupancy;
+        const bool gemm = k.strategy == schedule::Strategy::Gemm && !k.splitSum;
+        const double target = gemm ? 0.25 : 0.5;
+        s.score = 5 * std::min(1.0, o.occupancy / target);
+        const double fill = static_cast<double>(k.blocks) / (p.gpu->multiprocessors * double(o.activeBlocksPerSm));
+        s.evidence = res + ": " + std::to_string(o.activeBlocksPerSm) + " blocks/SM, " +
+                     std::to_string(o.activeWarpsPerSm) + " of " + std::to_string(p.arch->maxWarpsPerSm) +
+                     " warps = " + percent(o.occupancy) + " (limited by " + o.limiter + "); grid " +
+                     std::to_string(k.blocks) + " blocks = " + fmt(fill, 2) + " waves on " +
+                     std::to_string(p.gpu->multiprocessors) + " SMs";
+        s.sentence =
+            percent(o.occupancy) + " occupancy (" + std::to_string(o.activeWarpsPerSm) + " warps per SM), limited by " +
+            o.limiter + "; " + (gemm ? "a register-blocked GEMM needs about 25%" : "this kernel needs about 50%") +
+            " to hide latency" + (fill < 1 ? ", and the grid fills only " + percent(fill) + " of one wave." : ".");
+        return s;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<RubricDimension> makeOccupancy()
+{
+    return std::make_unique<OccupancyDimension>();
+}
+
+} // namespace stitch::rubric

@@ -1,0 +1,126 @@
+// Roofline with latency hiding and wave quantization, per kernel; the program is the sum.
+//   KernelFacts -> predictKernel -> KernelPrediction -> ProgramPrediction
+#include "core/rubric/PerfModel.h"
+
+#include "core/ir/DType.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stitch::rubric {
+
+KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFacts &program) const
+{
+    const GpuSpec &gpu = *program.gpu;
+    const ArchLimits &arch = *program.arch;
+    KernelPrediction p;
+    p.launchMs = m_params.launchUs * 1e-3;
+    if (!k.occupancy || k.occupancy->activeBlocksPerSm <= 0 || k.blocks <= 0) {
+        p.ms = p.launchMs;
+        p.bound = "launch";
+        return p;
+    }
+    const double sms = gpu.multiprocessors;
+    const double clockHz = gpu.boostClockMHz * 1e6;
+    const double slots = sms * k.occupancy->activeBlocksPerSm;
+    const double blocks = static_cast<double>(k.blocks);
+    p.waves = std::ceil(blocks / slots);
+    const double perWave = std::min(blocks, slots);
+    // Wave quantization: every wave lasts as long as a full one.
+    const double quant = p.waves * perWave / blocks;
+    p.waveEfficiency = 1 / quant;
+    const double warpsPerBlock = std::ceil(k.threads / static_cast<double>(arch.warpSize));
+    const double warpsPerSm = perWave * warpsPerBlock / sms;
+
+    // Little's law: the bytes in flight per SM must cover bandwidth x latency.
+    const double bw = gpu.memoryBandwidthGBs * 1e9 * m_params.dramEfficiency;
+    const double neededPerSm = bw * m_params.memoryLatencyNs * 1e-9 / sms;
+    const double inFlight = warpsPerSm * arch.warpSize * k.bytesInFlightPerThread;
+    p.memoryHiding = std::clamp(inFlight / neededPerSm, 0.02, 1.0);
+    const double neededFma = m_params.schedulersPerSm * m_params.fmaLatencyCycles;
+    p.computeHiding = std::clamp(warpsPerSm * k.ilp / neededFma, 0.02, 1.0);
+    const double smFraction = std::min(1.0, perWave / sms);
+
+    const double peak = gpu.fp32Tflops * 1e12;
+    const double fmaShare = std::clamp(k.fmaShare, 0.05, 1.0);
+    // FLOPs issue as FMAs where the kernel is FMA-heavy; the rest of the issue slots go to loads and index math.
+    const double issueShare = k.strategy == schedule::Strategy::Gemm && !k.splitSum ? fmaShare : 1.0;
+    p.computeMs = quant * k.flops / (peak * issueShare * p.computeHiding) * 1e3;
+    p.dramMs = quant * k.uniqueBytes / (bw * p.memoryHiding) * 1e3;
+    p.l2Ms = quant * k.trafficBytes / (bw * m_params.l2BandwidthFactor * p.memoryHiding) * 1e3;
+    p.sharedMs = quant * k.sharedTrafficBytes / (sms * smFraction * m_params.sharedBytesPerClock * clockHz) * 1e3;
+    const double work = std::max({p.computeMs, p.dramMs, p.l2Ms, p.sharedMs});
+    p.bound = work == p.computeMs ? "compute" : work == p.dramMs ? "DRAM" : work == p.l2Ms ? "L2" : "shared memory";
+    p.ms = work + p.launchMs;
+    if (p.launchMs > work)
+        p.bound = "launch";
+    return p;
+}
+
+ProgramPrediction PerfModel::predict(ProgramFacts &facts) const
+{
+    ProgramPrediction out;
+    for (auto &k : facts.kernels) {
+        out.kernels.push_back(predictKernel(k, facts));
+        k.predictedMs = out.kernels.back().ms;
+        out.ms += k.predictedMs;
+    }
+    facts.predictedMs = out.ms;
+    return out;
+}
+
+Result<double> PerfModel::predictSchedule(const schedule::Problem &problem, const schedule::Schedule &schedule) const
+{
+    auto program = codegen::generateProgram(problem, schedule);
+    if (!program.ok())
+        return program.error();
+    auto facts = analyzeProgram(problem, *program, nullptr);
+    if (!facts.ok())
+        return facts.error();
+    return predict(*facts).ms;
+}
+
+schedule::Schedule genericSchedule(const schedule::Problem &problem)
+{
+    schedule::Schedule s;
+    s.arch = problem.arch.name;
+    s.precision = problem.precision;
+    for (const auto &op : problem.graph.ops())
+        s.groups.push_back({op.name, {op.name}, schedule::Strategy::Generic, {}});
+    return s;
+}
+
+double rooflineFloorMs(const schedule::Problem &problem, const GpuSpec &gpu)
+{
+    double flops = 0, bytes = 0;
+    for (const auto &op : problem.graph.ops()) {
+        double points = 1;
+        std::map<std::string, std::int64_t> mid;
+        for (const auto &v : op.domain) {
+            auto e = ir::evaluateSizeExpr(v.extent, problem.sizes);
+            points *= e.ok() ? static_cast<double>(*e) : 1.0;
+            mid[v.name] = e.ok() ? *e / 2 : 0;
+        }
+        auto [f, s] = detail::countFlops(op.body);
+        (void)s;
+        double reduce = 1;
+        if (op.reduction)
+            for (const auto &v : op.reduction->vars) {
+                auto e = detail::evalIndex(v.extent, problem.sizes, mid);
+                reduce *= e ? static_cast<double>(std::max<std::int64_t>(*e, 0)) : 1.0;
+            }
+        flops += points * reduce * (f + (op.reduction ? 1 : 0));
+    }
+    for (const auto &t : problem.graph.tensors()) {
+        if (t.role == ir::TensorRole::Intermediate)
+            continue;
+        auto ext = t.shape.evaluate(problem.sizes);
+        if (ext.ok())
+            bytes += static_cast<double>(ir::elementCount(*ext)) * ir::dtypeSize(t.dtype);
+    }
+    const double computeMs = flops / (gpu.fp32Tflops * 1e12) * 1e3;
+    const double memoryMs = bytes / (gpu.memoryBandwidthGBs * 1e9) * 1e3;
+    return std::max(computeMs, memoryMs);
+}
+
+} // namespace stitch::rubric

@@ -1,0 +1,70 @@
+#pragma once
+// The static performance model: a time per kernel from its facts, the program's time as the sum.
+//   KernelFacts -> PerfModel::predictKernel -> roofline (FLOPs, DRAM, L2, shared memory) x latency
+//   hiding x wave quantization + launch -> KernelPrediction -> "final performance", reward, agents
+// Not calibrated yet: the parameters are first guesses that the GPU runs (CUPTI) will fit
+// (docs/RUBRIC.md).
+
+#include "core/common/Result.h"
+#include "core/rubric/KernelFacts.h"
+
+#include <string>
+#include <vector>
+
+namespace stitch::rubric {
+
+struct KernelPrediction {
+    double ms = 0;
+    double computeMs = 0; ///< FLOPs at the FMA peak, over the issue share left to FMAs
+    double dramMs = 0;    ///< unique bytes at the DRAM bandwidth
+    double l2Ms = 0;      ///< global sectors moved at the L2 bandwidth
+    double sharedMs = 0;  ///< shared-memory wavefronts at the SMs' shared bandwidth
+    double launchMs = 0;
+    double waves = 0;          ///< blocks / (SMs x active blocks per SM), rounded up
+    double waveEfficiency = 1; ///< blocks over the slots of the waves they take
+    double memoryHiding = 1;   ///< share of the bandwidth the bytes in flight can keep busy
+    double computeHiding = 1;  ///< share of the FMA pipes the independent work keeps busy
+    std::string bound;         ///< "compute", "DRAM", "L2", "shared memory", "launch"
+};
+
+struct ProgramPrediction {
+    double ms = 0;
+    std::vector<KernelPrediction> kernels;
+};
+
+class PerfModel {
+public:
+    /// The model's constants (not in gpus.json because they are fitted, not datasheet figures).
+    struct Params {
+        double launchUs = 2.5;          ///< per kernel, back to back in one stream
+        double l2BandwidthFactor = 2.5; ///< L2 bandwidth / DRAM bandwidth
+        double memoryLatencyNs = 600;   ///< DRAM latency the bytes in flight must cover
+        double fmaLatencyCycles = 4;
+        int schedulersPerSm = 4;
+        double sharedBytesPerClock = 128; ///< per SM
+        double dramEfficiency = 0.9;      ///< share of the datasheet bandwidth a streaming kernel reaches
+    };
+
+    PerfModel() = default;
+    explicit PerfModel(Params params) : m_params(params) {}
+
+    KernelPrediction predictKernel(const KernelFacts &kernel, const ProgramFacts &program) const;
+    /// Predicts every kernel and stores the times in the facts (KernelFacts::predictedMs, ProgramFacts::predictedMs).
+    ProgramPrediction predict(ProgramFacts &facts) const;
+    /// Generates the schedule's program (no NVRTC: estimated registers) and predicts its time.
+    Result<double> predictSchedule(const schedule::Problem &problem, const schedule::Schedule &schedule) const;
+
+    const Params &params() const { return m_params; }
+
+private:
+    Params m_params;
+};
+
+/// The reference schedule the final-performance dimension compares with: one op per kernel,
+/// strategy generic, default decisions.
+schedule::Schedule genericSchedule(const schedule::Problem &problem);
+
+/// The program's roofline floor: all FLOPs at peak or the graph's inputs and outputs moved once.
+double rooflineFloorMs(const schedule::Problem &problem, const GpuSpec &gpu);
+
+} // namespace stitch::rubric

@@ -1,0 +1,145 @@
+// The rubric facade and the compile cache.
+//   Problem + GeneratedProgram -> analyzeProgram -> PerfModel -> every dimension -> RubricReport
+#include "core/rubric/Rubric.h"
+
+#include "core/common/Sha256.h"
+#include "core/cuda/SourceCompiler.h"
+
+#include <chrono>
+
+namespace stitch::rubric {
+
+const RubricScore *RubricReport::programScore(const std::string &dimension) const
+{
+    for (const auto &s : program)
+        if (s.dimension == dimension)
+            return &s;
+    return nullptr;
+}
+
+const RubricScore *RubricReport::kernelScore(std::size_t kernel, const std::string &dimension) const
+{
+    if (kernel >= kernels.size())
+        return nullptr;
+    for (const auto &s : kernels[kernel].scores)
+        if (s.dimension == dimension)
+            return &s;
+    return nullptr;
+}
+
+Rubric::Rubric()
+{
+    add(makeCoalescing());
+    add(makeArithmeticIntensity());
+    add(makeDivergence());
+    add(makeOccupancy());
+    add(makeInstructionMix());
+    add(makeBankConflicts());
+    add(makeHardLimits());
+    add(makeFinalPerformance());
+}
+
+void Rubric::add(std::unique_ptr<RubricDimension> dimension)
+{
+    m_dimensions.push_back(std::move(dimension));
+}
+
+Result<RubricReport> Rubric::scoreProgram(const schedule::Problem &problem, const codegen::GeneratedProgram &program,
+                                          const cuda::CompileResult *compiled, const ScoreOptions &options) const
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto facts = analyzeProgram(problem, program, compiled, options.gpu);
+    if (!facts.ok())
+        return facts.error();
+    const ProgramPrediction prediction = m_model.predict(*facts);
+
+    // The generic baseline depends only on the problem: computed once per graph, sizes and GPU.
+    std::string key = problem.graph.name() + "|" + problem.arch.name + "|" + facts->gpu->name + "|" +
+                      std::to_string(problem.graph.ops().size());
+    for (const auto &[n, v] : problem.sizes)
+        key += "|" + n + "=" + std::to_string(v);
+    for (const auto &op : problem.graph.ops())
+        key += "|" + op.name;
+    double baseline = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto it = m_baselines.find(key); it != m_baselines.end())
+            baseline = it->second;
+    }
+    if (baseline <= 0) {
+        auto b = m_model.predictSchedule(problem, genericSchedule(problem));
+        baseline = b.ok() ? *b : 0;
+        std::lock_guard lock(m_mutex);
+        m_baselines[key] = baseline;
+    }
+
+    RubricInput input;
+    input.graph = &problem.graph;
+    input.compiled = compiled;
+    input.arch = &problem.arch;
+    input.cudaSource = program.source;
+    input.problem = &problem;
+    input.program = &program;
+    input.gpu = facts->gpu;
+    input.facts = &*facts;
+    input.measuredMs = options.measuredMs;
+    input.baselineMeasuredMs = options.baselineMeasuredMs;
+    if (baseline > 0)
+        input.baselinePredictedMs = baseline;
+
+    RubricReport report;
+    report.predictedMs = prediction.ms;
+    report.baselinePredictedMs = baseline;
+    for (std::size_t i = 0; i < facts->kernels.size(); ++i) {
+        KernelReport kr;
+        kr.kernel = facts->kernels[i].name;
+        kr.decisions = schedule::describe(program.kernels[i].group);
+        kr.prediction = prediction.kernels[i];
+        input.kernel = static_cast<int>(i);
+        for (const auto &d : m_dimensions)
+            if (d->applies(input))
+                kr.scores.push_back(d->evaluate(input));
+        report.kernels.push_back(std::move(kr));
+    }
+    input.kernel = -1;
+    for (const auto &d : m_dimensions) {
+        if (!d->applies(input))
+            continue;
+        report.program.push_back(d->evaluate(input));
+        report.hardViolation = report.hardViolation || report.program.back().hardViolation;
+    }
+    report.scoringMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return report;
+}
+
+Result<std::shared_ptr<const cuda::CompileResult>>
+CompileCache::compile(const std::string &source, const std::string &arch, const std::string &fileName)
+{
+    const std::string key = sha256Hex(source) + "|" + arch;
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto it = m_results.find(key); it != m_results.end())
+            return it->second;
+    }
+    cuda::CompileOptions co;
+    co.arch = arch;
+    co.fileName = fileName;
+    co.lineInfo = false;
+    for (const auto &inc : cuda::toolkitIncludeDirs())
+        co.extraOptions.push_back("-I" + inc);
+    auto r = cuda::compile(source, co);
+    if (!r.ok())
+        return r.error();
+    auto shared = std::make_shared<const cuda::CompileResult>(std::move(*r));
+    std::lock_guard lock(m_mutex);
+    m_results[key] = shared;
+    return shared;
+}
+
+std::size_t CompileCache::size() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_results.size();
+}
+
+} // namespace stitch::rubric

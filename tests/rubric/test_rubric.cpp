@@ -1,0 +1,410 @@
+// The rubric without a GPU: each analyzer on schedules whose answer is known (vector width, shared
+// padding, row tails, an oversized block, occupancy, the model's ranking and memory-bound time),
+// and every codegen fixture program scored quickly.
+#include "CodegenFixtures.h"
+
+#include "core/rubric/Rubric.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+
+using namespace stitch;
+using namespace codegen_fixtures;
+
+namespace {
+
+struct Scored {
+    ir::Graph graph;
+    ir::SizeBindings sizes;
+    codegen::GeneratedProgram program;
+    rubric::ProgramFacts facts;
+};
+
+schedule::Problem problemOf(const ir::Graph &g, const ir::SizeBindings &sizes)
+{
+    return {g, sizes, sm90(), schedule::Precision::FP32};
+}
+
+/// The default schedule with the first group's decisions overridden.
+schedule::Schedule scheduleWith(const schedule::Problem &problem, const std::map<std::string, int> &decisions)
+{
+    auto s = schedule::defaultSchedule(problem);
+    EXPECT_TRUE(s.ok()) << s.error().toString();
+    for (const auto &[k, v] : decisions)
+        s->groups.front().set(k, v);
+    return *s;
+}
+
+codegen::GeneratedProgram generate(const schedule::Problem &problem, const schedule::Schedule &s)
+{
+    auto p = codegen::generateProgram(problem, s);
+    EXPECT_TRUE(p.ok()) << p.error().toString();
+    return p.ok() ? *p : codegen::GeneratedProgram{};
+}
+
+const rubric::AccessStream *stream(const rubric::KernelFacts &k, const std::string &prefix)
+{
+    for (const auto &s : k.streams)
+        if (s.what.rfind(prefix, 0) == 0)
+            return &s;
+    return nullptr;
+}
+
+rubric::KernelFacts factsOf(const schedule::Problem &problem, const codegen::GeneratedProgram &p,
+                            const cuda::CompileResult *compiled = nullptr)
+{
+    auto f = rubric::analyzeProgram(problem, p, compiled);
+    EXPECT_TRUE(f.ok()) << f.error().toString();
+    return f.ok() ? f->kernels.front() : rubric::KernelFacts{};
+}
+
+const ir::SizeBindings kGemm1024{{"M", 1024}, {"N", 1024}, {"K", 1024}};
+const std::map<std::string, int> kTile128{{"block_m", 128}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 8},
+                                          {"block_k", 8},   {"split_k", 1},   {"stages", 2}};
+
+} // namespace
+
+TEST(RubricCoalescing, VectorFourAndOneAreBothCoalescedWithFourTimesFewerRequests)
+{
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemm1024);
+    auto d4 = kTile128, d1 = kTile128;
+    d4["vector"] = 4;
+    d1["vector"] = 1;
+    const auto p4 = generate(problem, scheduleWith(problem, d4)), p1 = generate(problem, scheduleWith(problem, d1));
+    const auto k4 = factsOf(problem, p4), k1 = factsOf(problem, p1);
+    const auto *a4 = stream(k4, "load A"), *a1 = stream(k1, "load A");
+    ASSERT_TRUE(a4 && a1);
+    const auto s4 = rubric::sectorsPerRequest(*a4), s1 = rubric::sectorsPerRequest(*a1);
+    EXPECT_DOUBLE_EQ(s4.sectors, 16) << "32 lanes x 16 B = 512 B = 16 sectors";
+    EXPECT_DOUBLE_EQ(s1.sectors, 4) << "32 lanes x 4 B = 128 B = 4 sectors";
+    EXPECT_DOUBLE_EQ(s4.efficiency(), 1.0);
+    EXPECT_DOUBLE_EQ(s1.efficiency(), 1.0);
+    EXPECT_DOUBLE_EQ(a1->requests, 4 * a4->requests);
+
+    rubric::Rubric r;
+    auto rep = r.scoreProgram(problem, p4);
+    ASSERT_TRUE(rep.ok());
+    EXPECT_DOUBLE_EQ(rep->kernelScore(0, "coalescing")->score, 5.0);
+    EXPECT_NE(rep->kernelScore(0, "coalescing")->sentence.find("fully coalesced"), std::string::npos);
+}
+
+TEST(RubricCoalescing, SixteenWideThreadTilesStoreHalfOfEverySector)
+{
+    // thread_n = 16: each lane stores two float4 32 bytes apart, so one store instruction uses half of each sector.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemm1024);
+    auto d = kTile128;
+    d["thread_n"] = 16;
+    d["thread_m"] = 4;
+    const auto k = factsOf(problem, generate(problem, scheduleWith(problem, d)));
+    const auto *c = stream(k, "store C");
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(rubric::sectorsPerRequest(*c).efficiency(), 0.5);
+}
+
+TEST(RubricInstructionMix, VectorLoadsShowInThePtx)
+{
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemm1024);
+    auto d4 = kTile128, d1 = kTile128;
+    d4["vector"] = 4;
+    d1["vector"] = 1;
+    const auto p4 = generate(problem, scheduleWith(problem, d4)), p1 = generate(problem, scheduleWith(problem, d1));
+    rubric::CompileCache cache;
+    auto c4 = cache.compile(p4.source, "sm_90"), c1 = cache.compile(p1.source, "sm_90");
+    ASSERT_TRUE(c4.ok() && c1.ok());
+    const auto m4 = rubric::countPtx(factsOf(problem, p4, c4->get()).ptxBody);
+    const auto m1 = rubric::countPtx(factsOf(problem, p1, c1->get()).ptxBody);
+    EXPECT_GT(m4.globalVector, 0);
+    EXPECT_GT(double(m4.globalVector) / (m4.globalLoads + m4.globalStores),
+              double(m1.globalVector) / (m1.globalLoads + m1.globalStores));
+    EXPECT_GT(m4.fma, 0);
+    const auto hot = rubric::hotLoopPtx(factsOf(problem, p4, c4->get()).ptxBody);
+    EXPECT_GE(hot.fma, 8 * 8 * 8) << "the k loop holds BK x TM x TN FMAs";
+    EXPECT_GT(double(hot.fma) / hot.total, 0.5);
+
+    auto again = cache.compile(p4.source, "sm_90");
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->get(), c4->get()) << "compile results are cached by source hash";
+    EXPECT_EQ(cache.size(), 2u);
+}
+
+TEST(RubricInstructionMix, CountsPtxByKind)
+{
+    const std::string body = R"(
+    .reg .f32 %f<4>;
+    ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];
+    ld.global.f32 %f1, [%rd2];
+$L__BB0_1:
+    ld.shared.v4.f32 {%f1, %f2, %f3, %f4}, [%r1];
+    fma.rn.f32 %f1, %f2, %f3, %f1;
+    fma.rn.f32 %f2, %f2, %f3, %f2;
+    add.s32 %r1, %r1, 16;
+    setp.lt.s32 %p1, %r1, 64;
+    @%p1 bra $L__BB0_1;
+    ex2.approx.ftz.f32 %f1, %f1;
+    st.global.f32 [%rd3], %f1;
+    ret;
+)";
+    const auto m = rubric::countPtx(body);
+    EXPECT_EQ(m.fma, 2);
+    EXPECT_EQ(m.globalLoads, 2);
+    EXPECT_EQ(m.globalStores, 1);
+    EXPECT_EQ(m.globalVector, 1);
+    EXPECT_EQ(m.sharedLoads, 1);
+    EXPECT_EQ(m.special, 1);
+    EXPECT_EQ(m.integer, 2);
+    EXPECT_EQ(m.branches, 1);
+    const auto hot = rubric::hotLoopPtx(body);
+    EXPECT_EQ(hot.total, 6);
+    EXPECT_EQ(hot.fma, 2);
+}
+
+TEST(RubricBankConflicts, PaddingTheTransposedATileRemovesConflicts)
+{
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemm1024);
+    auto ways = [&](int bk, int vec, int pad) {
+        auto d = kTile128;
+        d["block_k"] = bk;
+        d["vector"] = vec;
+        d["smem_pad"] = pad;
+        const auto k = factsOf(problem, generate(problem, scheduleWith(problem, d)));
+        const auto *s = stream(k, "store A tile");
+        EXPECT_TRUE(s);
+        return s ? rubric::bankWavefronts(*s, 32).maxWays : 0;
+    };
+    // Lanes v store column o = v / (BK / VEC) at row kk = (v % (BK / VEC)) * VEC of a [BK][BM + pad] tile.
+    EXPECT_EQ(ways(8, 4, 0), 2) << "two lanes per column, rows 128 floats apart: same bank";
+    EXPECT_EQ(ways(8, 4, 4), 1) << "rows 132 floats apart shift the second lane by 16 banks";
+    EXPECT_EQ(ways(16, 1, 0), 16);
+    EXPECT_EQ(ways(16, 1, 4), 2) << "padding 4 leaves rows kk and kk + 8 in the same bank";
+
+    auto d0 = kTile128, d4 = kTile128;
+    d0["block_k"] = d4["block_k"] = 16;
+    d0["vector"] = d4["vector"] = 1;
+    d0["smem_pad"] = 0;
+    d4["smem_pad"] = 4;
+    rubric::Rubric r;
+    const auto p0 = generate(problem, scheduleWith(problem, d0)), p4 = generate(problem, scheduleWith(problem, d4));
+    auto r0 = r.scoreProgram(problem, p0), r4 = r.scoreProgram(problem, p4);
+    ASSERT_TRUE(r0.ok() && r4.ok());
+    EXPECT_LT(r0->kernelScore(0, "bank_conflicts")->score, r4->kernelScore(0, "bank_conflicts")->score);
+    EXPECT_NE(r0->kernelScore(0, "bank_conflicts")->sentence.find("16-way"), std::string::npos)
+        << r0->kernelScore(0, "bank_conflicts")->sentence;
+}
+
+TEST(RubricBankConflicts, RowReductionsAreConflictFree)
+{
+    const ir::Graph g = ir::makeSoftmaxRows();
+    const auto problem = problemOf(g, {{"M", 64}, {"N", 4096}});
+    for (int reduce : {0, 1}) {
+        const auto k =
+            factsOf(problem, generate(problem, scheduleWith(problem, {{"threads_per_row", 256}, {"reduce", reduce}})));
+        int shared = 0;
+        for (const auto &s : k.streams)
+            if (s.shared) {
+                ++shared;
+                EXPECT_EQ(rubric::bankWavefronts(s, 32).maxWays, 1) << s.what;
+            }
+        EXPECT_GT(shared, 0) << "256 threads per row meet in red_";
+    }
+}
+
+TEST(RubricDivergence, RowTailsIdleLanesWhileTheChainHasNone)
+{
+    const ir::Graph softmax = ir::makeSoftmaxRows();
+    const auto sp = problemOf(softmax, {{"M", 64}, {"N", 301}});
+    const auto row =
+        factsOf(sp, generate(sp, scheduleWith(sp, {{"threads_per_row", 32}, {"rows_per_block", 1}, {"vector", 1}})));
+    // 301 columns on 32 lanes: 10 passes of 32 slots, 301 of 320 used.
+    EXPECT_NEAR(row.usefulLaneFraction, 301.0 / 320.0, 1e-9);
+    bool tail = false;
+    for (const auto &b : row.branches)
+        tail = tail || b.what.find("c0_ < end_") != std::string::npos;
+    EXPECT_TRUE(tail);
+
+    const ir::Graph chain = ir::makeElementwiseChain();
+    const auto cp = problemOf(chain, {{"M", 64}, {"N", 128}});
+    auto cs = schedule::defaultSchedule(cp);
+    ASSERT_TRUE(cs.ok());
+    ASSERT_EQ(cs->groups.size(), 1u) << "the 5-op chain is one kernel";
+    ASSERT_EQ(cs->groups.front().ops.size(), 5u);
+    const auto ew = factsOf(cp, generate(cp, *cs));
+    EXPECT_DOUBLE_EQ(ew.usefulLaneFraction, 1.0);
+    EXPECT_TRUE(ew.branches.empty());
+
+    rubric::Rubric r;
+    auto rr = r.scoreProgram(
+        sp, generate(sp, scheduleWith(sp, {{"threads_per_row", 32}, {"rows_per_block", 1}, {"vector", 1}})));
+    auto rc = r.scoreProgram(cp, generate(cp, *cs));
+    ASSERT_TRUE(rr.ok() && rc.ok());
+    EXPECT_DOUBLE_EQ(rc->kernelScore(0, "divergence")->score, 5.0);
+    EXPECT_DOUBLE_EQ(rr->kernelScore(0, "divergence")->score, 4.7);
+}
+
+TEST(RubricHardLimits, ATwiceOversizedBlockIsRejected)
+{
+    const ir::Graph g = ir::makeElementwiseChain();
+    const auto problem = problemOf(g, {{"M", 512}, {"N", 512}});
+    auto program = generate(problem, scheduleWith(problem, {{"threads", 1024}}));
+    rubric::Rubric r;
+    auto ok = r.scoreProgram(problem, program);
+    ASSERT_TRUE(ok.ok());
+    EXPECT_FALSE(ok->hardViolation);
+    EXPECT_DOUBLE_EQ(ok->programScore("hard_limits")->score, 5.0);
+
+    program.kernels.front().code.block[0] *= 2; // 2048 threads: twice the limit
+    auto bad = r.scoreProgram(problem, program);
+    ASSERT_TRUE(bad.ok());
+    EXPECT_TRUE(bad->hardViolation);
+    const auto *h = bad->kernelScore(0, "hard_limits");
+    EXPECT_DOUBLE_EQ(h->score, 0.0);
+    EXPECT_TRUE(h->hardViolation);
+    EXPECT_NE(h->sentence.find("2048 threads per block > sm_90 limit of 1024"), std::string::npos) << h->sentence;
+    EXPECT_DOUBLE_EQ(bad->kernelScore(0, "occupancy")->score, 0.0) << "it cannot launch";
+}
+
+TEST(RubricOccupancy, EqualsTheCalculatorOnCompiledResources)
+{
+    for (const auto &c : cases()) {
+        const auto problem = problemOf(c.graph, c.sizes);
+        auto s = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(s.ok());
+        const auto p = generate(problem, *s);
+        auto compiled = compileProgram(p, "sm_90");
+        ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+        auto facts = rubric::analyzeProgram(problem, p, &*compiled);
+        ASSERT_TRUE(facts.ok());
+        for (const auto &k : facts->kernels) {
+            const auto *res = compiled->kernel(k.name);
+            ASSERT_TRUE(res) << k.name;
+            EXPECT_TRUE(k.compiled);
+            auto occ = computeOccupancy(sm90(), k.threads, res->registers,
+                                        res->sharedBytes + k.kernel->code.dynamicSharedBytes);
+            ASSERT_TRUE(occ.ok() && k.occupancy);
+            EXPECT_EQ(k.occupancy->activeBlocksPerSm, occ->activeBlocksPerSm) << c.name << " " << k.name;
+            EXPECT_DOUBLE_EQ(k.occupancy->occupancy, occ->occupancy);
+            EXPECT_EQ(k.occupancy->limiter, occ->limiter);
+        }
+    }
+}
+
+TEST(RubricModel, LargeGemmTilesBeatSmallOnesAt4096)
+{
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+    rubric::PerfModel model;
+    auto big = model.predictSchedule(
+        problem,
+        scheduleWith(
+            problem,
+            {{"block_m", 128}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 8}, {"block_k", 8}, {"vector", 4}}));
+    auto small = model.predictSchedule(
+        problem,
+        scheduleWith(
+            problem,
+            {{"block_m", 16}, {"block_n", 16}, {"thread_m", 2}, {"thread_n", 2}, {"block_k", 8}, {"vector", 1}}));
+    ASSERT_TRUE(big.ok()) << big.error().toString();
+    ASSERT_TRUE(small.ok()) << small.error().toString();
+    std::printf("4096^3 GEMM predicted: 128x128 tiles %.3f ms, 16x16 tiles %.3f ms\n", *big, *small);
+    EXPECT_LT(*big * 2, *small) << "128x128: " << *big << " ms, 16x16: " << *small << " ms";
+    // 137 GFLOP at 67 TFLOP/s is 2.05 ms: the big tiles are compute-bound near it.
+    const double floorMs = 2.0 * 4096.0 * 4096.0 * 4096.0 / 67e12 * 1e3;
+    EXPECT_GT(*big, floorMs);
+    EXPECT_LT(*big, 2 * floorMs);
+}
+
+TEST(RubricModel, SoftmaxIsMemoryBoundNearBytesOverBandwidth)
+{
+    const ir::Graph g = ir::makeSoftmaxRows();
+    const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}});
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    const auto p = generate(problem, *s);
+    auto facts = rubric::analyzeProgram(problem, p, nullptr);
+    ASSERT_TRUE(facts.ok());
+    const auto pred = rubric::PerfModel().predict(*facts);
+    const GpuSpec &gpu = *ArchDatabase::builtin().defaultGpuFor("sm_90");
+    const double bytes = 2.0 * 4096 * 4096 * 4; // X read once, Y written once
+    const double ideal = bytes / (gpu.memoryBandwidthGBs * 1e9) * 1e3;
+    std::printf("softmax 4096x4096 predicted %.4f ms, bytes/bandwidth %.4f ms\n", pred.ms, ideal);
+    EXPECT_DOUBLE_EQ(facts->kernels.front().uniqueBytes, bytes);
+    EXPECT_EQ(pred.kernels.front().bound, "DRAM");
+    EXPECT_GT(pred.ms, ideal);
+    EXPECT_LT(pred.ms, 1.3 * ideal) << "predicted " << pred.ms << " ms, bytes/bandwidth " << ideal << " ms";
+}
+
+TEST(RubricFinalPerformance, IsAnEstimateOverTheGenericSchedule)
+{
+    const ir::Graph g = ir::makeGemmBiasGelu();
+    const auto problem = problemOf(g, {{"M", 1024}, {"N", 1024}, {"K", 1024}});
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    rubric::Rubric r;
+    auto fused = r.scoreProgram(problem, generate(problem, *s));
+    auto generic = r.scoreProgram(problem, generate(problem, rubric::genericSchedule(problem)));
+    ASSERT_TRUE(fused.ok() && generic.ok());
+    const auto *f = fused->programScore("final_performance");
+    ASSERT_TRUE(f);
+    EXPECT_TRUE(f->estimated);
+    EXPECT_GT(f->score, 3.0) << f->evidence;
+    EXPECT_NE(f->sentence.find("Estimated"), std::string::npos);
+    EXPECT_DOUBLE_EQ(generic->programScore("final_performance")->score, 0.0) << "the baseline itself";
+    EXPECT_DOUBLE_EQ(generic->predictedMs, fused->baselinePredictedMs);
+
+    rubric::ScoreOptions measured;
+    measured.measuredMs = fused->predictedMs;
+    measured.baselineMeasuredMs = fused->baselinePredictedMs;
+    auto m = r.scoreProgram(problem, generate(problem, *s), nullptr, measured);
+    ASSERT_TRUE(m.ok());
+    EXPECT_FALSE(m->programScore("final_performance")->estimated);
+}
+
+TEST(RubricFixtures, EveryProgramScoresQuicklyOnEveryDimension)
+{
+    rubric::Rubric r;
+    rubric::CompileCache cache;
+    std::vector<double> times;
+    std::size_t programs = 0;
+    for (const auto &c : cases()) {
+        const auto problem = problemOf(c.graph, c.sizes);
+        const auto schedules = sampleSchedules(problem, 6);
+        ASSERT_FALSE(schedules.empty()) << c.name;
+        for (std::size_t i = 0; i < schedules.size(); ++i) {
+            auto p = codegen::generateProgram(problem, schedules[i]);
+            ASSERT_TRUE(p.ok()) << c.name << ": " << p.error().toString();
+            std::shared_ptr<const cuda::CompileResult> compiled;
+            if (i == 0) { // one NVRTC compile per case: the PTX mix and real registers
+                auto cr = cache.compile(p->source, "sm_90", p->name + ".cu");
+                ASSERT_TRUE(cr.ok()) << cr.error().toString();
+                compiled = *cr;
+            }
+            auto rep = r.scoreProgram(problem, *p, compiled.get());
+            ASSERT_TRUE(rep.ok()) << c.name << ": " << rep.error().toString();
+            ++programs;
+            times.push_back(rep->scoringMs);
+            EXPECT_FALSE(rep->hardViolation) << c.name;
+            EXPECT_EQ(rep->kernels.size(), p->kernels.size());
+            EXPECT_GT(rep->predictedMs, 0);
+            EXPECT_NE(rep->programScore("final_performance"), nullptr);
+            EXPECT_EQ(rep->programScore("instruction_mix") != nullptr, compiled != nullptr) << c.name;
+            for (const auto &k : rep->kernels) {
+                EXPECT_GE(k.scores.size(), 5u) << k.kernel;
+                for (const auto &sc : k.scores) {
+                    EXPECT_GE(sc.score, 0.0) << c.name << " " << k.kernel << " " << sc.dimension;
+                    EXPECT_LE(sc.score, 5.0) << c.name << " " << k.kernel << " " << sc.dimension;
+                    EXPECT_FALSE(sc.evidence.empty()) << sc.dimension;
+                    EXPECT_FALSE(sc.sentence.empty()) << sc.dimension;
+                }
+            }
+        }
+    }
+    std::sort(times.begin(), times.end());
+    const double median = times[times.size() / 2];
+    std::printf("scored %zu programs: median %.3f ms, max %.3f ms (excluding NVRTC)\n", programs, median, times.back());
+    EXPECT_LT(median, 5.0);
+}
