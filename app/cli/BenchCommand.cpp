@@ -9,6 +9,7 @@
 #include "core/codegen/Program.h"
 #include "core/cuda/SourceCompiler.h"
 #include "core/ir/Programs.h"
+#include "core/rubric/PerfModel.h"
 #include "core/runner/Runner.h"
 #include "core/schedule/Space.h"
 
@@ -230,6 +231,14 @@ int runBench(const BenchOptions &options)
     std::fprintf(stderr, "bench on %s (%s)\n", device->device.name.c_str(), arch.c_str());
     nlohmann::json cases = nlohmann::json::array();
     int failures = 0;
+    // Calibration data for the rubric's performance model: every timed candidate with the model's
+    // prediction (bench/calibration.py computes the rank correlation per case).
+    std::ofstream calibration;
+    if (!options.calibration.empty()) {
+        calibration.open(options.calibration);
+        calibration << "case,shape,candidate,measured_ms,predicted_ms,schedule\n";
+    }
+    const rubric::PerfModel model;
     for (auto &c : allCases()) {
         const std::string id = c.family + ":" + c.shape;
         if (!options.only.empty() &&
@@ -284,6 +293,12 @@ int runBench(const BenchOptions &options)
             if (options.verbose)
                 std::fprintf(stderr, "  %-28s %9.4f ms  %s\n", id.c_str(), r->timing->medianMs,
                              scheduleText(candidates[i]).c_str());
+            if (calibration.is_open()) {
+                auto predicted = model.predictSchedule(problem, candidates[i]);
+                calibration << c.family << "," << c.shape << "," << i << "," << r->timing->medianMs << ","
+                            << (predicted.ok() ? *predicted : -1.0) << ",\"" << scheduleText(candidates[i]) << "\"\n";
+                calibration.flush();
+            }
             if (r->timing->medianMs < bestMs) {
                 bestMs = r->timing->medianMs;
                 best = static_cast<int>(i);

@@ -70,6 +70,7 @@ struct BenchOptions {
     int repeats = 30;                  ///< timed runs of the winner
     int maxCandidates = 0;             ///< 0: the whole sweep
     std::string out;                   ///< also write the JSON here after every case
+    std::string calibration;           ///< CSV of every candidate: measured vs the model's prediction
     int device = 0;
 };
 /// The issue-4 benchmark on the local GPU; JSON on stdout, progress on stderr (bench/README.md).

@@ -69,6 +69,8 @@ int main(int argc, char **argv)
     benchCmd->add_option("--max-candidates", bench.maxCandidates, "Cap the sweep per case (0: all)");
     benchCmd->add_option("--device", bench.device, "GPU ordinal")->capture_default_str();
     benchCmd->add_option("--out", bench.out, "Also write the JSON to this file after every case");
+    benchCmd->add_option("--calibration", bench.calibration,
+                         "Write every candidate's measured and predicted time (CSV) for the rubric's model");
 
     stitch::cli::RubricOptions rubric;
     auto *rubricCmd = app.add_subcommand("rubric", "Score the generated program on every rubric dimension (docs/RUBRIC.md)");
