@@ -78,6 +78,7 @@ nlohmann::json planFile(const codegen::GeneratedProgram &program, const runner::
     for (const auto &[name, value] : sizes)
         sizeJson[name] = value;
     j["reference"] = {{"graph", graphFile}, {"sizes", sizeJson}};
+    j["model"] = {{"graph", graphFile}, {"schedule", program.name + ".schedule.json"}, {"sizes", sizeJson}};
     j["precision"] = program.schedule.precision == schedule::Precision::TF32 ? "tf32" : "fp32";
     return j;
 }

@@ -1,6 +1,10 @@
 #include "Commands.h"
 
+#include "core/arch/ArchDatabase.h"
+#include "core/frontend/Lift.h"
+#include "core/rubric/PerfModel.h"
 #include "core/runner/JobJson.h"
+#include "core/schedule/Schedule.h"
 #include "core/runner/PlanFile.h"
 #include "core/runner/Runner.h"
 #include "core/storage/MeasurementStore.h"
@@ -47,8 +51,42 @@ std::string versionText(int v)
     return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
 }
 
+/// The performance model's time for the generated program the plan names (no GPU needed).
+Result<runner::ModelEstimate> estimateFromModel(const runner::PlanFile::Model &model, std::string &arch)
+{
+    std::string graphText, scheduleText;
+    if (!readFile(model.graphPath, graphText) || !readFile(model.schedulePath, scheduleText))
+        return makeError(ErrorKind::Io, "cannot read the model's graph or schedule");
+    auto lifted = frontend::liftFile(graphText, model.graphPath);
+    if (!lifted)
+        return lifted.error();
+    auto sched = schedule::parseSchedule(scheduleText, model.schedulePath);
+    if (!sched)
+        return sched.error();
+    const ArchLimits *limits = ArchDatabase::builtin().arch(sched->arch);
+    if (!limits)
+        return makeError(ErrorKind::InvalidArgument, "the schedule's architecture " + sched->arch + " is not in the database");
+    arch = sched->arch;
+    ir::SizeBindings sizes = lifted->sizes;
+    for (const auto &[k, v] : model.sizes)
+        sizes[k] = v;
+    schedule::Problem problem{lifted->graph, sizes, *limits, sched->precision};
+    auto ms = rubric::PerfModel().predictSchedule(problem, *sched);
+    if (!ms)
+        return ms.error();
+    return runner::ModelEstimate{*ms, "the StitchCUDA performance model for " + arch + " (not calibrated; no GPU here)"};
+}
+
 void printText(const runner::JobResult &r, const RunOptions &options)
 {
+    if (r.estimated) {
+        std::printf("%s: %s, job %llu\n", options.file.c_str(), r.device.name.c_str(),
+                    static_cast<unsigned long long>(r.jobId));
+        std::printf("verify   not run: no GPU here\n");
+        std::printf("time     %.4f ms ESTIMATED by %s, not measured\n", r.timing ? r.timing->medianMs : 0.0,
+                    r.estimateSource.c_str());
+        return;
+    }
     std::printf("%s on %s (%s, driver %s, toolkit %s), job %llu, seed %llu\n", options.file.c_str(), r.device.name.c_str(),
                 r.device.arch.c_str(), versionText(r.device.driverVersion).c_str(), r.device.toolkitVersion.c_str(),
                 static_cast<unsigned long long>(r.jobId), static_cast<unsigned long long>(r.seed));
@@ -75,10 +113,14 @@ void printText(const runner::JobResult &r, const RunOptions &options)
                 std::printf("    %s%-14s got %-14.8g expected %.8g\n", o.buffer.c_str(), at.c_str(), m.got, m.expected);
             }
         }
+    } else if (r.estimated) {
+        std::printf("verify   not run: no GPU here\n");
     } else {
         std::printf("verify   not requested (no reference in the plan)\n");
     }
-    if (r.timing) {
+    if (r.estimated && r.timing) {
+        std::printf("time     %.4f ms ESTIMATED by %s, not measured\n", r.timing->medianMs, r.estimateSource.c_str());
+    } else if (r.timing) {
         const auto &t = *r.timing;
         std::printf("time     median %.4f ms  (min %.4f, max %.4f; %d runs after %d warm-up, %s)\n", t.medianMs, t.minMs, t.maxMs,
                     t.repeats, t.warmup,
@@ -128,16 +170,29 @@ int runRun(const RunOptions &options)
     runner::Runner runner(worker, std::move(store));
 
     auto device = runner.device();
+    std::string arch;
+    std::optional<runner::ModelEstimate> estimate;
     if (!device) {
         Error e = device.error();
-        if (e.kind == ErrorKind::NoDevice)
-            e.message = "no GPU: " + e.message;
-        return fail(options, e, e.kind == ErrorKind::Io ? 2 : 1, warnings);
+        // A generated program answers with the performance model's estimate instead.
+        if (e.kind == ErrorKind::NoDevice && plan->model) {
+            auto predicted = estimateFromModel(*plan->model, arch);
+            if (!predicted)
+                return fail(options, predicted.error(), 1, warnings);
+            estimate = *predicted;
+        } else {
+            if (e.kind == ErrorKind::NoDevice)
+                e.message = "no GPU: " + e.message;
+            return fail(options, e, e.kind == ErrorKind::Io ? 2 : 1, warnings);
+        }
+    } else {
+        arch = device->device.arch;
     }
-    auto request = runner::buildRunRequest(*plan, device->device.arch);
+    auto request = runner::buildRunRequest(*plan, arch);
     if (!request)
         return fail(options, request.error(), request.error().kind == ErrorKind::Io ? 2 : 1, warnings);
     request->remeasure = options.remeasure;
+    request->estimate = estimate;
 
     auto result = runner.run(std::move(*request));
     warnings.insert(warnings.end(), runner.warnings().begin(), runner.warnings().end());

@@ -384,7 +384,9 @@ json resultToJson(const JobResult &r, BlobSink *blobs)
 {
     json j = {{"jobId", r.jobId}, {"programHash", r.programHash}, {"seed", r.seed}, {"device", deviceToJson(r.device)},
               {"firstRunMs", r.firstRunMs}, {"workerMs", r.workerMs}, {"workerPid", r.workerPid},
-              {"fromCache", r.fromCache}, {"measuredAt", r.measuredAt}};
+              {"fromCache", r.fromCache}, {"measuredAt", r.measuredAt}, {"estimated", r.estimated}};
+    if (r.estimated)
+        j["estimateSource"] = r.estimateSource;
     j["verification"] = nullptr;
     if (r.verification) {
         json outputs = json::array();
@@ -426,6 +428,8 @@ Result<JobResult> resultFromJson(const json &j, const BlobSource *blobs)
         r.workerPid = j.at("workerPid").get<int>();
         r.fromCache = j.at("fromCache").get<bool>();
         r.measuredAt = j.value("measuredAt", std::string());
+        r.estimated = j.value("estimated", false);
+        r.estimateSource = j.value("estimateSource", std::string());
         if (const json &v = j.at("verification"); !v.is_null()) {
             Verification ver;
             ver.verified = v.at("verified").get<bool>();

@@ -108,6 +108,10 @@ struct JobResult {
     double workerMs = 0.0;            ///< wall time the worker spent on the job
     int workerPid = 0;
     bool fromCache = false;
+    /// No GPU ran it: the timing is the performance model's prediction (estimateSource says which),
+    /// nothing was verified or profiled.
+    bool estimated = false;
+    std::string estimateSource;
     std::string measuredAt;           ///< UTC, ISO 8601, when the worker ran it
 
     /// Ok, or a WrongAnswer error that names the first failing output: for callers that treat a

@@ -238,7 +238,8 @@ std::string resolve(const std::string &planPath, const std::string &relative)
 
 PlanFile parse(const json &j, const std::string &path)
 {
-    allowOnly(j, "plan", {"schema", "source", "defines", "buffers", "launches", "reference", "precision", "measure", "deadlineMs", "seed"});
+    allowOnly(j, "plan", {"schema", "source", "defines", "buffers", "launches", "reference", "precision", "measure", "deadlineMs", "seed",
+                          "model"});
     if (!j.contains("schema") || str(j["schema"], "schema") != kPlanSchema)
         fail("schema", std::string("expected \"") + kPlanSchema + "\"");
     for (const char *required : {"source", "buffers", "launches"})
@@ -277,6 +278,22 @@ PlanFile parse(const json &j, const std::string &path)
         p.deadlineMs = static_cast<int>(integer(j["deadlineMs"], "deadlineMs", 1, 3600 * 1000));
     if (j.contains("seed"))
         p.seed = static_cast<std::uint64_t>(integer(j["seed"], "seed", 0, std::numeric_limits<std::int64_t>::max()));
+    if (j.contains("model")) {
+        const json &m = j["model"];
+        allowOnly(m, "model", {"graph", "schedule", "sizes"});
+        if (!m.contains("graph") || !m.contains("schedule"))
+            fail("model", "give \"graph\" and \"schedule\" (the files the program was generated from)");
+        PlanFile::Model model;
+        model.graphPath = resolve(path, str(m["graph"], "model.graph"));
+        model.schedulePath = resolve(path, str(m["schedule"], "model.schedule"));
+        if (m.contains("sizes")) {
+            if (!m["sizes"].is_object())
+                fail("model.sizes", "expected an object of integers");
+            for (const auto &[k, v] : m["sizes"].items())
+                model.sizes[k] = integer(v, "model.sizes." + k, 0, std::int64_t{1} << 40);
+        }
+        p.model = std::move(model);
+    }
     if (j.contains("reference")) {
         const json &r = j["reference"];
         if (r.contains("graph")) {

@@ -47,6 +47,14 @@ struct PlanFile {
     PrecisionPolicy precision = PrecisionPolicy::FP32;
     int deadlineMs = 10000;
     std::optional<std::uint64_t> seed; ///< fixed inputs; absent: fresh ones every run
+    /// How the program was generated (stitchcuda generate writes it): what lets a machine without
+    /// a GPU answer with the performance model's estimate.
+    struct Model {
+        std::string graphPath;     ///< the .te / .cu the program was generated from
+        std::string schedulePath;  ///< its schedule JSON
+        ir::SizeBindings sizes;
+    };
+    std::optional<Model> model;
 };
 
 /// Parses plan text. JSON syntax errors are located file:line:column; other problems name the

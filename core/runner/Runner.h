@@ -31,10 +31,18 @@ struct CpuReference {
     std::map<std::string, std::string> tensorForBuffer; ///< buffer -> tensor; unmapped buffers use their own name
 };
 
+/// What to answer when there is no GPU: a predicted time for the whole program (the caller's
+/// performance model, e.g. rubric::PerfModel for a generated program).
+struct ModelEstimate {
+    double ms = 0;
+    std::string source;                        ///< "StitchCUDA performance model (not calibrated)"
+};
+
 struct RunRequest {
     Job job;
     std::optional<CpuReference> cpuReference; ///< used when job.reference (GPU) is not set
     bool remeasure = false;                    ///< skip the cache lookup (the result is still stored)
+    std::optional<ModelEstimate> estimate;     ///< the answer when no GPU is present (marked estimated)
 };
 
 /// Owns one WorkerClient (one GPU) and the cache. Use it from one thread, such as the studio's
@@ -73,6 +81,9 @@ private:
     std::atomic<std::uint64_t> m_nextJobId{1};
     std::vector<std::string> m_warnings;
 };
+
+/// The result Runner::run gives without a GPU when the request carries an estimate.
+JobResult estimatedResult(std::uint64_t jobId, const Job &job, const ModelEstimate &estimate, const std::string &why);
 
 /// Checks that every output of the plan maps to a tensor the graph computes and every graph
 /// input to a buffer. InvalidArgument naming the first gap.

@@ -81,6 +81,9 @@ TEST(PlanFile, MistakesNameTheMember)
         {"{\"int32\": 10}", "{\"int32\": 1.5}", "launches[0].args[1]: expected an integer"},
         {"stitchcuda-plan/1", "stitchcuda-plan/9", "schema: expected"},
         {"\"count\": 10", "\"count\": 10, \"shape\": [10]", "either \"shape\" or \"count\""},
+        {"\"source\": \"k.cu\"", "\"source\": \"k.cu\", \"model\": {\"graph\": \"k.te\"}", "model: give \"graph\" and \"schedule\""},
+        {"\"source\": \"k.cu\"", "\"source\": \"k.cu\", \"model\": {\"graph\": \"k.te\", \"schedule\": \"s.json\", \"arch\": 1}",
+         "model: unknown member \"arch\""},
     };
     for (const auto &c : cases) {
         std::string text = kMinimal;
@@ -90,6 +93,19 @@ TEST(PlanFile, MistakesNameTheMember)
         EXPECT_NE(plan.error().message.find(c.needle), std::string::npos) << plan.error().message;
     }
     EXPECT_TRUE(parsePlanFile(kMinimal, "p.json").ok());
+}
+
+TEST(PlanFile, ModelNamesTheGeneratingGraphAndSchedule)
+{
+    std::string text = kMinimal;
+    text.replace(text.find("\"source\": \"k.cu\""), 16,
+                 "\"source\": \"k.cu\", \"model\": {\"graph\": \"k.te\", \"schedule\": \"k.schedule.json\", \"sizes\": {\"N\": 7}}");
+    auto plan = parsePlanFile(text, "/plans/p.json");
+    ASSERT_TRUE(plan.ok()) << plan.error().toString();
+    ASSERT_TRUE(plan->model.has_value());
+    EXPECT_EQ(plan->model->graphPath, "/plans/k.te");
+    EXPECT_EQ(plan->model->schedulePath, "/plans/k.schedule.json");
+    EXPECT_EQ(plan->model->sizes.at("N"), 7);
 }
 
 TEST(PlanFile, KernelNamesResolveToMangledNames)
