@@ -7,7 +7,6 @@
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
-#include "core/cuda/SourceCompiler.h"
 #include "core/ir/Programs.h"
 #include "core/rubric/PerfModel.h"
 #include "core/runner/Runner.h"
@@ -173,32 +172,19 @@ Result<Built> build(const schedule::Problem &problem, const schedule::Schedule &
     auto plan = codegen::toLaunchPlan(*program, problem.graph, problem.sizes);
     if (!plan)
         return plan.error();
-    cuda::CompileOptions co;
-    co.arch = arch;
-    co.fileName = program->name + ".cu";
-    co.lineInfo = false;
-    for (const auto &inc : cuda::toolkitIncludeDirs())
-        co.extraOptions.push_back("-I" + inc);
-    auto compiled = cuda::compile(program->source, co);
+    auto compiled = codegen::compileGenerated(program->source, program->name + ".cu", arch);
     if (!compiled)
         return compiled.error();
     return Built{std::move(*program), std::move(*plan), std::move(compiled->cubin)};
 }
 
-/// Every op in its own generic kernel: the independent reference the bench verifies against.
-schedule::Schedule genericSchedule(const ir::Graph &graph, const std::string &arch)
+/// Every op in its own generic kernel, float64 sums: the independent reference the bench verifies
+/// against (the reference's own rounding stays far below the FP32 bound).
+schedule::Schedule referenceSchedule(const schedule::Problem &problem)
 {
-    schedule::Schedule s;
-    s.arch = arch;
-    for (const auto &op : graph.ops()) {
-        schedule::KernelGroup g;
-        g.name = "ref_" + op.name;
-        g.ops = {op.name};
-        g.strategy = schedule::Strategy::Generic;
-        g.set("threads", 256);
-        g.set("accumulate", 1); // float64 sums: the reference's own rounding stays far below the FP32 bound
-        s.groups.push_back(g);
-    }
+    schedule::Schedule s = rubric::genericSchedule(problem);
+    for (auto &g : s.groups)
+        g.set("accumulate", 1);
     return s;
 }
 
@@ -307,7 +293,7 @@ int runBench(const BenchOptions &options)
         if (best < 0)
             continue;
         // The winner: verified against the generic program on the GPU, then timed properly.
-        auto reference = build(problem, genericSchedule(c.graph, arch), arch);
+        auto reference = build(problem, referenceSchedule(problem), arch);
         if (!reference) {
             std::fprintf(stderr, "%s: reference does not build: %s\n", id.c_str(), reference.error().message.c_str());
             ++failures;

@@ -1,10 +1,10 @@
 // `stitchcuda generate`: graph + schedule -> one complete CUDA program, with the schedule and a
 // launch plan next to it so `stitchcuda run` can verify and time it.
 #include "Commands.h"
+#include "ProblemInput.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
-#include "core/cuda/SourceCompiler.h"
 #include "core/frontend/Lift.h"
 #include "core/schedule/Space.h"
 
@@ -20,15 +20,6 @@ namespace stitch::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-int report(const Error &e)
-{
-    const std::string where = e.location ? e.location->toString() + ": " : "stitchcuda: ";
-    std::cerr << where << "error: " << e.message << "\n";
-    for (std::size_t i = 1; i < e.diagnostics.size(); ++i)
-        std::cerr << "  " << e.diagnostics[i].message << "\n";
-    return 1;
-}
 
 bool writeText(const fs::path &path, const std::string &text)
 {
@@ -107,62 +98,23 @@ void printSpace(const schedule::Schedule &s, const schedule::Problem &problem)
 
 int runGenerate(const GenerateOptions &options)
 {
-    std::string text;
-    if (!readFile(options.file, text))
-        return 2;
-    auto lifted = frontend::liftFile(text, options.file);
-    if (!lifted.ok())
-        return report(lifted.error());
+    int exitCode = 2;
+    auto input = loadProblem(options.file, options.sizes, options.arch, options.schedule, options.tf32, exitCode);
+    if (!input)
+        return exitCode;
+    const frontend::LiftedProgram *lifted = &input->lifted;
     if (!lifted->opaque.empty()) {
         std::cerr << "stitchcuda: warning: " << lifted->opaque.size()
                   << " kernel(s) could not be lifted and are not part of the generated program:\n";
         for (const auto &o : lifted->opaque)
             std::cerr << "  " << o.why.toString() << "\n";
     }
-    ir::SizeBindings sizes = lifted->sizes;
-    for (const auto &binding : options.sizes) {
-        const auto eq = binding.find('=');
-        if (eq == std::string::npos) {
-            std::cerr << "stitchcuda: --size expects NAME=VALUE, got '" << binding << "'\n";
-            return 2;
-        }
-        try {
-            sizes[binding.substr(0, eq)] = std::stoll(binding.substr(eq + 1));
-        } catch (const std::exception &) {
-            std::cerr << "stitchcuda: --size " << binding << ": not an integer\n";
-            return 2;
-        }
-    }
-    for (const auto &name : lifted->graph.sizeVars())
-        if (!sizes.contains(name)) {
-            std::cerr << "stitchcuda: size " << name << " has no value: pass --size " << name << "=VALUE\n";
-            return 2;
-        }
-    const ArchLimits *arch = ArchDatabase::builtin().arch(options.arch);
-    if (!arch) {
-        std::cerr << "stitchcuda: unknown architecture '" << options.arch << "'\n";
-        return 2;
-    }
-    schedule::Problem problem{lifted->graph, sizes, *arch,
-                              options.tf32 ? schedule::Precision::TF32 : schedule::Precision::FP32};
-    schedule::Schedule sched;
-    if (!options.schedule.empty()) {
-        std::string scheduleText;
-        if (!readFile(options.schedule, scheduleText))
-            return 2;
-        auto parsed = schedule::parseSchedule(scheduleText, options.schedule);
-        if (!parsed.ok())
-            return report(parsed.error());
-        sched = *parsed;
-    } else {
-        auto def = schedule::defaultSchedule(problem);
-        if (!def.ok())
-            return report(def.error());
-        sched = *def;
-    }
+    const ir::SizeBindings &sizes = input->sizes;
+    const schedule::Schedule &sched = input->schedule;
+    const schedule::Problem problem = input->problem();
     auto program = codegen::generateProgram(problem, sched);
     if (!program.ok())
-        return report(program.error());
+        return reportError(program.error());
 
     std::printf("%s: %zu op%s -> %zu kernel%s for %s\n", options.file.c_str(), lifted->graph.ops().size(),
                 lifted->graph.ops().size() == 1 ? "" : "s", program->kernels.size(),
@@ -173,16 +125,10 @@ int runGenerate(const GenerateOptions &options)
         printSpace(sched, problem);
 
     if (!options.noCompile) {
-        cuda::CompileOptions co;
-        co.arch = options.arch;
-        co.fileName = program->name + ".cu";
-        co.lineInfo = true;
-        for (const auto &inc : cuda::toolkitIncludeDirs())
-            co.extraOptions.push_back("-I" + inc);
-        auto compiled = cuda::compile(program->source, co);
+        auto compiled = codegen::compileGenerated(program->source, program->name + ".cu", options.arch, true);
         if (!compiled.ok()) {
             std::cerr << "stitchcuda: internal error: the generated program does not compile:\n";
-            return report(compiled.error());
+            return reportError(compiled.error());
         }
         std::printf("\n%-36s %5s %9s %7s\n", "kernel", "regs", "smem [B]", "spills");
         for (const auto &k : compiled->kernels) {
@@ -212,7 +158,7 @@ int runGenerate(const GenerateOptions &options)
         return 2;
     auto plan = codegen::toLaunchPlan(*program, lifted->graph, sizes);
     if (!plan.ok())
-        return report(plan.error());
+        return reportError(plan.error());
     const std::string graphFile = fs::absolute(options.file).lexically_normal().string();
     if (!writeText(dir / (program->name + ".plan.json"), planFile(*program, *plan, source, graphFile, sizes).dump(2) + "\n"))
         return 2;

@@ -1,5 +1,6 @@
 // `stitchcuda lift FILE [--json] [--eval]`: what the Parse agent sees in a .te or .cu file.
 #include "Commands.h"
+#include "ProblemInput.h"
 
 #include "core/frontend/Lift.h"
 #include "core/frontend/LiftJson.h"
@@ -29,27 +30,6 @@ struct EvalResult {
     ir::SizeBindings sizes;
     std::vector<Checksum> outputs;
 };
-
-/// Sizes from the source, overridden by --size NAME=VALUE; an error names what is missing.
-Result<ir::SizeBindings> bindSizes(const frontend::LiftedProgram &program, const std::vector<std::string> &overrides)
-{
-    ir::SizeBindings sizes = program.sizes;
-    for (const std::string &item : overrides) {
-        const auto eq = item.find('=');
-        std::int64_t value = 0;
-        const char *begin = item.data() + (eq == std::string::npos ? 0 : eq + 1);
-        const char *end = item.data() + item.size();
-        const auto [stop, ec] = std::from_chars(begin, end, value);
-        if (eq == std::string::npos || eq == 0 || ec != std::errc() || stop != end || value < 0)
-            return makeError(ErrorKind::InvalidArgument, "--size expects NAME=VALUE with VALUE >= 0, got '" + item + "'");
-        sizes[item.substr(0, eq)] = value;
-    }
-    for (const std::string &name : program.graph.sizeVars()) {
-        if (!sizes.count(name))
-            return makeError(ErrorKind::InvalidArgument, "size '" + name + "' has no value; give one with --size " + name + "=VALUE");
-    }
-    return sizes;
-}
 
 /// Random inputs (floats uniform in [-1, 1), integers in {0, 1, 2, 3}, bools 0/1), then the CPU
 /// interpreter; reports a checksum of every output.

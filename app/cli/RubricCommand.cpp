@@ -2,6 +2,7 @@
 // per kernel and for the program, with its evidence and a sentence for the learner.
 //   FILE (+ schedule) -> generateProgram -> cuda::compile -> rubric::Rubric::scoreProgram -> text / JSON
 #include "Commands.h"
+#include "ProblemInput.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
@@ -17,15 +18,6 @@
 namespace stitch::cli {
 
 namespace {
-
-int report(const Error &e)
-{
-    const std::string where = e.location ? e.location->toString() + ": " : "stitchcuda: ";
-    std::cerr << where << "error: " << e.message << "\n";
-    for (std::size_t i = 1; i < e.diagnostics.size(); ++i)
-        std::cerr << "  " << e.diagnostics[i].message << "\n";
-    return 1;
-}
 
 nlohmann::json scoreJson(const rubric::RubricScore &s)
 {
@@ -45,56 +37,15 @@ void printScore(const rubric::RubricScore &s, const char *indent)
 
 int runRubric(const RubricOptions &options)
 {
-    std::string text;
-    if (!readFile(options.file, text))
-        return 2;
-    auto lifted = frontend::liftFile(text, options.file);
-    if (!lifted.ok())
-        return report(lifted.error());
-    ir::SizeBindings sizes = lifted->sizes;
-    for (const auto &binding : options.sizes) {
-        const auto eq = binding.find('=');
-        if (eq == std::string::npos) {
-            std::cerr << "stitchcuda: --size expects NAME=VALUE, got '" << binding << "'\n";
-            return 2;
-        }
-        try {
-            sizes[binding.substr(0, eq)] = std::stoll(binding.substr(eq + 1));
-        } catch (const std::exception &) {
-            std::cerr << "stitchcuda: --size " << binding << ": not an integer\n";
-            return 2;
-        }
-    }
-    for (const auto &name : lifted->graph.sizeVars())
-        if (!sizes.contains(name)) {
-            std::cerr << "stitchcuda: size " << name << " has no value: pass --size " << name << "=VALUE\n";
-            return 2;
-        }
-    const ArchLimits *arch = ArchDatabase::builtin().arch(options.arch);
-    if (!arch) {
-        std::cerr << "stitchcuda: unknown architecture '" << options.arch << "'\n";
-        return 2;
-    }
-    schedule::Problem problem{lifted->graph, sizes, *arch, schedule::Precision::FP32};
-    schedule::Schedule sched;
-    if (!options.schedule.empty()) {
-        std::string scheduleText;
-        if (!readFile(options.schedule, scheduleText))
-            return 2;
-        auto parsed = schedule::parseSchedule(scheduleText, options.schedule);
-        if (!parsed.ok())
-            return report(parsed.error());
-        sched = *parsed;
-        problem.precision = sched.precision;
-    } else {
-        auto def = schedule::defaultSchedule(problem);
-        if (!def.ok())
-            return report(def.error());
-        sched = *def;
-    }
+    int exitCode = 2;
+    auto input = loadProblem(options.file, options.sizes, options.arch, options.schedule, false, exitCode);
+    if (!input)
+        return exitCode;
+    const schedule::Schedule &sched = input->schedule;
+    const schedule::Problem problem = input->problem();
     auto program = codegen::generateProgram(problem, sched);
     if (!program.ok())
-        return report(program.error());
+        return reportError(program.error());
 
     rubric::CompileCache cache;
     std::shared_ptr<const cuda::CompileResult> compiled;
@@ -102,14 +53,14 @@ int runRubric(const RubricOptions &options)
         auto c = cache.compile(program->source, options.arch, program->name + ".cu");
         if (!c.ok()) {
             std::cerr << "stitchcuda: internal error: the generated program does not compile:\n";
-            return report(c.error());
+            return reportError(c.error());
         }
         compiled = *c;
     }
     rubric::Rubric rubric;
     auto scored = rubric.scoreProgram(problem, *program, compiled.get());
     if (!scored.ok())
-        return report(scored.error());
+        return reportError(scored.error());
     const rubric::RubricReport &r = *scored;
 
     if (options.json) {

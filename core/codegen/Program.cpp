@@ -1,6 +1,7 @@
 #include "core/codegen/Program.h"
 
 #include "core/codegen/CudaWriter.h"
+#include "core/cuda/SourceCompiler.h"
 
 #include <algorithm>
 #include <set>
@@ -158,6 +159,18 @@ Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const
     source += launcherSource(p, problem.graph);
     p.source = std::move(source);
     return p;
+}
+
+Result<cuda::CompileResult> compileGenerated(const std::string &source, const std::string &fileName,
+                                             const std::string &arch, bool lineInfo)
+{
+    cuda::CompileOptions co;
+    co.arch = arch;
+    co.fileName = fileName;
+    co.lineInfo = lineInfo;
+    for (const auto &inc : cuda::toolkitIncludeDirs())
+        co.extraOptions.push_back("-I" + inc);
+    return cuda::compile(source, co);
 }
 
 Result<runner::LaunchPlan> toLaunchPlan(const GeneratedProgram &program, const ir::Graph &graph, const ir::SizeBindings &sizes)

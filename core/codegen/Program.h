@@ -6,6 +6,7 @@
 
 #include "core/codegen/Kernels.h"
 #include "core/common/Result.h"
+#include "core/cuda/NvrtcCompiler.h"
 #include "core/ir/Graph.h"
 #include "core/ir/Shape.h"
 #include "core/runner/Job.h"
@@ -33,6 +34,11 @@ struct GeneratedProgram {
 /// Validates the schedule for the problem, then generates. InvalidArgument (with every rule
 /// broken) for an illegal schedule: nothing is generated.
 Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const schedule::Schedule &schedule);
+
+/// NVRTC compile of generated source (kernels only: the host launcher is skipped through
+/// __CUDACC_RTC__) with the toolkit headers on the include path.
+Result<cuda::CompileResult> compileGenerated(const std::string &source, const std::string &fileName,
+                                             const std::string &arch, bool lineInfo = false);
 
 /// The runner's launch plan for the program at the problem's sizes: inputs random, outputs
 /// checked, stored intermediates as scratch; kernel names as generated (extern "C").

@@ -2,8 +2,8 @@
 //   Problem + GeneratedProgram -> analyzeProgram -> PerfModel -> every dimension -> RubricReport
 #include "core/rubric/Rubric.h"
 
+#include "core/codegen/Program.h"
 #include "core/common/Sha256.h"
-#include "core/cuda/SourceCompiler.h"
 
 #include <chrono>
 
@@ -121,13 +121,7 @@ CompileCache::compile(const std::string &source, const std::string &arch, const 
         if (auto it = m_results.find(key); it != m_results.end())
             return it->second;
     }
-    cuda::CompileOptions co;
-    co.arch = arch;
-    co.fileName = fileName;
-    co.lineInfo = false;
-    for (const auto &inc : cuda::toolkitIncludeDirs())
-        co.extraOptions.push_back("-I" + inc);
-    auto r = cuda::compile(source, co);
+    auto r = codegen::compileGenerated(source, fileName, arch);
     if (!r.ok())
         return r.error();
     auto shared = std::make_shared<const cuda::CompileResult>(std::move(*r));

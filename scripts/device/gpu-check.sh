@@ -41,24 +41,6 @@ run_bench() {
         cat "$OUT/report.md"
     fi
 }
-run_ncu() {
-    # Hardware counters for the GEMM winner at 4096^3 (the schedule comes from the bench JSON).
-    python3 - "$OUT/ours.json" > /tmp/best-gemm.json <<'PY' || return 0
-import json, re, sys
-cases = json.load(open(sys.argv[1]))["cases"]
-best = [c for c in cases if c["case"] == "gemm" and c["shape"] == "4096x4096x4096"][0]
-d = dict(kv.split("=") for kv in best["schedule"].split("] ")[1].split())
-print(json.dumps({"groups": [{"name": "C", "strategy": "gemm", "ops": ["C"], "decisions": {k: int(v) for k, v in d.items()}}]}))
-PY
-    ./build-gpu/app/cli/stitchcuda generate examples/matmul.te --size M=4096 --size N=4096 --size K=4096 \
-        --schedule /tmp/best-gemm.json --out /tmp/ncu-gemm > /dev/null || return 0
-    python3 -c "import json,sys; p=json.load(open(sys.argv[1])); p.pop('reference'); json.dump(p, open(sys.argv[1],'w'))" /tmp/ncu-gemm/matmul.plan.json
-    step "ncu: GEMM 4096^3 winner"
-    timeout 120 ncu --target-processes all -k regex:'^C$' -c 1 --section SpeedOfLight --section Occupancy \
-        --section WarpStateStats --section InstructionStats --section LaunchStats \
-        ./build-gpu/app/cli/stitchcuda run /tmp/ncu-gemm/matmul.plan.json --no-cache > "$OUT/ncu-gemm.txt" 2>&1
-    grep -E "Throughput|Stall|Warp Cycles|Issued|Registers|Achieved Occupancy|Executed Ipc|Duration" "$OUT/ncu-gemm.txt" | head -40
-}
 run_sanitizers() {
     # Every generated kernel of the optimized lifting corpus, and a spread of schedules of the
     # canonical programs, under memcheck and racecheck (the worker is a child process).
@@ -86,7 +68,7 @@ if [ "$MODE" = baselines ]; then
     echo "baselines exit $?"; tail -40 "$OUT/baselines.log"
     exit 0
 fi
-if [ "$MODE" = bench ]; then run_bench; [ "${NCU:-0}" = 1 ] && run_ncu; exit 0; fi
+if [ "$MODE" = bench ]; then run_bench; exit 0; fi
 
 step "nvidia-smi"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
@@ -122,5 +104,5 @@ for tool in memcheck racecheck; do
     echo "$tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer-$tool.log") clean summary line)"
 done
 fi
-if [ "$MODE" = all ]; then run_bench; [ "${NCU:-0}" = 1 ] && run_ncu; fi
+if [ "$MODE" = all ]; then run_bench; fi
 exit $rc

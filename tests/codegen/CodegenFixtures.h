@@ -3,7 +3,6 @@
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
-#include "core/cuda/SourceCompiler.h"
 #include "core/ir/Programs.h"
 #include "core/schedule/Space.h"
 
@@ -63,13 +62,7 @@ inline std::vector<schedule::Schedule> sampleSchedules(const schedule::Problem &
 
 inline Result<cuda::CompileResult> compileProgram(const codegen::GeneratedProgram &p, const std::string &arch)
 {
-    cuda::CompileOptions co;
-    co.arch = arch;
-    co.fileName = p.name + ".cu";
-    co.lineInfo = false;
-    for (const auto &inc : cuda::toolkitIncludeDirs())
-        co.extraOptions.push_back("-I" + inc);
-    return cuda::compile(p.source, co);
+    return codegen::compileGenerated(p.source, p.name + ".cu", arch);
 }
 
 } // namespace codegen_fixtures

@@ -1,0 +1,87 @@
+#include "ProblemInput.h"
+
+#include "Commands.h"
+
+#include <charconv>
+#include <iostream>
+
+namespace stitch::cli {
+
+int reportError(const Error &e)
+{
+    const std::string where = e.location ? e.location->toString() + ": " : "stitchcuda: ";
+    std::cerr << where << "error: " << e.message << "\n";
+    for (std::size_t i = 1; i < e.diagnostics.size(); ++i)
+        std::cerr << "  " << e.diagnostics[i].message << "\n";
+    return 1;
+}
+
+Result<ir::SizeBindings> bindSizes(const frontend::LiftedProgram &program, const std::vector<std::string> &overrides)
+{
+    ir::SizeBindings sizes = program.sizes;
+    for (const std::string &item : overrides) {
+        const auto eq = item.find('=');
+        std::int64_t value = 0;
+        const char *begin = item.data() + (eq == std::string::npos ? 0 : eq + 1);
+        const char *end = item.data() + item.size();
+        const auto [stop, ec] = std::from_chars(begin, end, value);
+        if (eq == std::string::npos || eq == 0 || ec != std::errc() || stop != end || value < 0)
+            return makeError(ErrorKind::InvalidArgument, "--size expects NAME=VALUE with VALUE >= 0, got '" + item + "'");
+        sizes[item.substr(0, eq)] = value;
+    }
+    for (const std::string &name : program.graph.sizeVars()) {
+        if (!sizes.count(name))
+            return makeError(ErrorKind::InvalidArgument, "size '" + name + "' has no value; give one with --size " + name + "=VALUE");
+    }
+    return sizes;
+}
+
+std::optional<ProblemInput> loadProblem(const std::string &file, const std::vector<std::string> &sizeOverrides,
+                                        const std::string &archName, const std::string &schedulePath, bool tf32,
+                                        int &exitCode)
+{
+    exitCode = 2;
+    std::string text;
+    if (!readFile(file, text))
+        return std::nullopt;
+    auto lifted = frontend::liftFile(text, file);
+    if (!lifted.ok()) {
+        exitCode = reportError(lifted.error());
+        return std::nullopt;
+    }
+    ProblemInput in;
+    in.lifted = std::move(*lifted);
+    auto sizes = bindSizes(in.lifted, sizeOverrides);
+    if (!sizes.ok()) {
+        std::cerr << "stitchcuda: " << sizes.error().message << "\n";
+        return std::nullopt;
+    }
+    in.sizes = std::move(*sizes);
+    in.arch = ArchDatabase::builtin().arch(archName);
+    if (!in.arch) {
+        std::cerr << "stitchcuda: unknown architecture '" << archName << "'\n";
+        return std::nullopt;
+    }
+    if (!schedulePath.empty()) {
+        std::string scheduleText;
+        if (!readFile(schedulePath, scheduleText))
+            return std::nullopt;
+        auto parsed = schedule::parseSchedule(scheduleText, schedulePath);
+        if (!parsed.ok()) {
+            exitCode = reportError(parsed.error());
+            return std::nullopt;
+        }
+        in.schedule = std::move(*parsed);
+    } else {
+        in.schedule.precision = tf32 ? schedule::Precision::TF32 : schedule::Precision::FP32;
+        auto def = schedule::defaultSchedule(in.problem());
+        if (!def.ok()) {
+            exitCode = reportError(def.error());
+            return std::nullopt;
+        }
+        in.schedule = std::move(*def);
+    }
+    return in;
+}
+
+} // namespace stitch::cli

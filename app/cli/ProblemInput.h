@@ -1,0 +1,41 @@
+#pragma once
+// What `generate` and `rubric` (and `lift --eval` for sizes) share: a lifted file with its sizes
+// bound, the target architecture and the schedule (a file, or the built-in default).
+
+#include "core/arch/ArchDatabase.h"
+#include "core/common/Result.h"
+#include "core/frontend/Lift.h"
+#include "core/schedule/Schedule.h"
+#include "core/schedule/Space.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stitch::cli {
+
+/// Prints `file:line:col: error: message` (or `stitchcuda: error: ...`) and every further
+/// diagnostic; returns 1, the exit code for rejected input.
+int reportError(const Error &error);
+
+/// Sizes from the source, overridden by --size NAME=VALUE; an error names what is missing.
+Result<ir::SizeBindings> bindSizes(const frontend::LiftedProgram &program, const std::vector<std::string> &overrides);
+
+struct ProblemInput {
+    frontend::LiftedProgram lifted;
+    ir::SizeBindings sizes;
+    const ArchLimits *arch = nullptr;
+    schedule::Schedule schedule;
+
+    /// Refers to this object's graph: keep the ProblemInput alive while the Problem is used.
+    schedule::Problem problem() const { return {lifted.graph, sizes, *arch, schedule.precision}; }
+};
+
+/// Reads and lifts FILE, binds its sizes, resolves the architecture and reads the schedule file
+/// (or makes the default schedule, with TF32 allowed when asked). On failure prints why and sets
+/// exitCode (2: usage or I/O, 1: rejected input).
+std::optional<ProblemInput> loadProblem(const std::string &file, const std::vector<std::string> &sizes,
+                                        const std::string &arch, const std::string &schedulePath, bool tf32,
+                                        int &exitCode);
+
+} // namespace stitch::cli
