@@ -1,12 +1,11 @@
 #include "core/runner/KernelTracer.h"
 
 #include "core/cuda/NvrtcCompiler.h"
+#include "core/runner/CuptiLibrary.h"
 
 // Types and names only: libcupti is dlopen'ed, never linked.
 #include <cupti_activity.h>
 #include <cupti_result.h>
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
@@ -15,7 +14,7 @@
 
 #define STITCH_CUPTI_FUNCTIONS(X)                                                                  \
     X(cuptiActivityRegisterCallbacks) X(cuptiActivityEnable) X(cuptiActivityDisable)               \
-    X(cuptiActivityFlushAll) X(cuptiActivityGetNextRecord) X(cuptiGetResultString)
+    X(cuptiActivityFlushAll) X(cuptiActivityGetNextRecord)
 
 namespace stitch::runner {
 
@@ -23,8 +22,7 @@ struct KernelTracer::State {
 #define STITCH_MEMBER(name) decltype(&::name) name = nullptr;
     STITCH_CUPTI_FUNCTIONS(STITCH_MEMBER)
 #undef STITCH_MEMBER
-    void *handle = nullptr;
-    std::string path;
+    CuptiLibrary library;
     bool callbacksRegistered = false;
     bool active = false;
     std::mutex mutex;
@@ -83,28 +81,12 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *buffer, size_t, size
 
 std::string describe(const KernelTracer::State &s, const char *call, CUptiResult rc)
 {
-    const char *text = nullptr;
-    if (s.cuptiGetResultString)
-        s.cuptiGetResultString(rc, &text);
-    std::string msg = std::string("CUPTI ") + call + " failed: " + (text ? text : "error") + " (" + std::to_string(int(rc)) + ")";
+    std::string msg = std::string("CUPTI ") + call + " failed: " + s.library.resultName(rc) + " (" + std::to_string(int(rc)) + ")";
     if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         msg += ": another profiler (Nsight Compute, Nsight Systems or a CUPTI tool) is attached, and its replays slow the timed runs";
-    else if (rc == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-        msg += ": profiling needs privileges on this machine";
+    else if (const std::string why = cuptiRefusalReason(rc); !why.empty())
+        msg += ": " + why;
     return msg;
-}
-
-std::vector<std::string> candidatePaths()
-{
-    std::vector<std::string> paths;
-    if (const char *env = std::getenv("STITCHCUDA_LIBCUPTI"); env && *env)
-        paths.push_back(env);
-#ifdef STITCHCUDA_CUPTI_LIBRARY
-    paths.push_back(STITCHCUDA_CUPTI_LIBRARY);
-#endif
-    for (const char *p : {"libcupti.so", "/usr/local/cuda/lib64/libcupti.so", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so"})
-        paths.push_back(p);
-    return paths;
 }
 
 } // namespace
@@ -121,7 +103,7 @@ KernelTracer::~KernelTracer()
     State *mine = m_state.get();
     if (mine->active && mine->cuptiActivityDisable)
         mine->cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (mine->handle && mine->cuptiActivityFlushAll)
+    if (mine->library.handle && mine->cuptiActivityFlushAll)
         mine->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     g_tracer.compare_exchange_strong(mine, nullptr);
     // libcupti stays loaded: CUPTI cannot be unloaded safely while the CUDA context lives.
@@ -129,7 +111,7 @@ KernelTracer::~KernelTracer()
 
 std::string KernelTracer::libraryPath() const
 {
-    return m_state->path;
+    return m_state->library.path;
 }
 
 Status KernelTracer::start()
@@ -137,22 +119,15 @@ Status KernelTracer::start()
     State &s = *m_state;
     if (g_tracer.load() != &s)
         return makeError(ErrorKind::Unsupported, "another kernel tracer owns CUPTI in this process");
-    if (!s.handle) {
-        std::string tried;
-        for (const auto &p : candidatePaths()) {
-            s.handle = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
-            if (s.handle) {
-                s.path = p;
-                break;
-            }
-            tried += (tried.empty() ? "" : ", ") + p;
-        }
-        if (!s.handle)
-            return makeError(ErrorKind::Unsupported, "CUPTI not found (tried " + tried + "; set STITCHCUDA_LIBCUPTI)");
+    if (!s.library.handle) {
+        auto lib = openCupti();
+        if (!lib)
+            return lib.error();
+        s.library = *lib;
 #define STITCH_RESOLVE(name)                                                                       \
-    s.name = reinterpret_cast<decltype(s.name)>(dlsym(s.handle, #name));                           \
+    s.name = reinterpret_cast<decltype(s.name)>(s.library.symbol(#name));                          \
     if (!s.name)                                                                                   \
-        return makeError(ErrorKind::Unsupported, s.path + " lacks " #name);
+        return makeError(ErrorKind::Unsupported, s.library.path + " lacks " #name);
         STITCH_CUPTI_FUNCTIONS(STITCH_RESOLVE)
 #undef STITCH_RESOLVE
     }
