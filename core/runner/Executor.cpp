@@ -1,7 +1,9 @@
 #include "core/runner/Executor.h"
 
 #include "core/common/Sha256.h"
+#include "core/cuda/NvrtcCompiler.h"
 #include "core/runner/KernelTracer.h"
+#include "core/runner/MetricProfiler.h"
 #include "core/runner/Verify.h"
 
 #include <algorithm>
@@ -67,6 +69,7 @@ Error annotate(Error e, const std::string &context)
 
 struct Executor::Program {
     const LaunchPlan *plan = nullptr;
+    const std::vector<char> *image = nullptr;        ///< the CUBIN the module was loaded from
     cuda::Module *module = nullptr;
     std::vector<cuda::KernelHandle> kernels;         ///< per launch
     std::map<std::string, cuda::DeviceBuffer> buffers;
@@ -76,8 +79,8 @@ struct Executor::Program {
     double firstRunMs = 0.0;
 };
 
-Executor::Executor(cuda::Context &context, DeviceIdentity device, KernelTracer *tracer)
-    : m_context(context), m_device(std::move(device)), m_tracer(tracer)
+Executor::Executor(cuda::Context &context, DeviceIdentity device, KernelTracer *tracer, MetricProfiler *metrics)
+    : m_context(context), m_device(std::move(device)), m_tracer(tracer), m_metrics(metrics)
 {
 }
 
@@ -151,6 +154,7 @@ Result<std::unique_ptr<Executor::Program>> Executor::prepare(const std::vector<c
 {
     auto program = std::make_unique<Program>();
     program->plan = &plan;
+    program->image = &image;
     auto mod = module(image);
     if (!mod)
         return mod.error();
@@ -359,6 +363,80 @@ Profile Executor::profile(Program &p)
     return prof;
 }
 
+MetricsReport Executor::metrics(Program &p)
+{
+    MetricsReport report;
+    if (!m_metrics) {
+        report.message = "hardware metrics are not available in this process; timing only";
+        return report;
+    }
+    // The profiled run uses its own copy of the module, loaded while range profiling is enabled:
+    // CUPTI instruments code for the SASS-level metrics (smsp__sass_*) as it is loaded.
+    std::unique_ptr<cuda::Module> fresh;
+    std::vector<cuda::KernelHandle> kernels;
+    auto prepare = [&]() -> Status {
+        auto mod = m_context.loadModule(*p.image);
+        if (!mod)
+            return mod.error();
+        fresh = std::move(*mod);
+        for (const auto &l : p.plan->launches) {
+            auto k = fresh->kernel(l.kernel);
+            if (!k)
+                return k.error();
+            kernels.push_back(*k);
+        }
+        return Ok{};
+    };
+    auto run = [&]() -> Status {
+        for (std::size_t i = 0; i < kernels.size(); ++i)
+            if (auto st = fresh->enqueue(kernels[i], p.plan->launches[i].config, p.argv[i].data(), m_stream.get()); !st)
+                return st;
+        return m_stream->synchronize();
+    };
+    const std::size_t launches = p.plan->launches.size();
+    MetricProfiler::Request request;
+    request.deviceOrdinal = m_device.ordinal;
+    request.maxRanges = launches;
+    auto ranges = m_metrics->profile(request, prepare, run);
+    if (!ranges) {
+        // CUPTI refusing is "no metrics here"; a kernel failing under replay is the job's problem too.
+        if (ranges.error().kind != ErrorKind::Unsupported)
+            noteFailure(ranges.error());
+        report.message = ranges.error().message + "; timing only";
+        return report;
+    }
+    report.available = true;
+    report.chip = ranges->chip;
+    report.passes = ranges->passes;
+    report.dropped = ranges->dropped;
+    std::vector<std::string> notes;
+    if (!report.dropped.empty()) {
+        std::string list;
+        for (const auto &d : report.dropped)
+            list += (list.empty() ? "" : ", ") + d;
+        notes.push_back("not available on " + report.chip + ": " + list);
+    }
+    if (ranges->rangesDropped)
+        notes.push_back("CUPTI dropped " + std::to_string(ranges->rangesDropped) + " ranges");
+    if (ranges->ranges.size() != launches)
+        notes.push_back("CUPTI reported " + std::to_string(ranges->ranges.size()) + " ranges for " + std::to_string(launches) +
+                        " launches");
+    // Automatic ranges follow execution order, and the launches run in order on one stream.
+    for (std::size_t i = 0; i < std::min(launches, ranges->ranges.size()); ++i) {
+        KernelMetrics k;
+        k.mangledName = p.plan->launches[i].kernel;
+        k.name = cuda::shortKernelName(k.mangledName);
+        k.launch = static_cast<int>(i);
+        k.range = std::move(ranges->ranges[i].name);
+        k.values = std::move(ranges->ranges[i].values);
+        k.derived = deriveMetrics(k.values);
+        report.kernels.push_back(std::move(k));
+    }
+    for (const auto &n : notes)
+        report.message += (report.message.empty() ? "" : "; ") + n;
+    return report;
+}
+
 Result<JobResult> Executor::execute(const Job &job)
 {
     const auto began = std::chrono::steady_clock::now();
@@ -440,6 +518,8 @@ Result<JobResult> Executor::execute(const Job &job)
     }
     if (job.measure.profile)
         result.profile = profile(p);
+    if (job.measure.metrics)
+        result.metrics = metrics(p);
 
     for (auto &[name, bytes] : p.inputs)
         giveBack(std::move(bytes));

@@ -1,6 +1,7 @@
 #pragma once
 // The in-worker executor: runs one Job on the worker's CUDA context.
-//   WorkerLoop -> Executor::execute(Job) -> buffers, checked first run, GPU reference, timing, CUPTI -> JobResult
+//   WorkerLoop -> Executor::execute(Job) -> buffers, checked first run, GPU reference, timing, CUPTI
+//   (activity trace, then hardware counters) -> JobResult
 // Runs only inside stitchcuda-worker: a faulting kernel poisons the context, and the process that
 // owns it is the one that dies (ARCHITECTURE.md, "untrusted kernels run out of process").
 
@@ -19,20 +20,22 @@
 namespace stitch::runner {
 
 class KernelTracer;
+class MetricProfiler;
 
 /// Executes jobs one at a time on a context it does not own. Keeps loaded modules (by SHA-256 of
 /// the image), a stream and the L2 flush buffer between jobs, so a job's overhead is its own work.
 class Executor {
 public:
-    /// `tracer` may be null: profiling then reports itself unavailable.
-    Executor(cuda::Context &context, DeviceIdentity device, KernelTracer *tracer);
+    /// `tracer` and `metrics` may be null: profiling, or hardware metrics, then report themselves unavailable.
+    Executor(cuda::Context &context, DeviceIdentity device, KernelTracer *tracer, MetricProfiler *metrics = nullptr);
     ~Executor();
     Executor(const Executor &) = delete;
     Executor &operator=(const Executor &) = delete;
 
     /// Runs the job: allocate, fill inputs from job.seed, poison outputs, a first run with each
     /// launch synchronised (so a fault names its launch), outputs compared with the GPU reference
-    /// if any, then warm-up and timed runs, then one CUPTI-traced run if asked.
+    /// if any, then warm-up and timed runs, then one CUPTI-traced run and one run under hardware
+    /// counters if asked (after timing, so neither disturbs it).
     /// Errors: InvalidArgument (bad plan or unknown kernel), Launch (refused launch or module not
     /// for this GPU), ResourceLimit, OutOfMemory, Fault (the kernel faulted: the context is lost).
     Result<JobResult> execute(const Job &job);
@@ -58,6 +61,7 @@ private:
     Result<Bytes> download(Program &program, const std::string &buffer);
     Result<Timing> time(Program &program, const MeasureOptions &options);
     Profile profile(Program &program);
+    MetricsReport metrics(Program &program);
     Error noteFailure(Error error);
     Bytes takeBuffer(std::size_t bytes);
     void giveBack(Bytes &&buffer);
@@ -65,6 +69,7 @@ private:
     cuda::Context &m_context;
     DeviceIdentity m_device;
     KernelTracer *m_tracer = nullptr;
+    MetricProfiler *m_metrics = nullptr;
     std::unique_ptr<cuda::Stream> m_stream;
     std::unique_ptr<cuda::DeviceBuffer> m_flushBuffer;
     std::vector<std::pair<std::string, std::unique_ptr<cuda::Module>>> m_modules; ///< most recent last

@@ -218,6 +218,8 @@ std::string settingsHash(const Job &job, const std::string &extraReferenceKey)
 {
     nlohmann::json j = measureToJson(job.measure);
     j.erase("returnOutputs"); // how results travel, not what is measured
+    if (!job.measure.metrics)
+        j.erase("metrics"); // keeps the keys of results cached before metrics existed
     j["precision"] = precisionName(job.precision);
     Sha256 h;
     h.updateField("stitchcuda-settings/1");

@@ -118,6 +118,7 @@ struct MeasureOptions {
     int repeats = 20;           ///< timed runs; the median is the figure
     bool flushL2 = true;        ///< overwrite a buffer of twice the L2 size before each timed run
     bool profile = false;       ///< one extra run under CUPTI activity tracing
+    bool metrics = false;       ///< one extra run under CUPTI range profiling (hardware counters), after timing
     bool returnOutputs = false; ///< send the outputs of the first run back to the client
 
     bool operator==(const MeasureOptions &) const = default;

@@ -178,6 +178,7 @@ MeasureOptions measureFromJsonUnguarded(const json &j)
     m.repeats = j.value("repeats", m.repeats);
     m.flushL2 = j.value("flushL2", m.flushL2);
     m.profile = j.value("profile", m.profile);
+    m.metrics = j.value("metrics", m.metrics);
     m.returnOutputs = j.value("returnOutputs", m.returnOutputs);
     return m;
 }
@@ -270,6 +271,54 @@ Profile profileFromJson(const json &j)
     return p;
 }
 
+json numberMapToJson(const std::map<std::string, double> &values)
+{
+    json j = json::object();
+    for (const auto &[name, value] : values)
+        j[name] = numberToJson(value);
+    return j;
+}
+
+std::map<std::string, double> numberMapFromJson(const json &j)
+{
+    std::map<std::string, double> values;
+    for (const auto &[name, value] : j.items())
+        values[name] = numberFromJson(value);
+    return values;
+}
+
+json metricsToJson(const MetricsReport &m)
+{
+    json kernels = json::array();
+    for (const auto &k : m.kernels)
+        kernels.push_back({{"name", k.name}, {"mangledName", k.mangledName}, {"launch", k.launch}, {"range", k.range},
+                           {"values", numberMapToJson(k.values)}, {"derived", numberMapToJson(k.derived)}});
+    return {{"available", m.available}, {"message", m.message}, {"chip", m.chip}, {"passes", m.passes},
+            {"dropped", m.dropped}, {"kernels", kernels}};
+}
+
+MetricsReport metricsFromJson(const json &j)
+{
+    MetricsReport m;
+    m.available = j.at("available").get<bool>();
+    m.message = j.at("message").get<std::string>();
+    m.chip = j.value("chip", std::string());
+    m.passes = j.value("passes", 0);
+    m.dropped = j.value("dropped", std::vector<std::string>());
+    for (const auto &kj : j.at("kernels")) {
+        KernelMetrics k;
+        k.name = kj.at("name").get<std::string>();
+        k.mangledName = kj.value("mangledName", std::string());
+        k.launch = kj.at("launch").get<int>();
+        k.range = kj.value("range", std::string());
+        k.values = numberMapFromJson(kj.at("values"));
+        if (kj.contains("derived"))
+            k.derived = numberMapFromJson(kj.at("derived"));
+        m.kernels.push_back(std::move(k));
+    }
+    return m;
+}
+
 } // namespace
 
 json BlobSink::add(const void *data, std::size_t size)
@@ -313,7 +362,7 @@ Result<LaunchPlan> planFromJson(const json &j)
 json measureToJson(const MeasureOptions &m)
 {
     return {{"verify", m.verify}, {"time", m.time}, {"warmup", m.warmup}, {"repeats", m.repeats},
-            {"flushL2", m.flushL2}, {"profile", m.profile}, {"returnOutputs", m.returnOutputs}};
+            {"flushL2", m.flushL2}, {"profile", m.profile}, {"metrics", m.metrics}, {"returnOutputs", m.returnOutputs}};
 }
 
 Result<MeasureOptions> measureFromJson(const json &j)
@@ -404,6 +453,7 @@ json resultToJson(const JobResult &r, BlobSink *blobs)
                        {"samplesMs", t.samplesMs}};
     }
     j["profile"] = r.profile ? profileToJson(*r.profile) : json(nullptr);
+    j["metrics"] = r.metrics ? metricsToJson(*r.metrics) : json(nullptr);
     json outputs = json::array();
     if (blobs)
         for (const auto &o : r.outputs)
@@ -454,6 +504,9 @@ Result<JobResult> resultFromJson(const json &j, const BlobSource *blobs)
         }
         if (const json &p = j.at("profile"); !p.is_null())
             r.profile = profileFromJson(p);
+        // Absent in results cached before hardware metrics existed.
+        if (auto m = j.find("metrics"); m != j.end() && !m->is_null())
+            r.metrics = metricsFromJson(*m);
         if (blobs)
             for (const auto &o : j.at("outputs")) {
                 OutputData d;

@@ -7,6 +7,7 @@
 #include "core/ir/DType.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,27 @@ struct Profile {
     std::vector<KernelProfile> kernels; ///< in launch order
 };
 
+/// Hardware counters of one kernel launch, from CUPTI range profiling (one range per launch).
+struct KernelMetrics {
+    std::string name;                 ///< demangled, without parameters
+    std::string mangledName;          ///< as in the plan
+    int launch = 0;                   ///< index into the plan's launches, from 0
+    std::string range;                ///< CUPTI's name of the range (automatic ranges are numbered)
+    std::map<std::string, double> values;  ///< CUPTI / Nsight Compute metric name -> value (docs/RUNNER.md)
+    std::map<std::string, double> derived; ///< figures computed from `values`, e.g. globalLoadSectorsPerRequest
+};
+
+/// The hardware-counter run (MeasureOptions::metrics): one more run of the whole program, after
+/// timing, with every kernel replayed as often as the counters need.
+struct MetricsReport {
+    bool available = false;           ///< false: `message` says why (counters not permitted, CUPTI missing, ...)
+    std::string message;              ///< why not; or notes (metrics the chip lacks, ranges CUPTI dropped)
+    std::string chip;                 ///< CUPTI's chip name, e.g. "GH100"
+    int passes = 0;                   ///< replays per kernel the metrics needed
+    std::vector<std::string> dropped; ///< requested metrics this chip does not know
+    std::vector<KernelMetrics> kernels; ///< in launch order
+};
+
 /// Device, driver and toolkit of a measurement: part of its cache key.
 struct DeviceIdentity {
     std::string name;                 ///< "NVIDIA H200"
@@ -103,6 +125,7 @@ struct JobResult {
     std::optional<Verification> verification;
     std::optional<Timing> timing;
     std::optional<Profile> profile;
+    std::optional<MetricsReport> metrics; ///< when MeasureOptions::metrics asked for it
     std::vector<OutputData> outputs;
     double firstRunMs = 0.0;          ///< GPU time of the first (checked) run, launches synchronised one by one
     double workerMs = 0.0;            ///< wall time the worker spent on the job

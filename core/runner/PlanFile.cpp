@@ -260,7 +260,7 @@ PlanFile parse(const json &j, const std::string &path)
     }
     if (j.contains("measure")) {
         const json &m = j["measure"];
-        allowOnly(m, "measure", {"verify", "time", "warmup", "repeats", "flushL2", "profile"});
+        allowOnly(m, "measure", {"verify", "time", "warmup", "repeats", "flushL2", "profile", "metrics"});
         if (m.contains("verify"))
             p.measure.verify = boolean(m["verify"], "measure.verify");
         if (m.contains("time"))
@@ -269,6 +269,8 @@ PlanFile parse(const json &j, const std::string &path)
             p.measure.flushL2 = boolean(m["flushL2"], "measure.flushL2");
         if (m.contains("profile"))
             p.measure.profile = boolean(m["profile"], "measure.profile");
+        if (m.contains("metrics"))
+            p.measure.metrics = boolean(m["metrics"], "measure.metrics");
         if (m.contains("warmup"))
             p.measure.warmup = static_cast<int>(integer(m["warmup"], "measure.warmup", 0, 10000));
         if (m.contains("repeats"))

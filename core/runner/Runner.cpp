@@ -35,6 +35,14 @@ std::string referenceKey(const CpuReference &ref)
     return h.hexDigest();
 }
 
+// Metrics asked for but refused when the cached result was measured (another profiler attached,
+// counters locked): that was about the machine at the time, so the program is measured again.
+// The settings hash already keeps results measured without metrics apart.
+bool missingMetrics(const Job &job, const JobResult &cached)
+{
+    return job.measure.metrics && (!cached.metrics || !cached.metrics->available);
+}
+
 std::uint64_t freshSeed()
 {
     std::random_device rd;
@@ -167,7 +175,7 @@ Result<JobResult> Runner::run(RunRequest request, const CancelCheck &cancelled)
         auto cached = m_store->lookup(key);
         if (!cached)
             dropCache(cached.error());
-        else if (*cached) {
+        else if (*cached && !missingMetrics(job, **cached)) {
             JobResult r = std::move(**cached);
             r.jobId = jobId;
             return r;

@@ -4,6 +4,7 @@
 #include "core/cuda/NvrtcCompiler.h"
 #include "core/runner/Executor.h"
 #include "core/runner/KernelTracer.h"
+#include "core/runner/MetricProfiler.h"
 #include "core/runner/Protocol.h"
 
 #include <fcntl.h>
@@ -58,9 +59,10 @@ int runWorkerLoop(int inFd, int outFd, const WorkerLoopOptions &options)
     auto context = (*api)->createContext(options.deviceOrdinal);
     if (!context)
         return sayNoDevice(outFd, context.error(), options);
-    // Declared after the context, so CUPTI is flushed before the context goes away.
+    // Declared after the context, so CUPTI is flushed and deinitialised before the context goes away.
     KernelTracer tracer;
-    Executor executor(**context, identify(**api, (*context)->device()), &tracer);
+    MetricProfiler metrics;
+    Executor executor(**context, identify(**api, (*context)->device()), &tracer, &metrics);
 
     WorkerHello hello;
     hello.pid = static_cast<int>(::getpid());

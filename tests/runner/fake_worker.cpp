@@ -4,6 +4,7 @@
 // Start-up mode (first argument after --device N): --mode normal | no-device | old-protocol |
 // silent | die-at-start. Per job, the first launch's kernel name picks the behaviour:
 //   add, add_wrong, add_partial  answer like a GPU would (C = A + B on the host; wrong; last element unwritten)
+//   add_locked  like add, but hardware metrics are refused (counters locked to administrators)
 //   crash   SIGSEGV          hang    never answers        exit    exits with status 3, no answer
 //   garbage writes junk      fault   typed fault + exit   oom     typed out-of-memory + exit
 //   badarg  typed InvalidArgument, keeps running
@@ -60,6 +61,25 @@ JobResult emulate(const Job &job, const std::string &kernel)
             storeElement(cb.data(), c->dtype, i, v);
         }
         r.outputs.push_back(OutputData{"C", c->dtype, std::move(cb)});
+    }
+    if (job.measure.metrics) {
+        MetricsReport m;
+        if (kernel == "add_locked") {
+            m.message = "CUPTI cuptiRangeProfilerEnable failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35): GPU performance "
+                        "counters are restricted to administrators on this machine; timing only";
+        } else {
+            m.available = true;
+            m.chip = "GH100";
+            m.passes = 3;
+            KernelMetrics k;
+            k.name = k.mangledName = kernel;
+            k.range = "0";
+            k.values = {{"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 400.0},
+                        {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 100.0}};
+            k.derived = {{"globalLoadSectorsPerRequest", 4.0}};
+            m.kernels.push_back(std::move(k));
+        }
+        r.metrics = std::move(m);
     }
     if (job.measure.time) {
         Timing t;

@@ -261,3 +261,54 @@ TEST(Runner, ALockedCacheIsAWarningNotAFailure)
     EXPECT_NE(runner.warnings()[0].find("locked"), std::string::npos) << runner.warnings()[0];
     EXPECT_FALSE(runner.hasCache());
 }
+
+TEST(Runner, MetricsAreNeverAnsweredByACachedResultWithoutThem)
+{
+    fixtures::TempDir dir;
+    auto store = storage::MeasurementStore::open(dir.file("measurements.db"));
+    ASSERT_TRUE(store.ok());
+    Runner runner(fakeWorker(), std::move(*store));
+    auto plain = runner.run(RunRequest{fakeJob("add"), fixtures::addReference(1000), false});
+    ASSERT_TRUE(plain.ok()) << plain.error().toString();
+    EXPECT_FALSE(plain->metrics.has_value());
+
+    Job withMetrics = fakeJob("add");
+    withMetrics.measure.metrics = true;
+    auto first = runner.run(RunRequest{withMetrics, fixtures::addReference(1000), false});
+    ASSERT_TRUE(first.ok()) << first.error().toString();
+    EXPECT_FALSE(first->fromCache) << "the cached result has no metrics";
+    ASSERT_TRUE(first->metrics.has_value());
+    EXPECT_TRUE(first->metrics->available);
+
+    auto second = runner.run(RunRequest{withMetrics, fixtures::addReference(1000), false});
+    ASSERT_TRUE(second.ok());
+    EXPECT_TRUE(second->fromCache);
+    ASSERT_TRUE(second->metrics.has_value());
+    ASSERT_EQ(second->metrics->kernels.size(), 1u);
+    EXPECT_EQ(second->metrics->kernels[0].derived.at("globalLoadSectorsPerRequest"), 4.0);
+
+    auto withoutAgain = runner.run(RunRequest{fakeJob("add"), fixtures::addReference(1000), false});
+    ASSERT_TRUE(withoutAgain.ok());
+    EXPECT_TRUE(withoutAgain->fromCache) << "results cached without metrics keep their key";
+    EXPECT_FALSE(withoutAgain->metrics.has_value());
+}
+
+TEST(Runner, RefusedMetricsAreAResultAndAreMeasuredAgain)
+{
+    fixtures::TempDir dir;
+    auto store = storage::MeasurementStore::open(dir.file("measurements.db"));
+    ASSERT_TRUE(store.ok());
+    Runner runner(fakeWorker(), std::move(*store));
+    Job locked = fakeJob("add_locked");
+    locked.measure.metrics = true;
+    auto first = runner.run(RunRequest{locked, fixtures::addReference(1000), false});
+    ASSERT_TRUE(first.ok()) << "refused counters leave the job a success: " << first.error().toString();
+    EXPECT_TRUE(first->verification->verified);
+    ASSERT_TRUE(first->timing.has_value());
+    ASSERT_TRUE(first->metrics.has_value());
+    EXPECT_FALSE(first->metrics->available);
+    EXPECT_NE(first->metrics->message.find("restricted to administrators"), std::string::npos) << first->metrics->message;
+    auto second = runner.run(RunRequest{locked, fixtures::addReference(1000), false});
+    ASSERT_TRUE(second.ok());
+    EXPECT_FALSE(second->fromCache) << "counters refused then may be permitted now";
+}
