@@ -2,9 +2,12 @@
 // (softmax, layer norm, row sums, matrix-vector), one row per group of threads.
 #include "core/codegen/CudaWriter.h"
 #include "core/codegen/Kernels.h"
+#include "core/ir/ExprUtil.h"
 
 #include <algorithm>
 #include <functional>
+#include <optional>
+#include <set>
 
 namespace stitch::codegen {
 
@@ -13,12 +16,52 @@ using ir::Expr;
 namespace {
 
 struct RowPlan {
-    int tpr, rpb, vec, cluster, items;
+    int tpr, rpb, vec, cluster, items, steps;
     bool cache, sharedReduce;
     int warpsPerRow() const { return std::max(tpr / 32, 1); }
 };
 
 std::string str(long long v) { return std::to_string(v); }
+
+/// "((c0_ + 1))" -> "c0_ + 1": the expression without the parentheses that wrap all of it.
+std::string stripParens(std::string e)
+{
+    while (e.size() >= 2 && e.front() == '(' && e.back() == ')') {
+        int depth = 0;
+        bool wrapsAll = true;
+        for (std::size_t i = 0; i + 1 < e.size(); ++i) {
+            depth += e[i] == '(' ? 1 : e[i] == ')' ? -1 : 0;
+            if (depth == 0) {
+                wrapsAll = false;
+                break;
+            }
+        }
+        if (!wrapsAll)
+            break;
+        e = e.substr(1, e.size() - 2);
+    }
+    return e;
+}
+
+/// sum(j) f / d with d the same for every j: the divisor, so that the kernel sums f and divides
+/// once per row (one division per row instead of one per element).
+std::optional<Expr> invariantDivisor(const ir::ComputeOp &op)
+{
+    if (op.reduction->kind != ir::ReduceKind::Sum || op.body.kind() != ir::ExprKind::Binary ||
+        op.body.binaryOp() != ir::BinaryOp::Div)
+        return std::nullopt;
+    const ir::DType t = op.output.dtype;
+    if ((t != ir::DType::F32 && t != ir::DType::F64) || op.body.dtype() != t)
+        return std::nullopt;
+    const Expr &d = op.body.operand(1);
+    if (!ir::collectReads(d).empty())
+        return std::nullopt;
+    for (const std::string &v : ir::collectIterVars(d))
+        for (const auto &rv : op.reduction->vars)
+            if (v == rv.name)
+                return std::nullopt;
+    return d;
+}
 
 } // namespace
 
@@ -27,13 +70,18 @@ KernelCode generateRowKernel(const GenContext &ctx)
     const auto &a = ctx.analysis;
     const auto &g = ctx.group;
     RowPlan p{g.value("threads_per_row"), g.value("rows_per_block"), g.value("vector"), g.value("cluster"), 1,
-              g.value("cache") == 1, g.value("reduce") == 1};
+              g.value("row_steps"), g.value("cache") == 1, g.value("reduce") == 1};
     const auto C = ir::evaluateSizeExpr(a.domain.back(), ctx.sizes);
     const long long cols = C.ok() ? *C : 1;
     p.items = static_cast<int>(std::max<long long>(1, (cols + std::int64_t(p.tpr) * p.vec * p.cluster - 1) /
                                                           (std::int64_t(p.tpr) * p.vec * p.cluster)));
     const int threads = p.tpr * p.rpb;
     const bool vectorLoads = p.vec > 1;
+    // With row_steps > 1 a block (or cluster) handles several rows in turn and loads the next
+    // row's elements while this row is reduced and stored; the shared slots alternate per step.
+    const bool stepped = p.steps > 1;
+    const bool prefetch = stepped && p.cache && !a.rowInputs.empty();
+    const std::string slot = stepped ? "[step_ & 1]" : "";
 
     KernelCode k;
     k.name = ctx.kernelName;
@@ -61,61 +109,98 @@ KernelCode generateRowKernel(const GenContext &ctx)
         base.vars["%row" + str(d)] = "r" + str(d) + "_";
 
     CudaWriter w;
-    w.comment(headerComment(ctx) + "\nrow length " + str(cols) + ": " + str(p.items) + " x " + str(p.vec) +
-              " elements per thread" + (p.cluster > 1 ? ", split over a cluster of " + str(p.cluster) + " blocks" : ""));
+    std::string shape = "row length " + str(cols) + ": " + str(p.items) + " x " + str(p.vec) + " elements per thread" +
+                        (p.cluster > 1 ? ", split over a cluster of " + str(p.cluster) + " blocks" : "");
+    if (stepped)
+        shape += "\n" + str(p.steps) + " rows per " + (p.cluster > 1 ? "cluster" : "block") +
+                 (p.rpb > 1 ? " and sub-block" : "") + ", one after another" +
+                 (prefetch ? ": the next row's elements load into registers while this row is reduced and stored" : "");
+    w.comment(headerComment(ctx) + "\n" + shape);
     std::string attrs = "__launch_bounds__(" + str(threads) + ")";
     if (p.cluster > 1)
         attrs += " __cluster_dims__(" + str(p.cluster) + ", 1, 1)";
     w.line("extern \"C\" __global__ void " + attrs + " " + k.name + "(" + paramList(k.params) + ")");
     w.open("");
     const int slots = p.sharedReduce ? p.tpr : p.warpsPerRow();
+    const std::string parity = stepped ? "[2]" : "";
     if (!rowOps.empty() && (p.sharedReduce || p.warpsPerRow() > 1))
-        w.line("__shared__ " + acc + " red_[" + str(rowOps.size()) + "][" + str(p.rpb) + "][" + str(slots) + "];");
+        w.line("__shared__ " + acc + " red_" + parity + "[" + str(rowOps.size()) + "][" + str(p.rpb) + "][" + str(slots) + "];");
     if (p.cluster > 1) {
-        w.line("__shared__ " + acc + " part_[" + str(std::max<std::size_t>(rowOps.size(), 1)) + "];");
+        w.line("__shared__ " + acc + " part_" + parity + "[" + str(std::max<std::size_t>(rowOps.size(), 1)) + "];");
         w.line("cooperative_groups::cluster_group cluster_ = cooperative_groups::this_cluster();");
     }
     w.line("const int lane_ = threadIdx.x % " + str(p.tpr) + ";");
     w.line("const int sub_ = threadIdx.x / " + str(p.tpr) + ";");
-    w.line("const long long row_ = (long long)(blockIdx.x / " + str(p.cluster) + ") * " + str(p.rpb) + " + sub_;");
     std::string rows = "1LL";
     for (int d = 0; d < a.rowRank; ++d)
         rows += " * (long long)(" + emitExpr(a.domain[static_cast<std::size_t>(d)], base) + ")";
-    w.line("const bool active_ = row_ < " + rows + ";");
-    w.line("long long rest_ = active_ ? row_ : 0;");
-    for (int d = a.rowRank; d-- > 0;) {
-        const std::string ext = "(long long)(" + emitExpr(a.domain[static_cast<std::size_t>(d)], base) + ")";
-        if (d > 0) {
-            w.line("const int r" + str(d) + "_ = (int)(rest_ % " + ext + ");");
-            w.line("rest_ /= " + ext + ";");
-        } else {
-            w.line("const int r0_ = (int)rest_;");
+    // The row decomposition (r0_, r1_, ...) and the row's flat offset, for the row in row_.
+    auto rowVariables = [&] {
+        w.line("const bool active_ = row_ < " + std::string(stepped ? "rows_" : rows) + ";");
+        w.line("long long rest_ = active_ ? row_ : 0;");
+        for (int d = a.rowRank; d-- > 0;) {
+            const std::string ext = "(long long)(" + emitExpr(a.domain[static_cast<std::size_t>(d)], base) + ")";
+            if (d > 0) {
+                w.line("const int r" + str(d) + "_ = (int)(rest_ % " + ext + ");");
+                w.line("rest_ /= " + ext + ";");
+            } else {
+                w.line("const int r0_ = (int)rest_;");
+            }
         }
-    }
-    w.line("(void)rest_;");
-    w.line("const int cols_ = " + emitExpr(a.domain.back(), base) + ";");
-    if (p.cluster > 1) {
-        w.line("const int span_ = cols_ / " + str(p.cluster) + ";");
-        w.line("const int begin_ = (int)cluster_.block_rank() * span_;");
-        w.line("const int end_ = begin_ + span_;");
+        w.line("(void)rest_;");
+    };
+    auto columnRange = [&] {
+        w.line("const int cols_ = " + emitExpr(a.domain.back(), base) + ";");
+        if (p.cluster > 1) {
+            w.line("const int span_ = cols_ / " + str(p.cluster) + ";");
+            w.line("const int begin_ = (int)cluster_.block_rank() * span_;");
+            w.line("const int end_ = begin_ + span_;");
+        } else {
+            w.line("const int begin_ = 0;");
+            w.line("const int end_ = cols_;");
+        }
+    };
+    if (!stepped) {
+        w.line("const long long row_ = (long long)(blockIdx.x / " + str(p.cluster) + ") * " + str(p.rpb) + " + sub_;");
+        rowVariables();
+        columnRange();
+        w.line("const long long rowBase_ = row_ * (long long)cols_;");
     } else {
-        w.line("const int begin_ = 0;");
-        w.line("const int end_ = cols_;");
+        w.line("const long long rows_ = " + rows + ";");
+        w.line("const long long first_ = (long long)(blockIdx.x / " + str(p.cluster) + ") * " + str(p.rpb * p.steps) +
+               " + sub_;");
+        columnRange();
     }
-    w.line("const long long rowBase_ = row_ * (long long)cols_;");
 
     const std::string vecType = p.vec == 4 ? "float4" : "float2";
     const char *lanes[] = {"x", "y", "z", "w"};
-    auto loadVector = [&](const std::string &name, const std::string &dst, const std::string &dstBase, ir::DType t) {
+    auto loadVector = [&](const std::string &name, const std::string &dst, const std::string &dstBase, ir::DType t,
+                          const std::string &rowBase = "rowBase_") {
         if (vectorLoads && t == ir::DType::F32) {
-            w.line("const " + vecType + " ld_ = *reinterpret_cast<const " + vecType + " *>(" + name +
-                   " + rowBase_ + c0_);");
+            w.line("const " + vecType + " ld_ = *reinterpret_cast<const " + vecType + " *>(" + name + " + " + rowBase +
+                   " + c0_);");
             for (int q = 0; q < p.vec; ++q)
                 w.line(dst + "[" + dstBase + str(q) + "] = ld_." + lanes[q] + ";");
         } else {
             for (int q = 0; q < p.vec; ++q)
-                w.line(dst + "[" + dstBase + str(q) + "] = " + name + "[rowBase_ + c0_ + " + str(q) + "];");
+                w.line(dst + "[" + dstBase + str(q) + "] = " + name + "[" + rowBase + " + c0_ + " + str(q) + "];");
         }
+    };
+    // Every load of a thread's cached elements of one row, issued together before any use.
+    auto loadRow = [&](const std::string &prefix, const std::string &guard, const std::string &rowBase) {
+        w.line("#pragma unroll");
+        w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
+        w.line("const int c0_ = begin_ + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ";");
+        w.open("if (" + guard + " && c0_ < end_)");
+        for (ir::TensorId id : a.rowInputs) {
+            const ir::Tensor *t = ctx.graph.tensor(id);
+            w.open("");
+            loadVector(cIdentifier(t->name), prefix + cIdentifier(t->name) + "_", "it_ * " + str(p.vec) + " + ", t->dtype,
+                       rowBase);
+            w.close();
+        }
+        w.close();
+        w.close();
     };
     // Cached rows: each thread's elements of every row input, loaded once.
     if (p.cache) {
@@ -123,25 +208,52 @@ KernelCode generateRowKernel(const GenContext &ctx)
             const ir::Tensor *t = ctx.graph.tensor(id);
             w.line(std::string(ir::cudaTypeName(t->dtype)) + " x_" + cIdentifier(t->name) + "_[" + str(p.items * p.vec) +
                    "];");
+            if (prefetch)
+                w.line(std::string(ir::cudaTypeName(t->dtype)) + " n_" + cIdentifier(t->name) + "_[" +
+                       str(p.items * p.vec) + "]; // the next row's elements");
         }
         if (!a.rowInputs.empty()) {
-            w.line("#pragma unroll");
-            w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
-            w.line("const int c0_ = begin_ + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ";");
-            w.open("if (active_ && c0_ < end_)");
-            for (ir::TensorId id : a.rowInputs) {
-                const ir::Tensor *t = ctx.graph.tensor(id);
-                w.open("");
-                loadVector(cIdentifier(t->name), "x_" + cIdentifier(t->name) + "_", "it_ * " + str(p.vec) + " + ", t->dtype);
-                w.close();
-            }
-            w.close();
-            w.close();
+            if (prefetch)
+                loadRow("x_", "first_ < rows_", "first_ * (long long)cols_");
+            else if (!stepped)
+                loadRow("x_", "active_", "rowBase_");
+        }
+    }
+    if (stepped) {
+        w.line("#pragma unroll 1");
+        w.open("for (int step_ = 0; step_ < " + str(p.steps) + "; ++step_)");
+        w.line("const long long row_ = first_ + (long long)step_ * " + str(p.rpb) + ";");
+        rowVariables();
+        w.line("const long long rowBase_ = row_ * (long long)cols_;");
+        if (prefetch) {
+            w.comment("Prefetch: the next row's loads are in flight during this row's reductions and stores.");
+            w.line("const long long next_ = row_ + " + str(p.rpb) + ";");
+            loadRow("n_", "step_ + 1 < " + str(p.steps) + " && next_ < rows_", "next_ * (long long)cols_");
+        } else if (p.cache && !a.rowInputs.empty()) {
+            loadRow("x_", "active_", "rowBase_");
         }
     }
 
+    // Per-column vectors (gamma[j], w[j]: 1-D, one element per column) read at the column: one
+    // vector load per thread and vector, issued at the first use in the pass.
+    std::set<ir::TensorId> columnLoaded;
+    auto columnRead = [&](const Expr &r, const ExprScope &scope, int q) -> std::optional<std::string> {
+        const ir::Tensor &t = *ctx.graph.tensor(r.tensor().id);
+        if (!vectorLoads || t.dtype != ir::DType::F32 || t.shape.rank() != 1 || r.operands().size() != 1 ||
+            !t.shape[0].equals(a.domain.back()))
+            return std::nullopt;
+        if (stripParens(emitExpr(r.operands()[0], scope)) != "c0_ + " + str(q))
+            return std::nullopt;
+        const std::string name = cIdentifier(t.name);
+        if (columnLoaded.insert(t.id).second)
+            w.line("const " + vecType + " v_" + name + "_ = *reinterpret_cast<const " + vecType + " *>(" + name +
+                   " + c0_);");
+        return "v_" + name + "_." + lanes[q];
+    };
+
     // The element loop shared by every pass; `body(q)` writes the work for element c0_ + q.
     auto elementLoop = [&](const std::function<void(int)> &body, const std::function<void()> &after = {}) {
+        columnLoaded.clear();
         if (p.cache) {
             w.line("#pragma unroll");
             w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
@@ -183,7 +295,9 @@ KernelCode generateRowKernel(const GenContext &ctx)
             if (std::find(a.rowInputs.begin(), a.rowInputs.end(), id) != a.rowInputs.end())
                 return "x_" + cIdentifier(r.tensor().name) + "_[" + (p.cache ? "it_ * " + str(p.vec) + " + " : "") +
                        str(q) + "]";
-            return inlineLocalRead(ctx, r, scope);
+            if (auto local = inlineLocalRead(ctx, r, scope))
+                return local;
+            return columnRead(r, scope, q);
         };
         return s;
     };
@@ -192,23 +306,27 @@ KernelCode generateRowKernel(const GenContext &ctx)
         const ir::ComputeOp &op = *rowOps[ri];
         const ir::ReduceKind kind = op.reduction->kind;
         const std::string name = cIdentifier(op.output.name);
-        w.line(acc + " p_" + name + "_ = " + reductionIdentityLiteral(kind, accType) + ";");
+        const std::optional<Expr> divisor = invariantDivisor(op);
+        const std::string red = "red_" + slot + "[" + str(ri) + "]";
+        w.line(acc + " p_" + name + "_ = " + reductionIdentityLiteral(kind, accType) + ";" +
+               (divisor ? " // sum of the numerators; divided once per row below" : ""));
         elementLoop([&](int q) {
             ExprScope s = withLocals(elementScope(op, q), q);
-            w.line("p_" + name + "_ = " + combine(kind, accType, "p_" + name + "_", emitExpr(op.body, s)) + ";");
+            w.line("p_" + name + "_ = " +
+                   combine(kind, accType, "p_" + name + "_", emitExpr(divisor ? op.body.operand(0) : op.body, s)) + ";");
         });
         const std::string pv = "p_" + name + "_";
         if (p.sharedReduce) {
-            w.line("red_[" + str(ri) + "][sub_][lane_] = " + pv + ";");
+            w.line(red + "[sub_][lane_] = " + pv + ";");
             w.line("__syncthreads();");
             w.line("#pragma unroll");
             w.open("for (int s_ = " + str(p.tpr / 2) + "; s_ > 0; s_ >>= 1)");
             w.line("if (lane_ < s_)");
-            w.line("    red_[" + str(ri) + "][sub_][lane_] = " +
-                   combine(kind, accType, "red_[" + str(ri) + "][sub_][lane_]", "red_[" + str(ri) + "][sub_][lane_ + s_]") + ";");
+            w.line("    " + red + "[sub_][lane_] = " + combine(kind, accType, red + "[sub_][lane_]", red + "[sub_][lane_ + s_]") +
+                   ";");
             w.line("__syncthreads();");
             w.close();
-            w.line(pv + " = red_[" + str(ri) + "][sub_][0];");
+            w.line(pv + " = " + red + "[sub_][0];");
         } else {
             w.line("#pragma unroll");
             w.open("for (int off_ = " + str(std::min(p.tpr, 32) / 2) + "; off_ > 0; off_ >>= 1)");
@@ -216,30 +334,40 @@ KernelCode generateRowKernel(const GenContext &ctx)
             w.close();
             if (p.warpsPerRow() > 1) {
                 w.line("if ((lane_ & 31) == 0)");
-                w.line("    red_[" + str(ri) + "][sub_][lane_ >> 5] = " + pv + ";");
+                w.line("    " + red + "[sub_][lane_ >> 5] = " + pv + ";");
                 w.line("__syncthreads();");
-                w.line(pv + " = red_[" + str(ri) + "][sub_][0];");
+                w.line(pv + " = " + red + "[sub_][0];");
                 w.line("#pragma unroll");
                 w.open("for (int w_ = 1; w_ < " + str(p.warpsPerRow()) + "; ++w_)");
-                w.line(pv + " = " + combine(kind, accType, pv, "red_[" + str(ri) + "][sub_][w_]") + ";");
+                w.line(pv + " = " + combine(kind, accType, pv, red + "[sub_][w_]") + ";");
                 w.close();
             }
         }
         if (p.cluster > 1) {
+            const std::string part = "part_" + slot + "[" + str(ri) + "]";
             w.line("if (threadIdx.x == 0)");
-            w.line("    part_[" + str(ri) + "] = " + pv + ";");
+            w.line("    " + part + " = " + pv + ";");
             w.line("cluster_.sync();");
             w.line(pv + " = " + reductionIdentityLiteral(kind, accType) + ";");
             w.line("#pragma unroll");
             w.open("for (int b_ = 0; b_ < " + str(p.cluster) + "; ++b_)");
-            w.line(pv + " = " + combine(kind, accType, pv, "*cluster_.map_shared_rank(&part_[" + str(ri) + "], b_)") + ";");
+            w.line(pv + " = " + combine(kind, accType, pv, "*cluster_.map_shared_rank(&" + part + ", b_)") + ";");
             w.close();
+            if (ri + 1 == rowOps.size()) {
+                // The last read of another block's shared memory: arrive now, wait only before
+                // exiting, so that the stores below do not wait for the slowest block.
+                const std::string arrive = "cluster_.barrier_arrive(); // the last read of the other blocks' part_";
+                if (stepped)
+                    w.line("if (step_ == " + str(p.steps - 1) + ")");
+                w.line(stepped ? "    " + arrive : arrive);
+            }
         }
         ExprScope rowScope = base;
         for (int d = 0; d < a.rowRank; ++d)
             rowScope.vars[op.domain[static_cast<std::size_t>(d)].name] = "r" + str(d) + "_";
+        const std::string total = divisor ? "(" + pv + " / " + emitExpr(*divisor, rowScope) + ")" : pv;
         const std::string value =
-            op.reduction->init.defined() ? combine(kind, accType, emitExpr(op.reduction->init, rowScope), pv) : pv;
+            op.reduction->init.defined() ? combine(kind, accType, emitExpr(op.reduction->init, rowScope), total) : total;
         w.line("const " + acc + " s_" + name + "_ = " + value + ";");
         if (a.isStored(op.output.id)) {
             std::vector<std::string> idx;
@@ -298,8 +426,22 @@ KernelCode generateRowKernel(const GenContext &ctx)
                 }
             });
     }
-    if (p.cluster > 1)
-        w.line("cluster_.sync(); // keep this block's partial results alive until every block has read them");
+    if (prefetch) {
+        w.comment("The next row becomes this row.");
+        for (ir::TensorId id : a.rowInputs) {
+            const std::string name = cIdentifier(ctx.graph.tensor(id)->name);
+            w.line("#pragma unroll");
+            w.line("for (int e_ = 0; e_ < " + str(p.items * p.vec) + "; ++e_)");
+            w.line("    x_" + name + "_[e_] = n_" + name + "_[e_];");
+        }
+    }
+    if (stepped)
+        w.close();
+    if (p.cluster > 1) {
+        if (rowOps.empty())
+            w.line("cluster_.barrier_arrive();");
+        w.line("cluster_.barrier_wait(); // keep this block's partial results alive until every block has read them");
+    }
     w.close();
     k.source = w.str();
 
@@ -307,7 +449,7 @@ KernelCode generateRowKernel(const GenContext &ctx)
     for (int d = 0; d < a.rowRank; ++d)
         rowsExpr = rowsExpr.isIntConst(1) ? a.domain[static_cast<std::size_t>(d)]
                                           : rowsExpr * a.domain[static_cast<std::size_t>(d)];
-    Expr blocks = ceilDivExpr(rowsExpr, p.rpb);
+    Expr blocks = ceilDivExpr(rowsExpr, p.rpb * p.steps);
     k.grid = {p.cluster > 1 ? blocks * p.cluster : blocks, Expr(1), Expr(1)};
     return k;
 }

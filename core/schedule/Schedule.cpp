@@ -96,6 +96,10 @@ std::vector<DecisionDef> rowDefs()
          "thread blocks of a cluster sharing one long row through distributed shared memory (sm_90; 16 is "
          "non-portable)",
          {1, 2, 4, 8, 16}, {}, 1},
+        {"row_steps", C::ParallelMapping,
+         "rows each block (or cluster) handles one after another; > 1 loads the next row into registers while "
+         "the current one is reduced and stored",
+         {1, 2, 4, 8, 16}, {}, 1},
         {"vector", C::MemoryAccess, "elements per global load and store (1, 2 or 4)", {1, 2, 4}, {}, 4},
         {"cache", C::MemoryAccess, "keep the row in registers between passes, or re-read it from memory",
          {0, 1}, {"none", "registers"}, 1},

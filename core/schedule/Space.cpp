@@ -126,6 +126,13 @@ int rowItems(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
     return static_cast<int>(std::max<std::int64_t>(1, ceilDiv(std::max<std::int64_t>(C, 1), perPass)));
 }
 
+/// Registers per thread for cached row data: the row's elements, twice with row_steps > 1 (the
+/// next row's elements load while this row is used).
+int rowRegisters(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
+{
+    return rowItems(a, g, p) * g.value("vector") * cachedArrays(a) * (g.value("row_steps") > 1 ? 2 : 1);
+}
+
 void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
 {
     const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block"), vec = g.value("vector"),
@@ -154,13 +161,27 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                                       " elements do not split evenly into " + std::to_string(cluster) +
                                                       " parts of whole vectors"});
     }
+    const int steps = g.value("row_steps");
+    if (steps > 1) {
+        if (g.value("cache") != 1)
+            out.push_back({{"row_steps", "cache"}, kv("row_steps", steps) +
+                                                       " prefetches the next row into registers: it needs cache=registers"});
+        std::int64_t rows = 1;
+        for (int i = 0; i < a.rowRank; ++i)
+            rows *= eval(a.domain[static_cast<std::size_t>(i)], p);
+        if (rows < std::int64_t(rpb) * steps)
+            out.push_back({{"row_steps", "rows_per_block"},
+                           kv("row_steps", steps) + ": " + std::to_string(rows) + " rows are fewer than rows_per_block x row_steps = " +
+                               std::to_string(rpb * steps) + " rows per block"});
+    }
     if (g.value("cache") == 1) {
         // What is left for data once the block's threads share the SM's registers (~24 for the rest).
         const int budget = std::min(64, p.arch.registersPerSm / std::max(tpr * rpb, 1) - 24);
-        const int regs = rowItems(a, g, p) * vec * cachedArrays(a);
+        const int regs = rowRegisters(a, g, p);
         if (regs > budget)
-            out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster"},
-                           "keeping the row in registers needs " + std::to_string(regs) + " registers per thread for data; " +
+            out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster", "row_steps"},
+                           "keeping the row in registers needs " + std::to_string(regs) + " registers per thread for data" +
+                               (steps > 1 ? " (this row and the next, row_steps > 1)" : "") + "; " +
                                std::to_string(tpr * rpb) + " threads per block leave " + std::to_string(budget) +
                                ": use more threads, a cluster or cache=none"});
     }
@@ -250,9 +271,10 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
         int rowOps = 0;
         for (const auto *op : a.ops)
             rowOps += op->reduction ? 1 : 0;
-        r.sharedBytes = rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0);
-        r.estimatedRegisters = 24 + (g.value("cache") ? rowItems(a, g, p) * g.value("vector") * cachedArrays(a) : 8);
-        r.blocks = ceilDiv(rows, rpb) * g.value("cluster");
+        const int parity = g.value("row_steps") > 1 ? 2 : 1; // shared slots alternate between row steps
+        r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0));
+        r.estimatedRegisters = 24 + (g.value("cache") ? rowRegisters(a, g, p) : 8);
+        r.blocks = ceilDiv(rows, std::int64_t(rpb) * g.value("row_steps")) * g.value("cluster");
         break;
     }
     case Strategy::Elementwise:

@@ -6,6 +6,7 @@
 #include "core/ir/Programs.h"
 #include "core/schedule/Space.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -51,11 +52,34 @@ inline std::vector<schedule::Schedule> sampleSchedules(const schedule::Problem &
             continue;
         auto legal = schedule::enumerateLegal(*analysis, g, problem);
         const std::size_t step = std::max<std::size_t>(1, legal.size() / std::max<std::size_t>(count, 1));
+        std::vector<schedule::KernelGroup> picked;
         for (std::size_t i = 0; i < legal.size() && out.size() < count + 1; i += step) {
             schedule::Schedule s = *base;
             s.groups[gi] = legal[i];
+            picked.push_back(legal[i]);
             out.push_back(std::move(s));
         }
+        // Every legal value of every decision at least once (the even spread can step over the
+        // values of a decision that varies fastest, e.g. row_steps): the first legal schedule with
+        // the value and the last (the other decisions at their largest legal values).
+        for (const auto &d : schedule::decisionDefs(g.strategy))
+            for (int v : d.candidates) {
+                auto has = [&](const schedule::KernelGroup &k) { return k.value(d.key) == v; };
+                if (std::any_of(picked.begin(), picked.end(), has))
+                    continue;
+                auto first = std::find_if(legal.begin(), legal.end(), has);
+                if (first == legal.end())
+                    continue;
+                auto last = std::find_if(legal.rbegin(), legal.rend(), has);
+                for (const schedule::KernelGroup *k : {&*first, &*last}) {
+                    if (k != &*first && *k == *first)
+                        continue;
+                    schedule::Schedule s = *base;
+                    s.groups[gi] = *k;
+                    picked.push_back(*k);
+                    out.push_back(std::move(s));
+                }
+            }
     }
     return out;
 }

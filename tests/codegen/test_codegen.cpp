@@ -225,3 +225,52 @@ TEST(Codegen, GenericStrategyHandlesEveryCanonicalOp)
         ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
     }
 }
+
+TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)
+{
+    // 256 rows of 262144: too few rows for the SMs, so a cluster of 16 blocks shares each row and
+    // walks 4 rows in turn, loading the next one while this one is reduced and stored.
+    const Case c{"softmax_rows", ir::makeSoftmaxRows(), {{"M", 256}, {"N", 262144}}};
+    auto problem = problemFor(c);
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    auto &g = s->groups.front();
+    g.set("threads_per_row", 512);
+    g.set("rows_per_block", 1);
+    g.set("cluster", 16);
+    g.set("vector", 4);
+    g.set("cache", 1);
+    g.set("row_steps", 4);
+    ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok());
+    auto p = codegen::generateProgram(problem, *s);
+    ASSERT_TRUE(p.ok()) << p.error().toString();
+    EXPECT_NE(p->source.find("float n_X_[32]; // the next row's elements"), std::string::npos) << p->source;
+    EXPECT_NE(p->source.find("for (int step_ = 0; step_ < 4; ++step_)"), std::string::npos);
+    EXPECT_NE(p->source.find("part_[step_ & 1][0]"), std::string::npos) << "partials alternate between row steps";
+    EXPECT_NE(p->source.find("cluster_.barrier_wait();"), std::string::npos);
+    auto plan = codegen::toLaunchPlan(*p, c.graph, c.sizes);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_EQ(plan->launches.front().config.gridX, 256u / 4 * 16);
+    auto compiled = compileProgram(*p, "sm_90");
+    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    const auto *k = compiled->kernel(g.name);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->spillStoreBytes, 0) << "the row and the next row stay in registers";
+    EXPECT_EQ(k->localBytes, 0);
+
+    // Refused with reasons: without the register cache there is nothing to prefetch into, and
+    // with 1024 threads per row two rows of elements do not fit the registers.
+    auto a = schedule::analyzeGroup(c.graph, g.ops, g.strategy);
+    ASSERT_TRUE(a.ok());
+    g.set("cache", 0);
+    auto noCache = schedule::checkGroup(*a, g, problem);
+    ASSERT_FALSE(noCache.empty());
+    EXPECT_NE(noCache.front().message.find("row_steps=4 prefetches the next row into registers"), std::string::npos)
+        << noCache.front().message;
+    g.set("cache", 1);
+    g.set("threads_per_row", 1024);
+    g.set("cluster", 8);
+    auto tooBig = schedule::checkGroup(*a, g, problem);
+    ASSERT_FALSE(tooBig.empty());
+    EXPECT_NE(tooBig.front().message.find("this row and the next"), std::string::npos) << tooBig.front().message;
+}
