@@ -44,6 +44,7 @@ struct RunOptions {
     bool remeasure = false;    ///< ignore the measurement cache (the new result is still stored)
     bool noCache = false;      ///< neither read nor write the cache
     bool profile = false;      ///< add a CUPTI-traced run even if the plan does not ask for one
+    bool metrics = false;      ///< add a run under hardware counters (CUPTI range profiling)
     int device = 0;
 };
 /// Compiles the plan's CUDA source for the local GPU and runs, verifies, times and profiles it in

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 namespace stitch::cli {
 
@@ -77,6 +78,47 @@ Result<runner::ModelEstimate> estimateFromModel(const runner::PlanFile::Model &m
     return runner::ModelEstimate{*ms, "the StitchCUDA performance model for " + arch + " (not calibrated; no GPU here)"};
 }
 
+/// One cell of the metrics table: the value scaled and formatted, "-" when the chip lacked it.
+std::string cell(const std::map<std::string, double> &values, const char *name, double scale, const char *format)
+{
+    auto it = values.find(name);
+    if (it == values.end() || it->second != it->second)
+        return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, format, it->second * scale);
+    return buf;
+}
+
+void printMetrics(const runner::MetricsReport &m)
+{
+    if (!m.available) {
+        std::printf("metrics  unavailable: %s\n", m.message.c_str());
+        return;
+    }
+    std::printf("metrics  %zu kernel launch%s on %s (CUPTI range profiling, %d replay pass%s per kernel)%s%s\n", m.kernels.size(),
+                m.kernels.size() == 1 ? "" : "es", m.chip.c_str(), m.passes, m.passes == 1 ? "" : "es",
+                m.message.empty() ? "" : ": ", m.message.c_str());
+    std::printf("  %-24s %9s %6s %6s %10s %10s %6s %8s %8s %7s %10s %9s\n", "kernel #launch", "time [us]", "occ %", "SM %",
+                "DRAM rd MB", "DRAM wr MB", "DRAM %", "ld sect", "st sect", "branch", "smem bank", "inst [M]");
+    std::printf("  %-24s %9s %6s %6s %10s %10s %6s %8s %8s %7s %10s %9s\n", "", "", "", "", "", "", "", "/req", "/req", "eff %",
+                "conflicts", "");
+    for (const auto &k : m.kernels) {
+        const auto &v = k.values;
+        const auto &d = k.derived;
+        const std::string label = k.name + " #" + std::to_string(k.launch);
+        std::printf("  %-24s %9s %6s %6s %10s %10s %6s %8s %8s %7s %10s %9s\n", label.c_str(),
+                    cell(v, "gpu__time_duration.sum", 1e-3, "%.2f").c_str(),
+                    cell(v, "sm__warps_active.avg.pct_of_peak_sustained_active", 1, "%.1f").c_str(),
+                    cell(v, "sm__throughput.avg.pct_of_peak_sustained_elapsed", 1, "%.1f").c_str(),
+                    cell(v, "dram__bytes_read.sum", 1e-6, "%.3f").c_str(), cell(v, "dram__bytes_write.sum", 1e-6, "%.3f").c_str(),
+                    cell(v, "dram__throughput.avg.pct_of_peak_sustained_elapsed", 1, "%.1f").c_str(),
+                    cell(d, "globalLoadSectorsPerRequest", 1, "%.2f").c_str(), cell(d, "globalStoreSectorsPerRequest", 1, "%.2f").c_str(),
+                    cell(v, "smsp__sass_average_branch_targets_threads_uniform.pct", 1, "%.1f").c_str(),
+                    cell(d, "sharedBankConflicts", 1, "%.0f").c_str(), cell(v, "smsp__inst_executed.sum", 1e-6, "%.3f").c_str());
+    }
+    std::printf("  (every metric and derived figure: --json; their meaning: docs/RUNNER.md)\n");
+}
+
 void printText(const runner::JobResult &r, const RunOptions &options)
 {
     if (r.estimated) {
@@ -139,6 +181,8 @@ void printText(const runner::JobResult &r, const RunOptions &options)
                             k.staticSharedBytes, k.dynamicSharedBytes, dims(k.grid).c_str(), dims(k.block).c_str());
         }
     }
+    if (r.metrics)
+        printMetrics(*r.metrics);
     std::printf("cache    %s (program %s)\n", r.fromCache ? ("hit, measured " + r.measuredAt).c_str() : "measured now",
                 r.programHash.substr(0, 16).c_str());
 }
@@ -155,6 +199,8 @@ int runRun(const RunOptions &options)
         return fail(options, plan.error(), 1);
     if (options.profile)
         plan->measure.profile = true;
+    if (options.metrics)
+        plan->measure.metrics = true;
 
     std::vector<std::string> warnings;
     std::unique_ptr<storage::MeasurementStore> store;

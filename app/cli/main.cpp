@@ -46,6 +46,9 @@ int main(int argc, char **argv)
     runCmd->add_flag("--remeasure", run.remeasure, "Measure again even if the cache has this program");
     runCmd->add_flag("--no-cache", run.noCache, "Neither read nor write the measurement cache");
     runCmd->add_flag("--profile", run.profile, "Add a CUPTI-traced run (per-kernel time, registers, shared memory)");
+    runCmd->add_flag("--metrics", run.metrics,
+                     "Add a run under hardware counters (occupancy, DRAM traffic, sectors per request, branch efficiency, "
+                     "bank conflicts, instruction mix; docs/RUNNER.md)");
     runCmd->add_option("--device", run.device, "GPU ordinal")->capture_default_str()->check(CLI::NonNegativeNumber);
 
     stitch::cli::GenerateOptions generate;
