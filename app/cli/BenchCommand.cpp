@@ -132,16 +132,22 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
         for (int tpr : {32, 64, 128, 256, 512, 1024})
             for (int rpb : {1, 2, 4, 8})
                 for (int cluster : {1, 2, 4, 8, 16})
-                    for (int cache : {1, 0}) {
-                        schedule::KernelGroup g = g0;
-                        g.set("threads_per_row", tpr);
-                        g.set("rows_per_block", rpb);
-                        g.set("cluster", cluster);
-                        g.set("cache", cache);
-                        g.set("reduce", 0);
-                        bestVector(g);
-                        add(g);
-                    }
+                    for (int cache : {1, 0})
+                        for (int steps : {1, 2, 4, 8, 16}) {
+                            // row_steps > 1 (prefetch of the next row) needs the register cache;
+                            // without clusters only 2 is tried (not with --quick).
+                            if (steps > 1 && (cache == 0 || (cluster == 1 && (quick || steps > 2))))
+                                continue;
+                            schedule::KernelGroup g = g0;
+                            g.set("threads_per_row", tpr);
+                            g.set("rows_per_block", rpb);
+                            g.set("cluster", cluster);
+                            g.set("cache", cache);
+                            g.set("row_steps", steps);
+                            g.set("reduce", 0);
+                            bestVector(g);
+                            add(g);
+                        }
         break;
     case schedule::Strategy::Elementwise:
         for (int threads : {128, 256, 512, 1024})
