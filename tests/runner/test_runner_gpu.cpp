@@ -1,7 +1,9 @@
 // GPU tests of the runner (label gpu): planted faulty kernels each come back as the right typed
 // error and the next job succeeds on a fresh worker; correct kernels verify against the CPU
 // interpreter and against the original program; timing twice agrees within the reported spread;
-// CUPTI reports every kernel. They skip where the worker reports no GPU.
+// CUPTI reports every kernel; hardware metrics tell coalesced from strided loads, conflicting from
+// conflict-free shared memory and divergent from uniform branches. They skip where the worker
+// reports no GPU.
 #include "core/cuda/NvrtcCompiler.h"
 #include "core/runner/PlanFile.h"
 #include "core/runner/Runner.h"
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace stitch;
@@ -49,6 +52,33 @@ extern "C" __global__ void atomic_sum(const int *a, int *out, int n)
 { int i = IDX; if (i < n) atomicAdd(out, a[i]); }
 )";
 
+// Kernels whose hardware counters are known in advance (RunnerGpu.Metrics*).
+const char *kMetricKernels = R"(
+#define IDX (blockIdx.x * blockDim.x + threadIdx.x)
+// Each warp loads 32 consecutive floats: 128 bytes, 4 sectors per request.
+extern "C" __global__ void m_copy(const float *in, float *out, int n)
+{ int i = IDX; if (i < n) out[i] = in[i]; }
+// Lane i loads in[32 i]: every lane its own 32-byte sector, 32 sectors per request.
+extern "C" __global__ void m_stride(const float *in, float *out, int n)
+{ int i = IDX; if (i < n) out[i] = in[(long long)i * 32]; }
+// One warp per block. Each lane reads its neighbour's element, so the compiler cannot forward the
+// store to the load. s[32 t] puts all 32 lanes on bank 0: 32-way conflicts; s[t] has none.
+extern "C" __global__ void m_smem_conflict(const float *in, float *out, int n)
+{ __shared__ float s[32 * 32]; int t = threadIdx.x, i = blockIdx.x * 32 + t;
+  s[t * 32] = in[i]; __syncwarp(); out[i] = s[((t + 1) & 31) * 32]; }
+extern "C" __global__ void m_smem_free(const float *in, float *out, int n)
+{ __shared__ float s[32 * 32]; int t = threadIdx.x, i = blockIdx.x * 32 + t;
+  s[t] = in[i]; __syncwarp(); out[i] = s[(t + 1) & 31]; }
+// A loop whose trip count is the lane index: at every iteration one lane leaves, so the loop's
+// branch splits the warp. In m_uniform the count is the block's, the same for every lane.
+extern "C" __global__ void m_divergent(const float *in, float *out, int n)
+{ int i = IDX; float v = in[i]; int iters = threadIdx.x & 31;
+  for (int k = 0; k < iters; ++k) v = v * 1.0001f + 0.5f; out[i] = v; }
+extern "C" __global__ void m_uniform(const float *in, float *out, int n)
+{ int i = IDX; float v = in[i]; int iters = blockIdx.x & 31;
+  for (int k = 0; k < iters; ++k) v = v * 1.0001f + 0.5f; out[i] = v; }
+)";
+
 class RunnerGpu : public ::testing::Test {
 protected:
     static void SetUpTestSuite()
@@ -66,6 +96,10 @@ protected:
         auto compiled = cuda::compile(kKernels, co);
         ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
         s_module = compiled->cubin;
+        co.fileName = "metric_kernels.cu";
+        auto metricKernels = cuda::compile(kMetricKernels, co);
+        ASSERT_TRUE(metricKernels.ok()) << metricKernels.error().toString();
+        s_metricModule = metricKernels->cubin;
     }
     static void TearDownTestSuite()
     {
@@ -110,6 +144,7 @@ protected:
     static inline std::string s_skipReason;
     static inline std::string s_arch;
     static inline std::vector<char> s_module;
+    static inline std::vector<char> s_metricModule;
     static inline std::uint64_t s_nextId = 1;
 };
 
@@ -304,4 +339,146 @@ TEST_F(RunnerGpu, CuptiReportsEveryKernel)
         EXPECT_EQ(k.block[0], 256u);
         EXPECT_EQ(k.grid[0], j.plan.launches[0].config.gridX);
     }
+}
+
+namespace {
+
+/// in (inCount floats, random) -> out (n floats): each kernel one launch of n threads in blocks of
+/// `block`, hardware metrics on, nothing verified or timed.
+Job metricJob(const std::vector<char> &module, const std::vector<std::string> &kernels, std::uint64_t n,
+              std::uint64_t inCount, unsigned block = 256)
+{
+    Job j;
+    j.module = module;
+    j.plan.buffers = {BufferSpec{"in", ir::DType::F32, inCount, {}, BufferRole::Input, {}},
+                      BufferSpec{"out", ir::DType::F32, n, {}, BufferRole::Output, {}}};
+    for (const auto &k : kernels) {
+        KernelLaunch l;
+        l.kernel = k;
+        l.config.blockX = block;
+        l.config.gridX = static_cast<unsigned>((n + block - 1) / block);
+        l.args = {KernelArg::buffer("in"), KernelArg::buffer("out"), KernelArg::scalar(ir::DType::I32, static_cast<std::int64_t>(n))};
+        j.plan.launches.push_back(l);
+    }
+    j.measure.verify = false;
+    j.measure.time = false;
+    j.measure.metrics = true;
+    return j;
+}
+
+double metric(const KernelMetrics &k, const std::string &name)
+{
+    if (auto it = k.values.find(name); it != k.values.end())
+        return it->second;
+    if (auto it = k.derived.find(name); it != k.derived.end())
+        return it->second;
+    ADD_FAILURE() << k.name << " #" << k.launch << " has no " << name;
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+void printMetrics(const MetricsReport &m)
+{
+    std::cout << "  chip " << m.chip << ", " << m.passes << " passes" << (m.message.empty() ? "" : ", ") << m.message << "\n";
+    for (const auto &k : m.kernels) {
+        std::cout << "  " << k.name << " #" << k.launch << " (range '" << k.range << "')\n";
+        for (const auto &[name, value] : k.values)
+            std::cout << "    " << name << " = " << value << "\n";
+        for (const auto &[name, value] : k.derived)
+            std::cout << "    [" << name << "] = " << value << "\n";
+    }
+}
+
+/// The job's metrics, available, with one entry per launch named by kernel and launch index.
+const MetricsReport &expectMetrics(const Result<JobResult> &r, const Job &j)
+{
+    static const MetricsReport none;
+    EXPECT_TRUE(r.ok()) << r.error().toString();
+    if (!r.ok() || !r->metrics) {
+        ADD_FAILURE() << "no metrics in the result";
+        return none;
+    }
+    const MetricsReport &m = *r->metrics;
+    printMetrics(m);
+    EXPECT_TRUE(m.available) << m.message;
+    EXPECT_TRUE(m.dropped.empty()) << m.message;
+    EXPECT_GE(m.passes, 1);
+    EXPECT_EQ(m.kernels.size(), j.plan.launches.size()) << m.message;
+    for (std::size_t i = 0; i < std::min(m.kernels.size(), j.plan.launches.size()); ++i) {
+        EXPECT_EQ(m.kernels[i].name, j.plan.launches[i].kernel);
+        EXPECT_EQ(m.kernels[i].launch, static_cast<int>(i));
+    }
+    return m;
+}
+
+} // namespace
+
+TEST_F(RunnerGpu, MetricsOfACoalescedCopy)
+{
+    // 256 MiB each way, five times the H200's L2, so the reads come from DRAM whatever is cached.
+    const std::uint64_t n = std::uint64_t{1} << 26;
+    Job j = metricJob(s_metricModule, {"m_copy"}, n, n);
+    j.measure.time = true; // metrics come after timing and leave it intact
+    j.measure.repeats = 5;
+    auto r = submit(j);
+    const MetricsReport &m = expectMetrics(r, j);
+    if (m.kernels.size() != 1)
+        return;
+    ASSERT_TRUE(r->timing.has_value());
+    EXPECT_EQ(r->timing->samplesMs.size(), 5u);
+    const KernelMetrics &k = m.kernels[0];
+    const double bytes = static_cast<double>(n * 4);
+    EXPECT_NEAR(metric(k, "globalLoadSectorsPerRequest"), 4.0, 0.1);
+    EXPECT_NEAR(metric(k, "globalStoreSectorsPerRequest"), 4.0, 0.1);
+    EXPECT_NEAR(metric(k, "dram__bytes_read.sum"), bytes, 0.1 * bytes);
+    EXPECT_GT(metric(k, "dram__bytes_write.sum"), 0.5 * bytes);
+    EXPECT_GT(metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active"), 10.0);
+    EXPECT_LE(metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active"), 100.0);
+    EXPECT_GT(metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed"), 10.0);
+    EXPECT_GT(metric(k, "gpu__time_duration.sum"), 0.0);
+    EXPECT_GT(metric(k, "smsp__inst_executed.sum"), static_cast<double>(n / 32));
+    EXPECT_NEAR(metric(k, "smsp__sass_inst_executed_op_global_ld.sum"), static_cast<double>(n / 32), 0.01 * static_cast<double>(n / 32));
+}
+
+TEST_F(RunnerGpu, MetricsOfAStridedLoad)
+{
+    const std::uint64_t n = std::uint64_t{1} << 20;
+    Job j = metricJob(s_metricModule, {"m_stride"}, n, n * 32);
+    const MetricsReport &m = expectMetrics(submit(j), j);
+    if (m.kernels.size() != 1)
+        return;
+    EXPECT_NEAR(metric(m.kernels[0], "globalLoadSectorsPerRequest"), 32.0, 1.0);
+    EXPECT_NEAR(metric(m.kernels[0], "globalStoreSectorsPerRequest"), 4.0, 0.1);
+}
+
+TEST_F(RunnerGpu, MetricsOfSharedMemoryBankConflictsPerLaunch)
+{
+    // Two launches in one program: the ranges must land on the right launch.
+    const std::uint64_t n = std::uint64_t{1} << 20;
+    Job j = metricJob(s_metricModule, {"m_smem_free", "m_smem_conflict"}, n, n, 32);
+    const MetricsReport &m = expectMetrics(submit(j), j);
+    if (m.kernels.size() != 2)
+        return;
+    const double freeConflicts = metric(m.kernels[0], "sharedBankConflicts");
+    const double conflicts = metric(m.kernels[1], "sharedBankConflicts");
+    EXPECT_GT(metric(m.kernels[1], "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), 0.0);
+    EXPECT_GT(metric(m.kernels[1], "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"), 0.0);
+    EXPECT_GT(conflicts, static_cast<double>(n)) << "about 31 extra wavefronts per warp-wide access";
+    EXPECT_LE(freeConflicts, 0.01 * conflicts) << "the conflict-free layout shows about none";
+    EXPECT_GT(metric(m.kernels[1], "sharedLoadWavefrontsPerInstruction"), 8.0);
+    EXPECT_NEAR(metric(m.kernels[0], "sharedLoadWavefrontsPerInstruction"), 1.0, 0.1);
+}
+
+TEST_F(RunnerGpu, MetricsOfBranchEfficiency)
+{
+    const std::uint64_t n = std::uint64_t{1} << 20;
+    Job j = metricJob(s_metricModule, {"m_divergent", "m_uniform"}, n, n);
+    const MetricsReport &m = expectMetrics(submit(j), j);
+    if (m.kernels.size() != 2)
+        return;
+    const double divergent = metric(m.kernels[0], "smsp__sass_average_branch_targets_threads_uniform.pct");
+    const double uniform = metric(m.kernels[1], "smsp__sass_average_branch_targets_threads_uniform.pct");
+    EXPECT_LT(divergent, 90.0);
+    EXPECT_GT(uniform, 99.0);
+    EXPECT_LE(uniform, 100.0 + 1e-9);
+    EXPECT_GT(metric(m.kernels[1], "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"), 0.0);
 }
