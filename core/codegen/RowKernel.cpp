@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -61,6 +62,76 @@ std::optional<Expr> invariantDivisor(const ir::ComputeOp &op)
             if (v == rv.name)
                 return std::nullopt;
     return d;
+}
+
+/// The body with every float division by a value that is the same for the whole row
+/// (softmax's `/ rowSum[i]`) turned into a product with its reciprocal: the compiler computes
+/// `1 / rowSum` once per row instead of a correctly rounded division per element (the product
+/// is within 2 ulp of the quotient).
+Expr reciprocalDivisions(const Expr &e, const std::string &column)
+{
+    auto rebuilt = [&](std::vector<Expr> ops) {
+        bool same = true;
+        for (std::size_t i = 0; i < ops.size(); ++i)
+            same = same && ops[i].sameAs(e.operand(i));
+        return same ? std::optional<std::vector<Expr>>{} : std::optional<std::vector<Expr>>{std::move(ops)};
+    };
+    switch (e.kind()) {
+    case ir::ExprKind::Unary:
+        if (auto ops = rebuilt({reciprocalDivisions(e.operand(0), column)}))
+            return ir::unary(e.unaryOp(), (*ops)[0]);
+        return e;
+    case ir::ExprKind::Cast:
+        if (auto ops = rebuilt({reciprocalDivisions(e.operand(0), column)}))
+            return ir::cast(e.dtype(), (*ops)[0]);
+        return e;
+    case ir::ExprKind::Select:
+        if (auto ops = rebuilt({reciprocalDivisions(e.operand(0), column), reciprocalDivisions(e.operand(1), column),
+                                reciprocalDivisions(e.operand(2), column)}))
+            return ir::select((*ops)[0], (*ops)[1], (*ops)[2]);
+        return e;
+    case ir::ExprKind::Binary: {
+        const Expr lhs = reciprocalDivisions(e.operand(0), column), rhs = reciprocalDivisions(e.operand(1), column);
+        const ir::DType t = e.dtype();
+        if (e.binaryOp() == ir::BinaryOp::Div && (t == ir::DType::F32 || t == ir::DType::F64) && rhs.dtype() == t &&
+            !rhs.isConst() && !ir::collectReads(rhs).empty()) {
+            const auto vars = ir::collectIterVars(rhs);
+            if (std::find(vars.begin(), vars.end(), column) == vars.end())
+                return ir::binary(ir::BinaryOp::Mul, lhs, ir::binary(ir::BinaryOp::Div, ir::floatLiteralFor(rhs, 1.0), rhs));
+        }
+        if (lhs.sameAs(e.operand(0)) && rhs.sameAs(e.operand(1)))
+            return e;
+        return ir::binary(e.binaryOp(), lhs, rhs);
+    }
+    default: return e;
+    }
+}
+
+/// e with every subtree equal to `target` replaced by `with`.
+Expr replaceEqual(const Expr &e, const Expr &target, const Expr &with)
+{
+    if (e.equals(target))
+        return with;
+    switch (e.kind()) {
+    case ir::ExprKind::Unary: {
+        const Expr a = replaceEqual(e.operand(0), target, with);
+        return a.sameAs(e.operand(0)) ? e : ir::unary(e.unaryOp(), a);
+    }
+    case ir::ExprKind::Cast: {
+        const Expr a = replaceEqual(e.operand(0), target, with);
+        return a.sameAs(e.operand(0)) ? e : ir::cast(e.dtype(), a);
+    }
+    case ir::ExprKind::Select: {
+        const Expr c = replaceEqual(e.operand(0), target, with), a = replaceEqual(e.operand(1), target, with),
+                   b = replaceEqual(e.operand(2), target, with);
+        return c.sameAs(e.operand(0)) && a.sameAs(e.operand(1)) && b.sameAs(e.operand(2)) ? e : ir::select(c, a, b);
+    }
+    case ir::ExprKind::Binary: {
+        const Expr a = replaceEqual(e.operand(0), target, with), b = replaceEqual(e.operand(1), target, with);
+        return a.sameAs(e.operand(0)) && b.sameAs(e.operand(1)) ? e : ir::binary(e.binaryOp(), a, b);
+    }
+    default: return e;
+    }
 }
 
 } // namespace
@@ -302,6 +373,52 @@ KernelCode generateRowKernel(const GenContext &ctx)
         return s;
     };
 
+    // The element-wise ops whose results leave the kernel, with divisions by row values as
+    // products with the reciprocal.
+    std::vector<const ir::ComputeOp *> stored;
+    std::vector<Expr> storedBodies;
+    for (const auto *op : a.ops)
+        if (!op->reduction && a.isStored(op->output.id)) {
+            stored.push_back(op);
+            storedBodies.push_back(reciprocalDivisions(op->body, op->domain.back().name));
+        }
+    // The last reduction's per-element value (softmax: exp(X - rowMax)) reappearing in the stored
+    // ops: with the row cached and nothing after the last reduction reading the raw row, the
+    // last pass keeps each value in the cache in place of its element and the output pass reads
+    // it back instead of computing it again.
+    std::string summandCache;
+    if (p.cache && !rowOps.empty() && !stored.empty()) {
+        const ir::ComputeOp &last = *rowOps.back();
+        const std::optional<Expr> divisor = invariantDivisor(last);
+        const Expr summand = divisor ? last.body.operand(0) : last.body;
+        const Expr placeholder = ir::cast(summand.dtype(), ir::var("%summand"));
+        std::vector<Expr> replaced;
+        bool any = false;
+        for (std::size_t si = 0; si < stored.size(); ++si) {
+            std::map<std::string, Expr> rename{{last.reduction->vars[0].name, ir::var(stored[si]->domain.back().name)}};
+            for (int d = 0; d < a.rowRank; ++d)
+                rename[last.domain[static_cast<std::size_t>(d)].name] =
+                    ir::var(stored[si]->domain[static_cast<std::size_t>(d)].name);
+            replaced.push_back(replaceEqual(storedBodies[si], ir::substitute(summand, rename), placeholder));
+            any = any || !replaced.back().sameAs(storedBodies[si]);
+        }
+        for (ir::TensorId id : a.rowInputs) {
+            const ir::Tensor &t = *ctx.graph.tensor(id);
+            if (!any || summand.kind() == ir::ExprKind::Read || t.dtype != summand.dtype())
+                break;
+            bool readsRaw = false;
+            for (const Expr &body : replaced)
+                for (const Expr &r : ir::collectReads(body))
+                    readsRaw = readsRaw || r.tensor().id == id ||
+                               (a.isLocal(r.tensor().id) && rowOpIndex(r.tensor().id) < 0);
+            if (!readsRaw) {
+                summandCache = "x_" + cIdentifier(t.name) + "_";
+                storedBodies = replaced;
+                break;
+            }
+        }
+    }
+
     for (std::size_t ri = 0; ri < rowOps.size(); ++ri) {
         const ir::ComputeOp &op = *rowOps[ri];
         const ir::ReduceKind kind = op.reduction->kind;
@@ -310,10 +427,18 @@ KernelCode generateRowKernel(const GenContext &ctx)
         const std::string red = "red_" + slot + "[" + str(ri) + "]";
         w.line(acc + " p_" + name + "_ = " + reductionIdentityLiteral(kind, accType) + ";" +
                (divisor ? " // sum of the numerators; divided once per row below" : ""));
+        const bool keepSummand = !summandCache.empty() && ri + 1 == rowOps.size();
+        if (keepSummand)
+            w.comment("Each value stays in " + summandCache + " in place of its element: the output pass reads it back.");
         elementLoop([&](int q) {
             ExprScope s = withLocals(elementScope(op, q), q);
-            w.line("p_" + name + "_ = " +
-                   combine(kind, accType, "p_" + name + "_", emitExpr(divisor ? op.body.operand(0) : op.body, s)) + ";");
+            std::string v = emitExpr(divisor ? op.body.operand(0) : op.body, s);
+            if (keepSummand) {
+                const std::string slotOf = summandCache + "[it_ * " + str(p.vec) + " + " + str(q) + "]";
+                w.line(slotOf + " = " + v + ";");
+                v = slotOf;
+            }
+            w.line("p_" + name + "_ = " + combine(kind, accType, "p_" + name + "_", v) + ";");
         });
         const std::string pv = "p_" + name + "_";
         if (p.sharedReduce) {
@@ -381,10 +506,6 @@ KernelCode generateRowKernel(const GenContext &ctx)
     }
 
     // Element-wise results that leave the kernel, computed once every row value is known.
-    std::vector<const ir::ComputeOp *> stored;
-    for (const auto *op : a.ops)
-        if (!op->reduction && a.isStored(op->output.id))
-            stored.push_back(op);
     if (!stored.empty()) {
         auto contiguousRow = [&](const ir::Tensor &t) {
             if (t.shape.rank() != a.rowRank + 1)
@@ -396,11 +517,15 @@ KernelCode generateRowKernel(const GenContext &ctx)
         };
         elementLoop(
             [&](int q) {
-                for (const auto *op : stored) {
+                for (std::size_t si = 0; si < stored.size(); ++si) {
+                    const ir::ComputeOp *op = stored[si];
                     const ir::Tensor &t = *ctx.graph.tensor(op->output.id);
                     ExprScope s = withLocals(elementScope(*op, q), q);
+                    if (!summandCache.empty())
+                        s.vars["%summand"] = summandCache + "[it_ * " + str(p.vec) + " + " + str(q) + "]";
                     const std::string name = cIdentifier(t.name);
-                    const std::string v = "(" + std::string(ir::cudaTypeName(t.dtype)) + ")(" + emitExpr(op->body, s) + ")";
+                    const Expr &body = storedBodies[si];
+                    const std::string v = "(" + std::string(ir::cudaTypeName(t.dtype)) + ")(" + emitExpr(body, s) + ")";
                     if (vectorLoads && t.dtype == ir::DType::F32 && contiguousRow(t)) {
                         if (q == 0)
                             w.line(vecType + " o_" + name + "_;");

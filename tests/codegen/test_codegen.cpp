@@ -248,6 +248,9 @@ TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)
     EXPECT_NE(p->source.find("for (int step_ = 0; step_ < 4; ++step_)"), std::string::npos);
     EXPECT_NE(p->source.find("part_[step_ & 1][0]"), std::string::npos) << "partials alternate between row steps";
     EXPECT_NE(p->source.find("cluster_.barrier_wait();"), std::string::npos);
+    EXPECT_NE(p->source.find("x_X_[it_ * 4 + 0] = expf((x_X_[it_ * 4 + 0] - s_rowMax_));"), std::string::npos)
+        << "the sum pass keeps exp(X - rowMax) for the output pass";
+    EXPECT_NE(p->source.find("* (1.0f / s_rowSum_)"), std::string::npos) << "one reciprocal per row, no division per element";
     auto plan = codegen::toLaunchPlan(*p, c.graph, c.sizes);
     ASSERT_TRUE(plan.ok());
     EXPECT_EQ(plan->launches.front().config.gridX, 256u / 4 * 16);

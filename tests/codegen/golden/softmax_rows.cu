@@ -57,14 +57,19 @@ extern "C" __global__ void __launch_bounds__(256) rowMax_Y(const float *__restri
     }
     const float s_rowMax_ = p_rowMax_;
     float p_rowSum_ = 0.0f;
+    // Each value stays in x_X_ in place of its element: the output pass reads it back.
     #pragma unroll
     for (int it_ = 0; it_ < 8; ++it_) {
         const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
         if (active_ && c0_ < end_) {
-            p_rowSum_ = p_rowSum_ + (expf((x_X_[it_ * 4 + 0] - s_rowMax_)));
-            p_rowSum_ = p_rowSum_ + (expf((x_X_[it_ * 4 + 1] - s_rowMax_)));
-            p_rowSum_ = p_rowSum_ + (expf((x_X_[it_ * 4 + 2] - s_rowMax_)));
-            p_rowSum_ = p_rowSum_ + (expf((x_X_[it_ * 4 + 3] - s_rowMax_)));
+            x_X_[it_ * 4 + 0] = expf((x_X_[it_ * 4 + 0] - s_rowMax_));
+            p_rowSum_ = p_rowSum_ + (x_X_[it_ * 4 + 0]);
+            x_X_[it_ * 4 + 1] = expf((x_X_[it_ * 4 + 1] - s_rowMax_));
+            p_rowSum_ = p_rowSum_ + (x_X_[it_ * 4 + 1]);
+            x_X_[it_ * 4 + 2] = expf((x_X_[it_ * 4 + 2] - s_rowMax_));
+            p_rowSum_ = p_rowSum_ + (x_X_[it_ * 4 + 2]);
+            x_X_[it_ * 4 + 3] = expf((x_X_[it_ * 4 + 3] - s_rowMax_));
+            p_rowSum_ = p_rowSum_ + (x_X_[it_ * 4 + 3]);
         }
     }
     #pragma unroll
@@ -77,10 +82,10 @@ extern "C" __global__ void __launch_bounds__(256) rowMax_Y(const float *__restri
         const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
         if (active_ && c0_ < end_) {
             float4 o_Y_;
-            o_Y_.x = (float)((expf((x_X_[it_ * 4 + 0] - s_rowMax_)) / s_rowSum_));
-            o_Y_.y = (float)((expf((x_X_[it_ * 4 + 1] - s_rowMax_)) / s_rowSum_));
-            o_Y_.z = (float)((expf((x_X_[it_ * 4 + 2] - s_rowMax_)) / s_rowSum_));
-            o_Y_.w = (float)((expf((x_X_[it_ * 4 + 3] - s_rowMax_)) / s_rowSum_));
+            o_Y_.x = (float)((((float)((x_X_[it_ * 4 + 0]))) * (1.0f / s_rowSum_)));
+            o_Y_.y = (float)((((float)((x_X_[it_ * 4 + 1]))) * (1.0f / s_rowSum_)));
+            o_Y_.z = (float)((((float)((x_X_[it_ * 4 + 2]))) * (1.0f / s_rowSum_)));
+            o_Y_.w = (float)((((float)((x_X_[it_ * 4 + 3]))) * (1.0f / s_rowSum_)));
             *reinterpret_cast<float4 *>(Y + rowBase_ + c0_) = o_Y_;
         }
     }
