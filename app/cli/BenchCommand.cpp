@@ -3,11 +3,13 @@
 // the fastest against the generic (one thread per output) program run on the GPU with fresh
 // random inputs and poisoned outputs, and times it properly (warm-up, CUDA events, median of many,
 // L2 flushed before every run). bench/report.py joins the JSON with the PyTorch/cuBLAS baselines.
+#include "BenchCases.h"
 #include "Commands.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
 #include "core/ir/Programs.h"
+#include "core/rubric/Calibration.h"
 #include "core/rubric/PerfModel.h"
 #include "core/runner/Runner.h"
 #include "core/schedule/Space.h"
@@ -24,46 +26,6 @@
 namespace stitch::cli {
 
 namespace {
-
-struct BenchCase {
-    std::string family;  ///< "gemm", "softmax", ...
-    std::string shape;   ///< "4096x4096x4096"
-    ir::Graph graph;
-    ir::SizeBindings sizes;
-    double flops = 0;    ///< for TFLOP/s
-    double bytes = 0;    ///< minimal DRAM traffic, for GB/s
-};
-
-std::vector<BenchCase> allCases()
-{
-    std::vector<BenchCase> out;
-    auto gemm = [&](const std::string &family, ir::Graph g, std::int64_t M, std::int64_t N, std::int64_t K) {
-        BenchCase c{family, std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K), std::move(g),
-                    {{"M", M}, {"N", N}, {"K", K}}, 2.0 * M * N * K, 4.0 * (M * K + K * N + M * N)};
-        out.push_back(std::move(c));
-    };
-    gemm("gemm", ir::makeMatmul(), 4096, 4096, 4096);
-    gemm("gemm", ir::makeMatmul(), 4097, 4097, 4097);
-    gemm("gemm", ir::makeMatmul(), 1000, 3000, 700);
-    gemm("gemm", ir::makeMatmul(), 128, 8192, 8192);
-    auto rows = [&](const std::string &family, ir::Graph g, std::int64_t M, std::int64_t N, double extraBytes) {
-        out.push_back({family, std::to_string(M) + "x" + std::to_string(N), std::move(g), {{"M", M}, {"N", N}}, 0,
-                       8.0 * M * N + extraBytes});
-    };
-    for (auto [M, N] : {std::pair<std::int64_t, std::int64_t>{32768, 8192}, {65536, 512}, {256, 262144}})
-        rows("softmax", ir::makeSoftmaxRows(), M, N, 0);
-    for (auto [M, N] : {std::pair<std::int64_t, std::int64_t>{32768, 8192}, {65536, 512}, {256, 262144}})
-        rows("layernorm", ir::makeLayerNormRows(), M, N, 8.0 * N);
-    out.push_back({"chain5", "8192x8192", ir::makeElementwiseChain(), {{"M", 8192}, {"N", 8192}}, 0, 12.0 * 8192 * 8192});
-    for (auto [M, N, K] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{8192, 8192, 128}, {8192, 8192, 64},
-                           {4096, 4096, 4096}}) {
-        BenchCase c{"gemm_bias_gelu", std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K),
-                    ir::makeGemmBiasGelu(), {{"M", M}, {"N", N}, {"K", K}}, 2.0 * M * N * K,
-                    4.0 * (M * K + K * N + M * N + N)};
-        out.push_back(std::move(c));
-    }
-    return out;
-}
 
 /// The candidates of the sweep: the default schedule plus curated variations of its main group.
 std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const schedule::Schedule &base, bool quick)
@@ -133,21 +95,24 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
             for (int rpb : {1, 2, 4, 8})
                 for (int cluster : {1, 2, 4, 8, 16})
                     for (int cache : {1, 0})
-                        for (int steps : {1, 2, 4, 8, 16}) {
-                            // row_steps > 1 (prefetch of the next row) needs the register cache;
-                            // without clusters only 2 is tried (not with --quick).
-                            if (steps > 1 && (cache == 0 || (cluster == 1 && (quick || steps > 2))))
-                                continue;
-                            schedule::KernelGroup g = g0;
-                            g.set("threads_per_row", tpr);
-                            g.set("rows_per_block", rpb);
-                            g.set("cluster", cluster);
-                            g.set("cache", cache);
-                            g.set("row_steps", steps);
-                            g.set("reduce", 0);
-                            bestVector(g);
-                            add(g);
-                        }
+                        for (int steps : {1, 2, 4, 8})
+                            for (int prefetch : {0, 1}) {
+                                // Several rows per block (row_steps) with the register cache, with
+                                // or without loading the next row during this one (prefetch):
+                                // with clusters 2, 4 and 8; without, only 2 and not with --quick.
+                                if (steps > 1 && (cache == 0 || (cluster == 1 && (quick || steps > 2))))
+                                    continue;
+                                schedule::KernelGroup g = g0;
+                                g.set("threads_per_row", tpr);
+                                g.set("rows_per_block", rpb);
+                                g.set("cluster", cluster);
+                                g.set("cache", cache);
+                                g.set("row_steps", steps);
+                                g.set("prefetch", prefetch);
+                                g.set("reduce", 0);
+                                bestVector(g);
+                                add(g);
+                            }
         break;
     case schedule::Strategy::Elementwise:
         for (int threads : {128, 256, 512, 1024})
@@ -157,6 +122,11 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                 g.set("items", items);
                 bestVector(g);
                 add(g);
+                // Narrower vectors too: they rank the model's latency and issue terms (calibration).
+                for (int vec : {2, 1}) {
+                    g.set("vector", vec);
+                    add(g);
+                }
             }
         break;
     case schedule::Strategy::Generic: break;
@@ -168,6 +138,7 @@ struct Built {
     codegen::GeneratedProgram program;
     runner::LaunchPlan plan;
     std::vector<char> cubin;
+    cuda::CompileResult compiled; ///< PTX and ptxas figures, for the model's prediction
 };
 
 Result<Built> build(const schedule::Problem &problem, const schedule::Schedule &s, const std::string &arch)
@@ -181,7 +152,8 @@ Result<Built> build(const schedule::Problem &problem, const schedule::Schedule &
     auto compiled = codegen::compileGenerated(program->source, program->name + ".cu", arch);
     if (!compiled)
         return compiled.error();
-    return Built{std::move(*program), std::move(*plan), std::move(compiled->cubin)};
+    std::vector<char> cubin = std::move(compiled->cubin);
+    return Built{std::move(*program), std::move(*plan), std::move(cubin), std::move(*compiled)};
 }
 
 /// Every op in its own generic kernel, float64 sums: the independent reference the bench verifies
@@ -228,7 +200,7 @@ int runBench(const BenchOptions &options)
     std::ofstream calibration;
     if (!options.calibration.empty()) {
         calibration.open(options.calibration);
-        calibration << "case,shape,candidate,measured_ms,predicted_ms,schedule\n";
+        rubric::writeCalibrationHeader(calibration);
     }
     const rubric::PerfModel model;
     for (auto &c : allCases()) {
@@ -286,10 +258,15 @@ int runBench(const BenchOptions &options)
                 std::fprintf(stderr, "  %-28s %9.4f ms  %s\n", id.c_str(), r->timing->medianMs,
                              scheduleText(candidates[i]).c_str());
             if (calibration.is_open()) {
-                auto predicted = model.predictSchedule(problem, candidates[i]);
-                calibration << c.family << "," << c.shape << "," << i << "," << r->timing->medianMs << ","
-                            << (predicted.ok() ? *predicted : -1.0) << ",\"" << scheduleText(candidates[i]) << "\"\n";
-                calibration.flush();
+                rubric::CalibrationRow row{c.family, c.shape, static_cast<int>(i), r->timing->medianMs, -1,
+                                           scheduleText(candidates[i]), {}};
+                rubric::ProgramFacts facts;
+                auto predicted = model.predictProgram(problem, built[i]->program, &built[i]->compiled, &facts);
+                if (predicted) {
+                    row.predictedMs = predicted->ms;
+                    row.facts = rubric::calibrationFacts(facts, *predicted);
+                }
+                rubric::writeCalibrationRow(calibration, row);
             }
             if (r->timing->medianMs < bestMs) {
                 bestMs = r->timing->medianMs;

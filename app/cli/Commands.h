@@ -76,6 +76,14 @@ struct BenchOptions {
 };
 /// The issue-4 benchmark on the local GPU; JSON on stdout, progress on stderr (bench/README.md).
 int runBench(const BenchOptions &options);
+struct CalibrateOptions {
+    std::string file;                  ///< CSV written by `stitchcuda bench --calibration`
+    std::string out;                   ///< write the re-predicted rows (with the model's facts) here
+    std::string arch = "sm_90";
+    bool summaryOnly = false;          ///< rank the file's own predictions, do not re-predict
+};
+/// Re-predicts measured bench candidates with the current model (no GPU) and prints Spearman's rho per case.
+int runCalibrate(const CalibrateOptions &options);
 struct RubricOptions {
     std::string file;                  ///< .te or liftable .cu
     std::string schedule;              ///< schedule JSON; default: the built-in heuristics

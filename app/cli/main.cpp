@@ -75,6 +75,14 @@ int main(int argc, char **argv)
     benchCmd->add_option("--calibration", bench.calibration,
                          "Write every candidate's measured and predicted time (CSV) for the rubric's model");
 
+    stitch::cli::CalibrateOptions calibrate;
+    auto *calibrateCmd = app.add_subcommand(
+        "calibrate", "Re-predict the candidates of a bench --calibration file with the current model (no GPU)");
+    calibrateCmd->add_option("file", calibrate.file, "CSV written by stitchcuda bench --calibration")->required();
+    calibrateCmd->add_option("--out", calibrate.out, "Write the re-predicted rows, with the model's facts, here");
+    calibrateCmd->add_option("--arch", calibrate.arch, "Target architecture")->capture_default_str();
+    calibrateCmd->add_flag("--summary", calibrate.summaryOnly, "Only rank the file's own predictions");
+
     stitch::cli::RubricOptions rubric;
     auto *rubricCmd = app.add_subcommand("rubric", "Score the generated program on every rubric dimension (docs/RUBRIC.md)");
     rubricCmd->add_option("file", rubric.file, "Tensor-expression (.te) or liftable CUDA (.cu) file")->required();
@@ -101,6 +109,8 @@ int main(int argc, char **argv)
         return stitch::cli::runRun(run);
     if (*generateCmd)
         return stitch::cli::runGenerate(generate);
+    if (*calibrateCmd)
+        return stitch::cli::runCalibrate(calibrate);
     if (*benchCmd)
         return stitch::cli::runBench(bench);
     if (*rubricCmd)

@@ -12,7 +12,7 @@ void StreamBuilder::row()
 {
     const auto &g = facts.kernel->group;
     const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block"), vec = g.value("vector"),
-              cluster = g.value("cluster");
+              cluster = g.value("cluster"), steps = g.value("row_steps");
     const bool cache = g.value("cache") == 1, sharedReduce = g.value("reduce") == 1;
     std::vector<std::int64_t> rowExt;
     std::int64_t rows = 1;
@@ -42,7 +42,7 @@ void StreamBuilder::row()
     auto laneOf = [&](std::int64_t block, int t) {
         Lane l;
         const int lane = t % tpr, sub = t / tpr;
-        l.row = (block / cluster) * rpb + sub;
+        l.row = (block / cluster) * rpb * steps + sub; // the block's first step
         const std::int64_t begin = (block % cluster) * span;
         l.c0 = begin + static_cast<std::int64_t>(lane) * vec;
         l.active = l.row < rows && l.c0 < begin + span;
@@ -106,18 +106,18 @@ void StreamBuilder::row()
     const int warpsPerRow = std::max(tpr / 32, 1);
     const int slots = sharedReduce ? tpr : warpsPerRow;
     const int blockWarps = std::max(facts.threads / 32, 1);
-    const double blockCount = static_cast<double>(facts.blocks);
+    const double blockCount = static_cast<double>(facts.blocks) * steps; // each step reduces again
     const int accBytes = rowOps.empty() ? 4 : ir::dtypeSize(rowOps.front()->output.dtype);
-    int steps = 0;
+    int treeSteps = 0;
     for (int s = tpr / 2; s > 0; s >>= 1)
-        ++steps;
+        ++treeSteps;
     if (!rowOps.empty() && (sharedReduce || warpsPerRow > 1)) {
         const double ops = static_cast<double>(rowOps.size());
         auto slot = [=](int sub, int i) { return (static_cast<std::int64_t>(sub) * slots + i) * accBytes; };
         if (sharedReduce) {
             add("red_ write: one slot per lane", true, true, accBytes, blockCount * blockWarps * ops,
                 [=](std::int64_t, int t) -> std::int64_t { return slot(t / tpr, t % tpr); });
-            add("red_ tree read at lane_ + s_", true, false, accBytes, blockCount * blockWarps * ops * steps,
+            add("red_ tree read at lane_ + s_", true, false, accBytes, blockCount * blockWarps * ops * treeSteps,
                 [=](std::int64_t, int t) -> std::int64_t {
                     const int lane = t % tpr, s = tpr / 2;
                     return lane < s ? slot(t / tpr, lane + s) : -1;
@@ -132,16 +132,16 @@ void StreamBuilder::row()
     }
 
     const double slotsPerRow = static_cast<double>(tpr) * vec * items * cluster;
-    const double rowSlots = static_cast<double>(ceilDiv(rows, rpb)) * rpb;
+    const double rowSlots = static_cast<double>(ceilDiv(rows, std::int64_t(rpb) * steps)) * rpb * steps;
     const double mainUseful =
         static_cast<double>(cols) / slotsPerRow * static_cast<double>(rows) / std::max(rowSlots, 1.0);
     double treeUseful = 1, treeWork = 0;
-    if (sharedReduce && steps > 0) {
+    if (sharedReduce && treeSteps > 0) {
         double sum = 0;
         for (int s = tpr / 2; s > 0; s >>= 1)
             sum += std::min(1.0, static_cast<double>(s) / std::min(tpr, 32));
-        treeUseful = sum / steps;
-        treeWork = static_cast<double>(rowOps.size()) * steps;
+        treeUseful = sum / treeSteps;
+        treeWork = static_cast<double>(rowOps.size()) * treeSteps;
     }
     const double mainWork =
         static_cast<double>(items) * vec * std::max<std::size_t>(rowOps.size() + storedEw.size(), 1);
@@ -156,7 +156,7 @@ void StreamBuilder::row()
     if (rowSlots > static_cast<double>(rows))
         facts.branches.push_back(
             {"row_ < rows: the last block has rows past the end", 1 - static_cast<double>(rows) / rowSlots});
-    if (sharedReduce && steps > 0)
+    if (sharedReduce && treeSteps > 0)
         facts.branches.push_back(
             {"if (lane_ < s_): shared-memory tree, half the lanes idle each step", 1 - treeUseful});
     if (!rowOps.empty())
@@ -164,6 +164,19 @@ void StreamBuilder::row()
     facts.ilp = static_cast<double>(cache ? items * vec : vec);
     facts.bytesInFlightPerThread = std::max<double>(4, a.rowInputs.size() * vec * 4.0 * (cache ? items : 1));
     facts.fmaShare = 0.25;
+    // One pass after the other: each pass's loads, then each reduction's barriers (a shared tree
+    // syncs once per step, warp partials twice, a cluster once more per reduction and at the end).
+    const int reductions = static_cast<int>(rowOps.size());
+    // With row_steps a block walks `steps` rows and prefetches the next while reducing this one:
+    // the round trips overlap, the barriers and instructions repeat per row.
+    facts.memoryRounds = passes;
+    facts.blockBarriers = steps * reductions * (sharedReduce ? treeSteps + 1 : warpsPerRow > 1 ? 2 : 0);
+    facts.clusterBarriers = cluster > 1 ? steps * (reductions + 1) : 0;
+    const double perElement = static_cast<double>(a.ops.size()) * 3 + 2;
+    facts.instructionsPerWarp =
+        40 + steps * (static_cast<double>(items) * vec * perElement * (cache ? 1 : passes) +
+                      reductions * (5 * 4 + (warpsPerRow > 1 ? 12 + 2 * warpsPerRow : 0) +
+                                    (sharedReduce ? 6 * treeSteps : 0) + (cluster > 1 ? 10 + 4 * cluster : 0)));
 }
 
 void StreamBuilder::elementwise()
@@ -241,6 +254,7 @@ void StreamBuilder::elementwise()
     facts.ilp = items * vec;
     facts.bytesInFlightPerThread = std::max<double>(4, vectorDone.size() * vec * 4.0 * items);
     facts.fmaShare = 0.25;
+    facts.instructionsPerWarp = 20 + static_cast<double>(items) * vec * (static_cast<double>(a.ops.size()) * 3 + 2);
 }
 
 void StreamBuilder::generic()

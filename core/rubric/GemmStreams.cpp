@@ -159,6 +159,7 @@ void StreamBuilder::gemm()
         facts.branches.push_back(
             {"if (gi_ >= M_) / if (gj_ >= N_): guarded stores in boundary tiles", std::max(0.0, storeIdle)});
     facts.ilp = TM * TN;
+    facts.loopIterations = static_cast<double>(kTiles);
     facts.bytesInFlightPerThread = (LA + LB) * VEC * 4.0 * (STAGES == 2 ? 2 : 1);
     const double lds = 2.0 * (TM / 2) / std::min(TM / 2, 4) + 2.0 * (TN / 2) / std::min(TN / 2, 4);
     const double tileOverhead = 2.0 * (LA + LB) * VEC / BK + 2.0;

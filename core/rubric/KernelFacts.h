@@ -86,6 +86,16 @@ struct KernelFacts {
     double bytesInFlightPerThread = 4; ///< global bytes a thread has outstanding at once
     double fmaShare = 0;               ///< estimated FMA share of issued instructions in the hot loop
 
+    /// Per thread, one after the other: global-load round trips (a pass over registers needs one,
+    /// each re-read of the input one more), block barriers and cluster barriers. With the
+    /// instructions below they make the latency and issue terms of short-lived blocks.
+    int memoryRounds = 1;
+    double loopIterations = 0; ///< hot-loop trips per block, each ending at a barrier (a GEMM's k-tiles)
+    int blockBarriers = 0;
+    int clusterBarriers = 0;
+    double instructionsPerWarp = 0; ///< issued per warp over its life (estimate; the PTX count when compiled)
+    int ptxInstructions = 0;        ///< instructions in the PTX entry, a static count (0: not compiled)
+
     std::optional<Occupancy> occupancy; ///< computeOccupancy on registers + static + dynamic shared memory
     std::string occupancyError;         ///< why it cannot launch
     double predictedMs = 0;             ///< filled by the performance model
@@ -107,6 +117,10 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
 
 /// The body of `.entry NAME(...) { ... }` in PTX text, empty when absent.
 std::string ptxEntryBody(const std::string &ptx, const std::string &kernel);
+/// Instructions in a PTX body: statements other than directives (.reg, .shared, ...) and labels.
+int countPtxInstructions(const std::string &body);
+/// True when a branch goes back to an earlier label: the body has a loop.
+bool ptxHasBackwardBranch(const std::string &body);
 
 namespace detail {
 /// Integer value of an index expression with iteration variables bound (nullopt: not integer arithmetic).

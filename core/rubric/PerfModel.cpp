@@ -26,9 +26,11 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     const double blocks = static_cast<double>(k.blocks);
     p.waves = std::ceil(blocks / slots);
     const double perWave = std::min(blocks, slots);
-    // Wave quantization: every wave lasts as long as a full one.
+    // Wave quantization: every wave lasts as long as a full one (the shared DRAM and L2 see it).
     const double quant = p.waves * perWave / blocks;
     p.waveEfficiency = 1 / quant;
+    const double perSm = blocks / sms;
+
     const double warpsPerBlock = std::ceil(k.threads / static_cast<double>(arch.warpSize));
     const double warpsPerSm = perWave * warpsPerBlock / sms;
 
@@ -39,19 +41,52 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     p.memoryHiding = std::clamp(inFlight / neededPerSm, 0.02, 1.0);
     const double neededFma = m_params.schedulersPerSm * m_params.fmaLatencyCycles;
     p.computeHiding = std::clamp(warpsPerSm * k.ilp / neededFma, 0.02, 1.0);
-    const double smFraction = std::min(1.0, perWave / sms);
+    // An SM's own pipes (FMA, issue, shared memory) see the tail per SM: the busiest SM runs
+    // ceil(blocks / SMs) blocks while the average runs blocks / SMs (fewer blocks than SMs: the rest idle).
+    double smQuant = std::ceil(perSm) / perSm;
+    const bool tiledGemm = k.strategy == schedule::Strategy::Gemm && !k.splitSum;
+    if (tiledGemm) {
+        // A tiled GEMM's blocks run in rounds of `resident` per SM on the busiest SM; a round
+        // with free slots runs no faster (each block is bound by its own k-loop), and the warps
+        // resident together hide shared-memory loads and k-tile barriers, fully from
+        // gemmFullHidingWarps on.
+        const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
+        const double rounds = std::ceil(std::ceil(perSm) / resident);
+        smQuant = rounds * resident / perSm;
+        const double warps = resident * warpsPerBlock;
+        p.computeHiding = std::pow(std::min(1.0, warps / m_params.gemmFullHidingWarps), 1.5);
+        p.latencyMs = rounds * k.loopIterations * m_params.gemmIterationUs * 1e-3;
+    }
 
     const double peak = gpu.fp32Tflops * 1e12;
     const double fmaShare = std::clamp(k.fmaShare, 0.05, 1.0);
     // FLOPs issue as FMAs where the kernel is FMA-heavy; the rest of the issue slots go to loads and index math.
     const double issueShare = k.strategy == schedule::Strategy::Gemm && !k.splitSum ? fmaShare : 1.0;
-    p.computeMs = quant * k.flops / (peak * issueShare * p.computeHiding) * 1e3;
+    p.smEfficiency = 1 / smQuant;
+    p.computeMs = smQuant * k.flops / (peak * issueShare * p.computeHiding) * 1e3 + p.latencyMs;
     p.dramMs = quant * k.uniqueBytes / (bw * p.memoryHiding) * 1e3;
     p.l2Ms = quant * k.trafficBytes / (bw * m_params.l2BandwidthFactor * p.memoryHiding) * 1e3;
-    p.sharedMs = quant * k.sharedTrafficBytes / (sms * smFraction * m_params.sharedBytesPerClock * clockHz) * 1e3;
-    const double work = std::max({p.computeMs, p.dramMs, p.l2Ms, p.sharedMs});
-    p.bound = work == p.computeMs ? "compute" : work == p.dramMs ? "DRAM" : work == p.l2Ms ? "L2" : "shared memory";
-    p.ms = work + p.launchMs;
+    p.sharedMs = smQuant * k.sharedTrafficBytes / (sms * m_params.sharedBytesPerClock * clockHz) * 1e3;
+    // Short-lived blocks (row and element-wise kernels): every warp issues its whole program, and
+    // a block lives through its load round trips and barriers one after the other.
+    if (k.instructionsPerWarp > 0) {
+        const double busiestWarps = std::ceil(perSm) * warpsPerBlock;
+        p.issueMs = busiestWarps * k.instructionsPerWarp /
+                    (m_params.schedulersPerSm * clockHz * m_params.issueEfficiency) * 1e3;
+        const double lifeUs = m_params.blockLaunchUs + k.memoryRounds * m_params.memoryLatencyNs * 1e-3 +
+                              k.blockBarriers * m_params.barrierUs + k.clusterBarriers * m_params.clusterBarrierUs;
+        p.latencyMs = p.waves * lifeUs * 1e-3;
+    }
+    if (k.clusterSize > 1)
+        p.clusterMs = std::ceil(perSm) * m_params.clusterBlockUs * 1e-3;
+    const double work = std::max({p.computeMs, p.dramMs, p.l2Ms, p.sharedMs, p.issueMs, p.latencyMs});
+    p.bound = work == p.computeMs ? "compute"
+              : work == p.dramMs  ? "DRAM"
+              : work == p.l2Ms    ? "L2"
+              : work == p.sharedMs ? "shared memory"
+              : work == p.issueMs  ? "issue"
+                                   : "latency";
+    p.ms = work + p.clusterMs + p.launchMs;
     if (p.launchMs > work)
         p.bound = "launch";
     return p;
@@ -67,6 +102,19 @@ ProgramPrediction PerfModel::predict(ProgramFacts &facts) const
     }
     facts.predictedMs = out.ms;
     return out;
+}
+
+Result<ProgramPrediction> PerfModel::predictProgram(const schedule::Problem &problem,
+                                                    const codegen::GeneratedProgram &program,
+                                                    const cuda::CompileResult *compiled, ProgramFacts *factsOut) const
+{
+    auto facts = analyzeProgram(problem, program, compiled);
+    if (!facts.ok())
+        return facts.error();
+    auto prediction = predict(*facts);
+    if (factsOut)
+        *factsOut = std::move(*facts);
+    return prediction;
 }
 
 Result<double> PerfModel::predictSchedule(const schedule::Problem &problem, const schedule::Schedule &schedule) const

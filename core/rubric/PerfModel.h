@@ -19,12 +19,17 @@ struct KernelPrediction {
     double dramMs = 0;    ///< unique bytes at the DRAM bandwidth
     double l2Ms = 0;      ///< global sectors moved at the L2 bandwidth
     double sharedMs = 0;  ///< shared-memory wavefronts at the SMs' shared bandwidth
+    double issueMs = 0;   ///< warp instructions of short-lived blocks at the schedulers' issue rate
+    double latencyMs = 0; ///< waves x one block's life (memory round trips, barriers) where blocks are short;
+                          ///< for a GEMM the k-loop's rounds x k-tiles x one tile's latency (in computeMs)
+    double clusterMs = 0; ///< launching and synchronizing thread-block clusters
     double launchMs = 0;
     double waves = 0;          ///< blocks / (SMs x active blocks per SM), rounded up
     double waveEfficiency = 1; ///< blocks over the slots of the waves they take
+    double smEfficiency = 1;   ///< blocks per SM over the most any SM runs (the tail of throughput-bound kernels)
     double memoryHiding = 1;   ///< share of the bandwidth the bytes in flight can keep busy
     double computeHiding = 1;  ///< share of the FMA pipes the independent work keeps busy
-    std::string bound;         ///< "compute", "DRAM", "L2", "shared memory", "launch"
+    std::string bound;         ///< "compute", "DRAM", "L2", "shared memory", "issue", "latency", "launch"
 };
 
 struct ProgramPrediction {
@@ -41,8 +46,16 @@ public:
         double memoryLatencyNs = 600;   ///< DRAM latency the bytes in flight must cover
         double fmaLatencyCycles = 4;
         int schedulersPerSm = 4;
-        double sharedBytesPerClock = 128; ///< per SM
+        double sharedBytesPerClock = 256; ///< per SM, effective: fitted (the datasheet's 128 B/clock with the
+                                          ///< streams' wavefront count made GEMM shared-bound twice too often)
         double dramEfficiency = 0.9;      ///< share of the datasheet bandwidth a streaming kernel reaches
+        double issueEfficiency = 0.5;     ///< share of the schedulers' issue slots short-lived warps use
+        double blockLaunchUs = 0.5;       ///< from a block's launch to its first load
+        double barrierUs = 0.05;          ///< one __syncthreads of a block, all warps arriving together
+        double clusterBarrierUs = 1.0;    ///< one cluster barrier (distributed shared memory exchange)
+        double clusterBlockUs = 0.3;      ///< per block of a cluster launch, on its SM
+        double gemmFullHidingWarps = 8;   ///< warps per SM from which a tiled GEMM hides its k-loop stalls
+        double gemmIterationUs = 0.25;    ///< one k-tile of a block: barrier, tile loads landing
     };
 
     PerfModel() = default;
@@ -51,6 +64,9 @@ public:
     KernelPrediction predictKernel(const KernelFacts &kernel, const ProgramFacts &program) const;
     /// Predicts every kernel and stores the times in the facts (KernelFacts::predictedMs, ProgramFacts::predictedMs).
     ProgramPrediction predict(ProgramFacts &facts) const;
+    /// Predicts a generated program, with the ptxas figures and PTX of `compiled` when given.
+    Result<ProgramPrediction> predictProgram(const schedule::Problem &problem, const codegen::GeneratedProgram &program,
+                                             const cuda::CompileResult *compiled, ProgramFacts *factsOut = nullptr) const;
     /// Generates the schedule's program (no NVRTC: estimated registers) and predicts its time.
     Result<double> predictSchedule(const schedule::Problem &problem, const schedule::Schedule &schedule) const;
 

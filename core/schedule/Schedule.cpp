@@ -1,5 +1,7 @@
 #include "core/schedule/Schedule.h"
 
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -97,12 +99,15 @@ std::vector<DecisionDef> rowDefs()
          "non-portable)",
          {1, 2, 4, 8, 16}, {}, 1},
         {"row_steps", C::ParallelMapping,
-         "rows each block (or cluster) handles one after another; > 1 loads the next row into registers while "
-         "the current one is reduced and stored",
+         "rows each block (or cluster) handles one after another (fewer, longer-lived blocks and clusters)",
          {1, 2, 4, 8, 16}, {}, 1},
         {"vector", C::MemoryAccess, "elements per global load and store (1, 2 or 4)", {1, 2, 4}, {}, 4},
         {"cache", C::MemoryAccess, "keep the row in registers between passes, or re-read it from memory",
          {0, 1}, {"none", "registers"}, 1},
+        {"prefetch", C::MemoryAccess,
+         "with row_steps > 1 and the row cached: load the next row into registers while this one is reduced and "
+         "stored (twice the registers)",
+         {0, 1}, {"off", "next_row"}, 0},
         {"reduce", C::InstructionScheduling, "how a row's partial results combine", {0, 1},
          {"shuffle", "shared"}, 0},
     };
@@ -318,6 +323,42 @@ std::string describe(const KernelGroup &group)
     std::string out = group.name + " [" + strategyName(group.strategy) + "]";
     for (const auto &d : decisionDefs(group.strategy))
         out += " " + d.key + "=" + d.valueText(group.value(d.key));
+    return out;
+}
+
+Result<Schedule> applyDescriptions(const Schedule &base, const std::string &text)
+{
+    Schedule out = base;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find("; ", pos);
+        if (end == std::string::npos)
+            end = text.size();
+        std::istringstream words(text.substr(pos, end - pos));
+        std::string name, strategy, word;
+        words >> name >> strategy;
+        KernelGroup *g = nullptr;
+        for (auto &candidate : out.groups)
+            if (candidate.name == name)
+                g = &candidate;
+        if (!g)
+            return Error{ErrorKind::InvalidArgument, "'" + name + "' is not a kernel group of the schedule"};
+        if (strategy != std::string("[") + strategyName(g->strategy) + "]")
+            return Error{ErrorKind::InvalidArgument,
+                         name + ": strategy " + strategy + " differs from the schedule's " + strategyName(g->strategy)};
+        while (words >> word) {
+            const std::size_t eq = word.find('=');
+            const DecisionDef *d = eq == std::string::npos ? nullptr : findDecision(g->strategy, word.substr(0, eq));
+            if (!d)
+                return Error{ErrorKind::InvalidArgument, name + ": '" + word + "' is not KEY=VALUE of a " +
+                                                             strategyName(g->strategy) + " decision"};
+            auto v = d->parseValue(word.substr(eq + 1));
+            if (!v)
+                return v.error();
+            g->set(d->key, *v);
+        }
+        pos = end + 2;
+    }
     return out;
 }
 

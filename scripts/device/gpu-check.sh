@@ -31,7 +31,7 @@ run_bench() {
     step "stitchcuda bench ${BENCH_ARGS:-}"
     timeout "${BENCH_TIMEOUT:-400}" ./build-gpu/app/cli/stitchcuda bench --verbose --out "$OUT/ours.json" --calibration "$OUT/calibration.csv" ${BENCH_ARGS:-} > /dev/null 2> "$OUT/bench.log"
     echo "bench exit $?"; grep -v "^  " "$OUT/bench.log" | tail -30
-    [ -s "$OUT/calibration.csv" ] && python3 bench/calibration.py "$OUT/calibration.csv"
+    [ -s "$OUT/calibration.csv" ] && ./build-gpu/app/cli/stitchcuda calibrate --summary "$OUT/calibration.csv"
     if [ "${BASELINES:-1}" = 1 ]; then
         step "PyTorch / cuBLAS baselines ${BASE_ARGS:-}"
         timeout "${BASE_TIMEOUT:-400}" python3 bench/torch_baselines.py ${BASE_ARGS:-} > "$OUT/baselines.json" 2> "$OUT/baselines.log"

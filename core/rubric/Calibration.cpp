@@ -1,0 +1,216 @@
+#include "core/rubric/Calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <ostream>
+#include <sstream>
+
+namespace stitch::rubric {
+
+namespace {
+
+const std::vector<std::string> kFixedColumns = {"case", "shape", "candidate", "measured_ms", "predicted_ms", "schedule"};
+/// calibrationFacts' keys, in its order.
+const char *const kFactColumns[] = {"kernels", "main_kernel", "blocks", "threads", "cluster", "registers",
+                                    "shared_bytes", "blocks_per_sm", "ptx_instructions", "flops", "unique_bytes",
+                                    "traffic_bytes", "shared_traffic_bytes", "bytes_in_flight", "ilp", "fma_share",
+                                    "compute_ms", "dram_ms", "l2_ms", "shared_ms", "issue_ms", "latency_ms", "bound"};
+
+std::string number(double v)
+{
+    std::ostringstream s;
+    s.precision(6);
+    s << v;
+    return s.str();
+}
+
+std::string quoted(const std::string &text)
+{
+    std::string out = "\"";
+    for (char c : text)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+/// One CSV record (RFC 4180 quoting, no embedded newlines).
+std::vector<std::string> splitCsv(const std::string &line)
+{
+    std::vector<std::string> out(1);
+    bool inQuotes = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (inQuotes) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                out.back() += '"';
+                ++i;
+            } else if (c == '"') {
+                inQuotes = false;
+            } else {
+                out.back() += c;
+            }
+        } else if (c == '"') {
+            inQuotes = true;
+        } else if (c == ',') {
+            out.emplace_back();
+        } else if (c != '\r') {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+std::vector<double> ranks(const std::vector<double> &v)
+{
+    std::vector<std::size_t> order(v.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+    std::vector<double> out(v.size());
+    for (std::size_t i = 0; i < order.size();) {
+        std::size_t j = i;
+        while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]])
+            ++j;
+        for (std::size_t k = i; k <= j; ++k)
+            out[order[k]] = (static_cast<double>(i + j) / 2.0) + 1.0;
+        i = j + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> calibrationFacts(const ProgramFacts &facts,
+                                                                  const ProgramPrediction &prediction)
+{
+    std::size_t main = 0;
+    for (std::size_t i = 1; i < prediction.kernels.size(); ++i)
+        if (prediction.kernels[i].ms > prediction.kernels[main].ms)
+            main = i;
+    if (facts.kernels.empty() || main >= facts.kernels.size())
+        return {};
+    const KernelFacts &k = facts.kernels[main];
+    const KernelPrediction &p = prediction.kernels[main];
+    return {
+        {"kernels", std::to_string(facts.kernels.size())},
+        {"main_kernel", k.name},
+        {"blocks", std::to_string(k.blocks)},
+        {"threads", std::to_string(k.threads)},
+        {"cluster", std::to_string(k.clusterSize)},
+        {"registers", std::to_string(k.registers)},
+        {"shared_bytes", std::to_string(k.sharedBytesTotal())},
+        {"blocks_per_sm", std::to_string(k.occupancy ? k.occupancy->activeBlocksPerSm : 0)},
+        {"ptx_instructions", std::to_string(k.ptxInstructions)},
+        {"flops", number(k.flops)},
+        {"unique_bytes", number(k.uniqueBytes)},
+        {"traffic_bytes", number(k.trafficBytes)},
+        {"shared_traffic_bytes", number(k.sharedTrafficBytes)},
+        {"bytes_in_flight", number(k.bytesInFlightPerThread)},
+        {"ilp", number(k.ilp)},
+        {"fma_share", number(k.fmaShare)},
+        {"compute_ms", number(p.computeMs)},
+        {"dram_ms", number(p.dramMs)},
+        {"l2_ms", number(p.l2Ms)},
+        {"shared_ms", number(p.sharedMs)},
+        {"issue_ms", number(p.issueMs)},
+        {"latency_ms", number(p.latencyMs)},
+        {"bound", p.bound},
+    };
+}
+
+void writeCalibrationHeader(std::ostream &out)
+{
+    for (std::size_t i = 0; i < kFixedColumns.size(); ++i)
+        out << (i ? "," : "") << kFixedColumns[i];
+    for (const char *c : kFactColumns)
+        out << "," << c;
+    out << "\n";
+}
+
+void writeCalibrationRow(std::ostream &out, const CalibrationRow &row)
+{
+    out << row.family << "," << row.shape << "," << row.candidate << "," << number(row.measuredMs) << ","
+        << number(row.predictedMs) << "," << quoted(row.schedule);
+    for (const auto &[key, value] : row.facts)
+        out << "," << quoted(value);
+    out << "\n";
+    out.flush();
+}
+
+Result<std::vector<CalibrationRow>> readCalibration(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in)
+        return Error{ErrorKind::Io, "cannot open the calibration file", SourceLocation{path, 0, 0}, {}};
+    auto fail = [&](int lineNo, const std::string &what) {
+        return Error{ErrorKind::Parse, what, SourceLocation{path, lineNo, 1}, {}};
+    };
+    std::string line;
+    if (!std::getline(in, line))
+        return fail(1, "empty file, expected the header case,shape,candidate,...");
+    const auto header = splitCsv(line);
+    for (std::size_t i = 0; i < kFixedColumns.size(); ++i)
+        if (i >= header.size() || header[i] != kFixedColumns[i])
+            return fail(1, "column " + std::to_string(i + 1) + " must be '" + kFixedColumns[i] + "'");
+    std::vector<CalibrationRow> rows;
+    int lineNo = 1;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (line.empty())
+            continue;
+        const auto cells = splitCsv(line);
+        if (cells.size() < kFixedColumns.size())
+            return fail(lineNo, std::to_string(cells.size()) + " columns, expected at least " +
+                                    std::to_string(kFixedColumns.size()));
+        CalibrationRow r;
+        r.family = cells[0];
+        r.shape = cells[1];
+        try {
+            r.candidate = std::stoi(cells[2]);
+            r.measuredMs = std::stod(cells[3]);
+            r.predictedMs = std::stod(cells[4]);
+        } catch (const std::exception &) {
+            return fail(lineNo, "candidate, measured_ms and predicted_ms must be numbers");
+        }
+        r.schedule = cells[5];
+        for (std::size_t i = kFixedColumns.size(); i < cells.size() && i < header.size(); ++i)
+            r.facts.emplace_back(header[i], cells[i]);
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+double spearman(const std::vector<double> &xs, const std::vector<double> &ys)
+{
+    if (xs.size() != ys.size() || xs.size() < 3)
+        return std::nan("");
+    const auto rx = ranks(xs), ry = ranks(ys);
+    const double n = static_cast<double>(rx.size());
+    const double mx = std::accumulate(rx.begin(), rx.end(), 0.0) / n;
+    const double my = std::accumulate(ry.begin(), ry.end(), 0.0) / n;
+    double cov = 0, vx = 0, vy = 0;
+    for (std::size_t i = 0; i < rx.size(); ++i) {
+        cov += (rx[i] - mx) * (ry[i] - my);
+        vx += (rx[i] - mx) * (rx[i] - mx);
+        vy += (ry[i] - my) * (ry[i] - my);
+    }
+    return vx > 0 && vy > 0 ? cov / std::sqrt(vx * vy) : std::nan("");
+}
+
+std::vector<CalibrationSummary> summarizeCalibration(const std::vector<CalibrationRow> &rows)
+{
+    std::map<std::pair<std::string, std::string>, std::pair<std::vector<double>, std::vector<double>>> groups;
+    for (const auto &r : rows)
+        if (r.predictedMs > 0) {
+            auto &g = groups[{r.family, r.shape}];
+            g.first.push_back(r.predictedMs);
+            g.second.push_back(r.measuredMs);
+        }
+    std::vector<CalibrationSummary> out;
+    for (const auto &[key, series] : groups)
+        out.push_back({key.first, key.second, static_cast<int>(series.first.size()), spearman(series.first, series.second)});
+    return out;
+}
+
+} // namespace stitch::rubric
