@@ -91,6 +91,11 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         out.push_back({{"thread_m", "thread_n", "stages", "vector"},
                        "about " + std::to_string(s.registers()) + " registers per thread > the limit of " +
                            std::to_string(p.arch.maxRegistersPerThread)});
+    if (static_cast<long long>(s.registers()) * T > p.arch.registersPerBlock)
+        out.push_back({{"thread_m", "thread_n", "block_m", "block_n"},
+                       std::to_string(T) + " threads x about " + std::to_string(s.registers()) +
+                           " registers exceed the block's " + std::to_string(p.arch.registersPerBlock) +
+                           " registers (the compiler would spill)"});
     if (s.minBlocks > 1) {
         const int budget = p.arch.registersPerSm / std::max(T * s.minBlocks, 1);
         if (s.registers() > budget)
@@ -126,11 +131,11 @@ int rowItems(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
     return static_cast<int>(std::max<std::int64_t>(1, ceilDiv(std::max<std::int64_t>(C, 1), perPass)));
 }
 
-/// Registers per thread for cached row data: the row's elements, twice with row_steps > 1 (the
-/// next row's elements load while this row is used).
+/// Registers per thread for cached row data: the row's elements, twice with prefetch (the next
+/// row's elements load while this row is used).
 int rowRegisters(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
 {
-    return rowItems(a, g, p) * g.value("vector") * cachedArrays(a) * (g.value("row_steps") > 1 ? 2 : 1);
+    return rowItems(a, g, p) * g.value("vector") * cachedArrays(a) * (g.value("prefetch") == 1 ? 2 : 1);
 }
 
 void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
@@ -161,11 +166,14 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                                       " elements do not split evenly into " + std::to_string(cluster) +
                                                       " parts of whole vectors"});
     }
-    const int steps = g.value("row_steps");
+    const int steps = g.value("row_steps"), prefetch = g.value("prefetch");
+    if (prefetch == 1 && steps == 1)
+        out.push_back({{"prefetch", "row_steps"}, "prefetch=next_row needs row_steps > 1: with one row per block "
+                                                  "there is no next row"});
+    if (prefetch == 1 && g.value("cache") != 1)
+        out.push_back({{"prefetch", "cache"}, "prefetch=next_row loads the next row into the register cache: it "
+                                              "needs cache=registers"});
     if (steps > 1) {
-        if (g.value("cache") != 1)
-            out.push_back({{"row_steps", "cache"}, kv("row_steps", steps) +
-                                                       " prefetches the next row into registers: it needs cache=registers"});
         std::int64_t rows = 1;
         for (int i = 0; i < a.rowRank; ++i)
             rows *= eval(a.domain[static_cast<std::size_t>(i)], p);
@@ -179,9 +187,9 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         const int budget = std::min(64, p.arch.registersPerSm / std::max(tpr * rpb, 1) - 24);
         const int regs = rowRegisters(a, g, p);
         if (regs > budget)
-            out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster", "row_steps"},
+            out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster", "prefetch"},
                            "keeping the row in registers needs " + std::to_string(regs) + " registers per thread for data" +
-                               (steps > 1 ? " (this row and the next, row_steps > 1)" : "") + "; " +
+                               (prefetch == 1 ? " (this row and the next, prefetch=next_row)" : "") + "; " +
                                std::to_string(tpr * rpb) + " threads per block leave " + std::to_string(budget) +
                                ": use more threads, a cluster or cache=none"});
     }
