@@ -148,10 +148,11 @@ KernelCode generateRowKernel(const GenContext &ctx)
                                                           (std::int64_t(p.tpr) * p.vec * p.cluster)));
     const int threads = p.tpr * p.rpb;
     const bool vectorLoads = p.vec > 1;
-    // With row_steps > 1 a block (or cluster) handles several rows in turn and loads the next
-    // row's elements while this row is reduced and stored; the shared slots alternate per step.
+    // With row_steps > 1 a block (or cluster) handles several rows in turn (with prefetch, loading
+    // the next row's elements while this row is reduced and stored); the shared slots alternate
+    // per step.
     const bool stepped = p.steps > 1;
-    const bool prefetch = stepped && p.cache && !a.rowInputs.empty();
+    const bool prefetch = stepped && p.cache && g.value("prefetch") == 1 && !a.rowInputs.empty();
     const std::string slot = stepped ? "[step_ & 1]" : "";
 
     KernelCode k;

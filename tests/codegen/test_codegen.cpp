@@ -229,7 +229,8 @@ TEST(Codegen, GenericStrategyHandlesEveryCanonicalOp)
 TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)
 {
     // 256 rows of 262144: too few rows for the SMs, so a cluster of 16 blocks shares each row and
-    // walks 4 rows in turn, loading the next one while this one is reduced and stored.
+    // walks 4 rows in turn, loading the next one while this one is reduced and stored
+    // (row_steps=4 prefetch=next_row).
     const Case c{"softmax_rows", ir::makeSoftmaxRows(), {{"M", 256}, {"N", 262144}}};
     auto problem = problemFor(c);
     auto s = schedule::defaultSchedule(problem);
@@ -241,6 +242,7 @@ TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)
     g.set("vector", 4);
     g.set("cache", 1);
     g.set("row_steps", 4);
+    g.set("prefetch", 1);
     ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok());
     auto p = codegen::generateProgram(problem, *s);
     ASSERT_TRUE(p.ok()) << p.error().toString();
@@ -268,7 +270,8 @@ TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)
     g.set("cache", 0);
     auto noCache = schedule::checkGroup(*a, g, problem);
     ASSERT_FALSE(noCache.empty());
-    EXPECT_NE(noCache.front().message.find("row_steps=4 prefetches the next row into registers"), std::string::npos)
+    EXPECT_NE(noCache.front().message.find("prefetch=next_row loads the next row into the register cache"),
+              std::string::npos)
         << noCache.front().message;
     g.set("cache", 1);
     g.set("threads_per_row", 1024);
@@ -276,4 +279,11 @@ TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)
     auto tooBig = schedule::checkGroup(*a, g, problem);
     ASSERT_FALSE(tooBig.empty());
     EXPECT_NE(tooBig.front().message.find("this row and the next"), std::string::npos) << tooBig.front().message;
+    g.set("prefetch", 0);
+    EXPECT_TRUE(schedule::checkGroup(*a, g, problem).empty()) << "stepping without prefetch needs one row of registers";
+    g.set("row_steps", 1);
+    g.set("prefetch", 1);
+    auto noNext = schedule::checkGroup(*a, g, problem);
+    ASSERT_FALSE(noNext.empty());
+    EXPECT_NE(noNext.front().message.find("needs row_steps > 1"), std::string::npos) << noNext.front().message;
 }
