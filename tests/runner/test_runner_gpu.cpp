@@ -388,7 +388,8 @@ void printMetrics(const MetricsReport &m)
     }
 }
 
-/// The job's metrics, available, with one entry per launch named by kernel and launch index.
+/// The job's metrics, available, with one entry per launch named by kernel and launch index. The
+/// reference points into `r`: keep the result in a variable, never pass a temporary.
 const MetricsReport &expectMetrics(const Result<JobResult> &r, const Job &j)
 {
     static const MetricsReport none;
@@ -409,6 +410,8 @@ const MetricsReport &expectMetrics(const Result<JobResult> &r, const Job &j)
     }
     return m;
 }
+
+const MetricsReport &expectMetrics(Result<JobResult> &&, const Job &) = delete; // would dangle
 
 } // namespace
 
@@ -443,7 +446,8 @@ TEST_F(RunnerGpu, MetricsOfAStridedLoad)
 {
     const std::uint64_t n = std::uint64_t{1} << 20;
     Job j = metricJob(s_metricModule, {"m_stride"}, n, n * 32);
-    const MetricsReport &m = expectMetrics(submit(j), j);
+    const auto r = submit(j); // keep the result alive: the report is a reference into it
+    const MetricsReport &m = expectMetrics(r, j);
     if (m.kernels.size() != 1)
         return;
     EXPECT_NEAR(metric(m.kernels[0], "globalLoadSectorsPerRequest"), 32.0, 1.0);
@@ -455,7 +459,8 @@ TEST_F(RunnerGpu, MetricsOfSharedMemoryBankConflictsPerLaunch)
     // Two launches in one program: the ranges must land on the right launch.
     const std::uint64_t n = std::uint64_t{1} << 20;
     Job j = metricJob(s_metricModule, {"m_smem_free", "m_smem_conflict"}, n, n, 32);
-    const MetricsReport &m = expectMetrics(submit(j), j);
+    const auto r = submit(j); // keep the result alive: the report is a reference into it
+    const MetricsReport &m = expectMetrics(r, j);
     if (m.kernels.size() != 2)
         return;
     const double freeConflicts = metric(m.kernels[0], "sharedBankConflicts");
@@ -472,7 +477,8 @@ TEST_F(RunnerGpu, MetricsOfBranchEfficiency)
 {
     const std::uint64_t n = std::uint64_t{1} << 20;
     Job j = metricJob(s_metricModule, {"m_divergent", "m_uniform"}, n, n);
-    const MetricsReport &m = expectMetrics(submit(j), j);
+    const auto r = submit(j); // keep the result alive: the report is a reference into it
+    const MetricsReport &m = expectMetrics(r, j);
     if (m.kernels.size() != 2)
         return;
     const double divergent = metric(m.kernels[0], "smsp__sass_average_branch_targets_threads_uniform.pct");
