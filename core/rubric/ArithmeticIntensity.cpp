@@ -9,6 +9,17 @@
 
 namespace stitch::rubric {
 
+double ridgePoint(const GpuSpec &gpu)
+{
+    return gpu.fp32Tflops * 1e12 / (gpu.memoryBandwidthGBs * 1e9);
+}
+
+double intensityScore(double flopsPerByte, double ridge)
+{
+    const double span = std::log2(64.0);
+    return flopsPerByte <= 0 ? 0 : 5 * std::clamp((std::log2(flopsPerByte / ridge) + span) / span, 0.0, 1.0);
+}
+
 namespace {
 
 class ArithmeticIntensity final : public KernelDimension {
@@ -19,12 +30,11 @@ protected:
     RubricScore scoreKernel(const KernelFacts &k, const ProgramFacts &p, const RubricInput &) const override
     {
         RubricScore s;
-        const double ridge = p.gpu->fp32Tflops * 1e12 / (p.gpu->memoryBandwidthGBs * 1e9);
+        const double ridge = ridgePoint(*p.gpu);
         const double bytes = std::max(k.trafficBytes, 1.0);
         const double intensity = k.flops / bytes;
         const double best = k.flops / std::max(k.uniqueBytes, 1.0);
-        const double span = std::log2(64.0);
-        s.score = intensity <= 0 ? 0 : 5 * std::clamp((std::log2(intensity / ridge) + span) / span, 0.0, 1.0);
+        s.score = intensityScore(intensity, ridge);
         s.evidence = fmt(k.flops / 1e6, 3) + " MFLOP over " + fmt(bytes / 1e6, 3) + " MB moved (" +
                      fmt(k.uniqueBytes / 1e6, 3) + " MB unique): " + fmt(intensity, 2) +
                      " FLOP/B; each byte once: " + fmt(best, 2) + " FLOP/B; ridge " + fmt(ridge, 1) + " FLOP/B (" +

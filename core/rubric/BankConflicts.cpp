@@ -5,6 +5,33 @@
 
 namespace stitch::rubric {
 
+double bankConflictScore(double idealWavefronts, double actualWavefronts)
+{
+    return actualWavefronts > 0 ? 5 * idealWavefronts / actualWavefronts : 5.0;
+}
+
+WavefrontTotals sharedWavefrontTotals(const KernelFacts &k, int banks)
+{
+    WavefrontTotals t;
+    for (const auto &st : k.streams) {
+        if (!st.shared)
+            continue;
+        const BankStats b = bankWavefronts(st, banks);
+        (st.store ? t.storeRequests : t.loadRequests) += st.requests;
+        (st.store ? t.storeWavefronts : t.loadWavefronts) += b.wavefronts * st.requests;
+        (st.store ? t.storeIdeal : t.loadIdeal) += b.ideal * st.requests;
+    }
+    return t;
+}
+
+bool hasSharedStreams(const KernelFacts &k)
+{
+    for (const auto &s : k.streams)
+        if (s.shared)
+            return true;
+    return false;
+}
+
 namespace {
 
 class BankConflicts final : public KernelDimension {
@@ -12,26 +39,17 @@ public:
     std::string name() const override { return "bank_conflicts"; }
 
 protected:
-    bool appliesToKernel(const KernelFacts &k, const RubricInput &) const override
-    {
-        for (const auto &s : k.streams)
-            if (s.shared)
-                return true;
-        return false;
-    }
+    bool appliesToKernel(const KernelFacts &k, const RubricInput &) const override { return hasSharedStreams(k); }
 
     RubricScore scoreKernel(const KernelFacts &k, const ProgramFacts &p, const RubricInput &) const override
     {
         RubricScore s;
-        double ideal = 0, actual = 0;
         const AccessStream *worst = nullptr;
         BankStats worstStats;
         for (const auto &st : k.streams) {
             if (!st.shared)
                 continue;
             const BankStats b = bankWavefronts(st, p.arch->sharedMemoryBanks);
-            ideal += b.ideal * st.requests;
-            actual += b.wavefronts * st.requests;
             if (!s.evidence.empty())
                 s.evidence += "; ";
             s.evidence += st.what + ": " + std::to_string(b.maxWays) + "-way, " + fmt(b.wavefronts, 1) +
@@ -41,8 +59,9 @@ protected:
                 worstStats = b;
             }
         }
-        const double eff = actual > 0 ? ideal / actual : 1;
-        s.score = 5 * eff;
+        const WavefrontTotals t = sharedWavefrontTotals(k, p.arch->sharedMemoryBanks);
+        s.score = bankConflictScore(t.ideal(), t.wavefronts());
+        const double eff = s.score / 5;
         s.evidence += "; " + percent(eff) + " of shared-memory wavefronts useful";
         if (!worst || worstStats.maxWays <= 1)
             s.sentence = "No shared-memory access conflicts: every phase of a warp hits distinct banks (or one word, "

@@ -5,6 +5,27 @@
 
 namespace stitch::rubric {
 
+double coalescingScore(double idealSectors, double actualSectors)
+{
+    return actualSectors > 0 ? 5 * idealSectors / actualSectors : 5.0;
+}
+
+SectorTotals globalSectorTotals(const KernelFacts &k)
+{
+    SectorTotals t;
+    for (const auto &st : k.streams) {
+        if (st.shared)
+            continue;
+        const SectorStats ss = sectorsPerRequest(st);
+        if (ss.sectors <= 0)
+            continue;
+        (st.store ? t.storeRequests : t.loadRequests) += st.requests;
+        (st.store ? t.storeSectors : t.loadSectors) += ss.sectors * st.requests;
+        (st.store ? t.storeIdeal : t.loadIdeal) += ss.ideal * st.requests;
+    }
+    return t;
+}
+
 namespace {
 
 class Coalescing final : public KernelDimension {
@@ -15,7 +36,7 @@ protected:
     RubricScore scoreKernel(const KernelFacts &k, const ProgramFacts &, const RubricInput &) const override
     {
         RubricScore s;
-        double ideal = 0, actual = 0, worstWaste = -1;
+        double worstWaste = -1;
         const AccessStream *worst = nullptr;
         SectorStats worstStats;
         for (const auto &st : k.streams) {
@@ -24,8 +45,6 @@ protected:
             const SectorStats ss = sectorsPerRequest(st);
             if (ss.sectors <= 0)
                 continue;
-            ideal += ss.ideal * st.requests;
-            actual += ss.sectors * st.requests;
             const double waste = (ss.sectors - ss.ideal) * st.requests;
             if (!s.evidence.empty())
                 s.evidence += "; ";
@@ -43,8 +62,9 @@ protected:
             s.sentence = "The kernel does not touch global memory.";
             return s;
         }
-        const double eff = actual > 0 ? ideal / actual : 1;
-        s.score = 5 * eff;
+        const SectorTotals t = globalSectorTotals(k);
+        s.score = coalescingScore(t.ideal(), t.sectors());
+        const double eff = s.score / 5;
         s.evidence += "; overall " + percent(eff) + " of fetched sectors used";
         const std::string head = worst->what + ": " + fmt(worstStats.activeLanes, 0) + " lanes, " +
                                  fmt(worstStats.sectors, 1) + " sectors per request";

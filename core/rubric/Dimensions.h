@@ -47,6 +47,58 @@ PtxMix countPtx(const std::string &entryBody);
 /// The mix of the loop (a backward branch to an earlier label) with the most FMAs; empty when none.
 PtxMix hotLoopPtx(const std::string &entryBody);
 
+// Score formulas and the static quantities they take, one per dimension (defined in the
+// dimension's file). The dimensions and their measured counterparts (MeasuredDimensions.h) both call
+// them, so a static and a measured score differ only in where the quantities come from.
+
+/// Coalescing: 5 x ideal / actual sectors (5 when nothing is fetched).
+double coalescingScore(double idealSectors, double actualSectors);
+/// Requests, sectors and ideal sectors of the global streams, loads and stores apart (requests-weighted).
+struct SectorTotals {
+    double loadRequests = 0, loadSectors = 0, loadIdeal = 0;
+    double storeRequests = 0, storeSectors = 0, storeIdeal = 0;
+    double requests() const { return loadRequests + storeRequests; }
+    double sectors() const { return loadSectors + storeSectors; }
+    double ideal() const { return loadIdeal + storeIdeal; }
+};
+SectorTotals globalSectorTotals(const KernelFacts &k);
+
+/// Bank conflicts: 5 x ideal / actual wavefronts (5 when none).
+double bankConflictScore(double idealWavefronts, double actualWavefronts);
+/// Requests, wavefronts and ideal wavefronts of the shared streams, loads and stores apart.
+struct WavefrontTotals {
+    double loadRequests = 0, loadWavefronts = 0, loadIdeal = 0;
+    double storeRequests = 0, storeWavefronts = 0, storeIdeal = 0;
+    double requests() const { return loadRequests + storeRequests; }
+    double wavefronts() const { return loadWavefronts + storeWavefronts; }
+    double ideal() const { return loadIdeal + storeIdeal; }
+};
+WavefrontTotals sharedWavefrontTotals(const KernelFacts &k, int banks);
+bool hasSharedStreams(const KernelFacts &k);
+
+/// Divergence: 5 x useful lanes / launched lanes.
+double divergenceScore(double usefulLaneFraction);
+
+/// Occupancy: 5 x min(1, occupancy / target); the target is 25 % for register-blocked GEMMs, else 50 %.
+double occupancyTarget(const KernelFacts &k);
+double occupancyScore(double occupancy, double target);
+
+/// Arithmetic intensity: ridge = fp32 peak / DRAM bandwidth; score 5 x clamp((log2(I/R) + 6) / 6), 0 for I <= 0.
+double ridgePoint(const GpuSpec &gpu);
+double intensityScore(double flopsPerByte, double ridge);
+
+/// Instruction mix: the figures the score takes from the PTX, and which formula applies.
+struct MixFigures {
+    bool computeBound = false; ///< GEMM main kernels and kernels at or above the ridge
+    bool hotLoop = false;      ///< fmaShare / ldsPerFma are the FMA-heaviest loop's
+    double fmaShare = 0, ldsPerFma = 0, vectorShare = 1, integerShare = 0;
+};
+MixFigures instructionMixFigures(const KernelFacts &k, const ProgramFacts &p);
+/// Compute-bound: 5 x min(1, FMA share / 0.5) - min(2, 4 x max(0, ld.shared per FMA - 0.25)).
+double computeMixScore(double fmaShare, double ldsPerFma);
+/// Memory-bound: 5 - 2 x (1 - vector share) - min(2, 5 x max(0, integer share - 0.3)).
+double memoryMixScore(double vectorShare, double integerShare);
+
 std::unique_ptr<RubricDimension> makeCoalescing();
 std::unique_ptr<RubricDimension> makeArithmeticIntensity();
 std::unique_ptr<RubricDimension> makeDivergence();

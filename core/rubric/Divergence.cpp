@@ -5,6 +5,11 @@
 
 namespace stitch::rubric {
 
+double divergenceScore(double usefulLaneFraction)
+{
+    return 5 * usefulLaneFraction;
+}
+
 namespace {
 
 class Divergence final : public KernelDimension {
@@ -15,7 +20,7 @@ protected:
     RubricScore scoreKernel(const KernelFacts &k, const ProgramFacts &, const RubricInput &) const override
     {
         RubricScore s;
-        s.score = 5 * k.usefulLaneFraction;
+        s.score = divergenceScore(k.usefulLaneFraction);
         s.evidence = k.boundary + "; useful lanes " + percent(k.usefulLaneFraction);
         const Branch *worst = nullptr;
         for (const auto &b : k.branches) {

@@ -64,6 +64,37 @@ PtxMix hotLoopPtx(const std::string &body)
     return best;
 }
 
+MixFigures instructionMixFigures(const KernelFacts &k, const ProgramFacts &p)
+{
+    MixFigures f;
+    const PtxMix m = countPtx(k.ptxBody);
+    const PtxMix hot = hotLoopPtx(k.ptxBody);
+    f.hotLoop = hot.total > 0 && hot.fma > 0;
+    const PtxMix &core = f.hotLoop ? hot : m; // the FMA-heaviest loop, where the time goes
+    const int global = m.globalLoads + m.globalStores;
+    f.fmaShare = core.total ? double(core.fma) / core.total : 0;
+    f.ldsPerFma = core.fma ? double(core.sharedLoads) / core.fma : 0;
+    f.vectorShare = global ? double(m.globalVector) / global : 1;
+    f.integerShare = m.total ? double(m.integer) / m.total : 0;
+    f.computeBound = (k.strategy == schedule::Strategy::Gemm && !k.splitSum) ||
+                     k.flops / std::max(k.trafficBytes, 1.0) >= ridgePoint(*p.gpu);
+    return f;
+}
+
+double computeMixScore(double fmaShare, double ldsPerFma)
+{
+    const double fmaPart = std::min(1.0, fmaShare / 0.5);
+    const double ldsPenalty = std::min(2.0, std::max(0.0, ldsPerFma - 0.25) * 4);
+    return 5 * fmaPart - ldsPenalty;
+}
+
+double memoryMixScore(double vectorShare, double integerShare)
+{
+    const double vecPenalty = 2 * (1 - vectorShare);
+    const double intPenalty = std::min(2.0, std::max(0.0, integerShare - 0.3) * 5);
+    return 5 - vecPenalty - intPenalty;
+}
+
 namespace {
 
 void countInstruction(PtxMix &m, std::string_view s)
@@ -124,13 +155,11 @@ protected:
         RubricScore s;
         const PtxMix m = countPtx(k.ptxBody);
         const PtxMix hot = hotLoopPtx(k.ptxBody);
-        const bool loop = hot.total > 0 && hot.fma > 0;
-        const PtxMix &core = loop ? hot : m; // the FMA-heaviest loop, where the time goes
+        const MixFigures f = instructionMixFigures(k, p);
+        const bool loop = f.hotLoop;
         const int global = m.globalLoads + m.globalStores;
-        const double fmaShare = core.total ? double(core.fma) / core.total : 0;
-        const double ldsPerFma = core.fma ? double(core.sharedLoads) / core.fma : 0;
-        const double vectorShare = global ? double(m.globalVector) / global : 1;
-        const double intShare = m.total ? double(m.integer) / m.total : 0;
+        const double fmaShare = f.fmaShare, ldsPerFma = f.ldsPerFma, vectorShare = f.vectorShare,
+                     intShare = f.integerShare;
         s.evidence = std::to_string(m.total) + " PTX instructions: " + std::to_string(m.fma) + " FMA (" +
                      percent(m.total ? double(m.fma) / m.total : 0) + "), " + std::to_string(m.floatOther) +
                      " other float, " + std::to_string(m.sharedLoads) + " ld.shared, " +
@@ -142,22 +171,15 @@ protected:
                                  " FMA (" + percent(fmaShare) + "), " + std::to_string(hot.sharedLoads) +
                                  " ld.shared (" + fmt(ldsPerFma, 2) + " per FMA)"
                            : std::string());
-        const double ridge = p.gpu->fp32Tflops * 1e12 / (p.gpu->memoryBandwidthGBs * 1e9);
-        const bool computeBound =
-            (k.strategy == schedule::Strategy::Gemm && !k.splitSum) || k.flops / std::max(k.trafficBytes, 1.0) >= ridge;
-        if (computeBound) {
-            const double fmaPart = std::min(1.0, fmaShare / 0.5);
-            const double ldsPenalty = std::min(2.0, std::max(0.0, ldsPerFma - 0.25) * 4);
-            s.score = 5 * fmaPart - ldsPenalty;
+        if (f.computeBound) {
+            s.score = computeMixScore(fmaShare, ldsPerFma);
             s.sentence = percent(fmaShare) + " of the " + (loop ? "hot loop's " : "") + "instructions are FMAs with " +
                          fmt(ldsPerFma, 2) + " shared loads per FMA" +
                          (fmaShare >= 0.5 && ldsPerFma <= 0.25
                               ? ": the math dominates, as a compute-bound kernel wants."
                               : ": larger thread tiles (thread_m, thread_n) put more FMAs behind each shared load.");
         } else {
-            const double vecPenalty = 2 * (1 - vectorShare);
-            const double intPenalty = std::min(2.0, std::max(0.0, intShare - 0.3) * 5);
-            s.score = 5 - vecPenalty - intPenalty;
+            s.score = memoryMixScore(vectorShare, intShare);
             s.sentence = percent(vectorShare) + " of the global memory instructions are vectorized and " +
                          percent(intShare) + " of all instructions are integer index math" +
                          (vectorShare < 1 ? ": wider vectors (vector=4) move more bytes per instruction." : ".");

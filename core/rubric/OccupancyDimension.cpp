@@ -8,6 +8,17 @@
 
 namespace stitch::rubric {
 
+double occupancyTarget(const KernelFacts &k)
+{
+    const bool gemm = k.strategy == schedule::Strategy::Gemm && !k.splitSum;
+    return gemm ? 0.25 : 0.5;
+}
+
+double occupancyScore(double occupancy, double target)
+{
+    return 5 * std::min(1.0, occupancy / target);
+}
+
 namespace {
 
 class OccupancyDimension final : public KernelDimension {
@@ -31,8 +42,7 @@ protected:
         }
         const Occupancy &o = *k.occupancy;
         const bool gemm = k.strategy == schedule::Strategy::Gemm && !k.splitSum;
-        const double target = gemm ? 0.25 : 0.5;
-        s.score = 5 * std::min(1.0, o.occupancy / target);
+        s.score = occupancyScore(o.occupancy, occupancyTarget(k));
         const double fill = static_cast<double>(k.blocks) / (p.gpu->multiprocessors * double(o.activeBlocksPerSm));
         s.evidence = res + ": " + std::to_string(o.activeBlocksPerSm) + " blocks/SM, " +
                      std::to_string(o.activeWarpsPerSm) + " of " + std::to_string(p.arch->maxWarpsPerSm) +
