@@ -27,7 +27,11 @@ std::string number(double v)
     return s.str();
 }
 
-std::string quoted(const std::string &text)
+} // namespace
+
+namespace detail {
+
+std::string csvQuoted(const std::string &text)
 {
     std::string out = "\"";
     for (char c : text)
@@ -35,8 +39,7 @@ std::string quoted(const std::string &text)
     return out + "\"";
 }
 
-/// One CSV record (RFC 4180 quoting, no embedded newlines).
-std::vector<std::string> splitCsv(const std::string &line)
+std::vector<std::string> splitCsvRecord(const std::string &line)
 {
     std::vector<std::string> out(1);
     bool inQuotes = false;
@@ -60,6 +63,22 @@ std::vector<std::string> splitCsv(const std::string &line)
         }
     }
     return out;
+}
+
+} // namespace detail
+
+namespace {
+
+using detail::splitCsvRecord;
+
+std::string quoted(const std::string &text)
+{
+    return detail::csvQuoted(text);
+}
+
+std::vector<std::string> splitCsv(const std::string &line)
+{
+    return splitCsvRecord(line);
 }
 
 std::vector<double> ranks(const std::vector<double> &v)

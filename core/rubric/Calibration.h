@@ -36,6 +36,13 @@ void writeCalibrationRow(std::ostream &out, const CalibrationRow &row);
 /// file:line and what is wrong.
 Result<std::vector<CalibrationRow>> readCalibration(const std::string &path);
 
+namespace detail {
+/// A CSV cell in double quotes (inner quotes doubled).
+std::string csvQuoted(const std::string &text);
+/// One CSV record (RFC 4180 quoting, no embedded newlines).
+std::vector<std::string> splitCsvRecord(const std::string &line);
+} // namespace detail
+
 /// Spearman's rank correlation (ties share their mean rank); NaN for fewer than 3 pairs or a
 /// constant series.
 double spearman(const std::vector<double> &xs, const std::vector<double> &ys);
