@@ -10,6 +10,7 @@
 #include "core/codegen/Program.h"
 #include "core/ir/Programs.h"
 #include "core/rubric/Calibration.h"
+#include "core/rubric/MeasuredDimensions.h"
 #include "core/rubric/PerfModel.h"
 #include "core/runner/Runner.h"
 #include "core/schedule/Space.h"
@@ -174,10 +175,54 @@ std::string scheduleText(const schedule::Schedule &s)
     return out;
 }
 
+/// One CUPTI metric run of a timed candidate (no timing, no verification, zero inputs like the
+/// sweep) and each kernel's rubric dimensions, static beside measured, as rows of `out`. False when
+/// the GPU gives no counters (said once, by the caller's first call); a failed run is reported and
+/// the bench carries on.
+bool profileDimensions(runner::Runner &runner, const Built &b, const rubric::ProgramFacts &facts, const BenchCase &c,
+                       int candidate, bool first, std::ostream &out)
+{
+    runner::RunRequest request;
+    request.job.module = b.cubin;
+    request.job.plan = b.plan;
+    for (auto &buffer : request.job.plan.buffers)
+        if (buffer.role == runner::BufferRole::Input)
+            buffer.init.kind = runner::BufferInit::Kind::Zero;
+    request.job.measure = {false, false, 0, 1, false, false, true};
+    request.job.deadlineMs = 120000;
+    auto r = runner.run(std::move(request));
+    if (!r) {
+        std::fprintf(stderr, "  %s:%s candidate %d: metric run failed: %s\n", c.family.c_str(), c.shape.c_str(),
+                     candidate, r.error().message.c_str());
+        return true;
+    }
+    if (!r->metrics || !r->metrics->available) {
+        std::fprintf(stderr, "hardware metrics are not available (%s); the bench carries on without them\n",
+                     r->metrics ? r->metrics->message.c_str() : "no metrics in the result");
+        return false;
+    }
+    const runner::MetricsReport &m = *r->metrics;
+    if (first)
+        std::fprintf(stderr, "hardware metrics: chip %s, %d passes per kernel%s%s\n", m.chip.c_str(), m.passes,
+                     m.message.empty() ? "" : "; ", m.message.c_str());
+    for (const auto &km : m.kernels) {
+        if (km.launch < 0 || static_cast<std::size_t>(km.launch) >= facts.kernels.size())
+            continue;
+        const rubric::KernelFacts &k = facts.kernels[static_cast<std::size_t>(km.launch)];
+        for (auto &comparison : rubric::compareWithMetrics(k, facts, km.values))
+            rubric::writeDimensionRow(out, {c.family, c.shape, candidate, k.name, std::move(comparison)});
+    }
+    return true;
+}
+
 } // namespace
 
 int runBench(const BenchOptions &options)
 {
+    if (options.metrics && options.calibration.empty()) {
+        std::cerr << "stitchcuda: --metrics needs --calibration FILE (the dimensions go to FILE's .dimensions.csv)\n";
+        return 2;
+    }
     runner::WorkerOptions worker;
     worker.deviceOrdinal = options.device;
     runner::Runner runner(worker, nullptr);
@@ -201,6 +246,13 @@ int runBench(const BenchOptions &options)
     if (!options.calibration.empty()) {
         calibration.open(options.calibration);
         rubric::writeCalibrationHeader(calibration);
+    }
+    // Static rubric dimensions beside their CUPTI counterparts, per kernel (docs/RUBRIC.md).
+    std::ofstream dimensions;
+    bool metricsAvailable = options.metrics, metricsFirst = true;
+    if (options.metrics) {
+        dimensions.open(rubric::dimensionsPathFor(options.calibration));
+        rubric::writeDimensionHeader(dimensions);
     }
     const rubric::PerfModel model;
     for (auto &c : allCases()) {
@@ -267,6 +319,11 @@ int runBench(const BenchOptions &options)
                     row.facts = rubric::calibrationFacts(facts, *predicted);
                 }
                 rubric::writeCalibrationRow(calibration, row);
+                if (metricsAvailable && predicted) {
+                    metricsAvailable = profileDimensions(runner, *built[i], facts, c, static_cast<int>(i),
+                                                         metricsFirst, dimensions);
+                    metricsFirst = false;
+                }
             }
             if (r->timing->medianMs < bestMs) {
                 bestMs = r->timing->medianMs;

@@ -8,6 +8,8 @@
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
 #include "core/rubric/Calibration.h"
+#include "core/rubric/Dimensions.h"
+#include "core/rubric/MeasuredDimensions.h"
 #include "core/rubric/PerfModel.h"
 #include "core/schedule/Space.h"
 
@@ -65,10 +67,63 @@ void printSummary(const std::vector<rubric::CalibrationRow> &rows)
     std::printf("\n%d schedules in all\n", total);
 }
 
+/// The agreement of static and measured dimensions (a bench --metrics .dimensions.csv).
+int printDimensions(const std::string &path)
+{
+    auto rows = rubric::readDimensions(path);
+    if (!rows) {
+        std::cerr << "stitchcuda: " << rows.error().toString() << "\n";
+        return 1;
+    }
+    const auto summary = rubric::summarizeDimensions(*rows);
+    std::printf("| dimension | kernels compared | within one point | share (target >= 90%%) | mean abs(static - measured) "
+                "| not comparable |\n");
+    std::printf("|---|---|---|---|---|---|\n");
+    for (const auto &a : summary)
+        std::printf("| %s | %d | %d | %s | %s | %d |\n", a.dimension.c_str(), a.compared, a.withinOnePoint,
+                    a.compared ? (rubric::fmt(100 * a.share(), 1) + "% " + (a.share() >= 0.9 ? "met" : "missed")).c_str()
+                               : "-",
+                    a.compared ? rubric::fmt(a.meanAbsDifference, 2).c_str() : "-", a.notComparable);
+    int compared = 0, within = 0;
+    for (const auto &a : summary)
+        if (a.dimension.find(':') == std::string::npos) { // the dimensions, not their second views
+            compared += a.compared;
+            within += a.withinOnePoint;
+        }
+    std::printf("\n%zu rows; the dimensions (second views left out): %d of %d comparisons within one point (%s)\n",
+                rows->size(), within, compared, compared ? (rubric::fmt(100.0 * within / compared, 1) + "%").c_str() : "-");
+    std::printf("\nhard_limits and final_performance have no counter counterpart (a kernel that ran passed the limits; "
+                "measured times are the ranking calibration).\n");
+    for (const auto &a : summary) {
+        if (a.notComparable > 0)
+            std::printf("\n%s: %d not comparable, e.g. %s\n", a.dimension.c_str(), a.notComparable,
+                        a.firstReason.c_str());
+        if (a.worst.empty() || a.worst.front().comparison.staticScore == a.worst.front().comparison.measuredScore)
+            continue;
+        std::printf("\n%s, worst cases:\n", a.dimension.c_str());
+        for (const auto &r : a.worst) {
+            const auto &c = r.comparison;
+            if (c.staticScore == c.measuredScore)
+                continue;
+            std::printf("  %s:%s candidate %d %s: static %.1f, measured %.1f (%s: %s | %s)%s%s\n", r.family.c_str(),
+                        r.shape.c_str(), r.candidate, r.kernel.c_str(), c.staticScore, c.measuredScore,
+                        c.quantity.c_str(), rubric::fmt(c.staticValue, 3).c_str(),
+                        rubric::fmt(c.measuredValue, 3).c_str(), c.note.empty() ? "" : "; ", c.note.c_str());
+        }
+    }
+    return 0;
+}
+
 } // namespace
 
 int runCalibrate(const CalibrateOptions &options)
 {
+    if (!options.dimensions.empty())
+        return printDimensions(options.dimensions);
+    if (options.file.empty()) {
+        std::cerr << "stitchcuda: calibrate needs a bench --calibration CSV, or --dimensions FILE\n";
+        return 2;
+    }
     auto measured = rubric::readCalibration(options.file);
     if (!measured) {
         std::cerr << "stitchcuda: " << measured.error().toString() << "\n";

@@ -72,6 +72,7 @@ struct BenchOptions {
     int maxCandidates = 0;             ///< 0: the whole sweep
     std::string out;                   ///< also write the JSON here after every case
     std::string calibration;           ///< CSV of every candidate: measured vs the model's prediction
+    bool metrics = false;              ///< with calibration: one CUPTI metric run per candidate -> *.dimensions.csv
     int device = 0;
 };
 /// The issue-4 benchmark on the local GPU; JSON on stdout, progress on stderr (bench/README.md).
@@ -81,6 +82,7 @@ struct CalibrateOptions {
     std::string out;                   ///< write the re-predicted rows (with the model's facts) here
     std::string arch = "sm_90";
     bool summaryOnly = false;          ///< rank the file's own predictions, do not re-predict
+    std::string dimensions;            ///< a bench --metrics *.dimensions.csv: static vs measured per dimension
 };
 /// Re-predicts measured bench candidates with the current model (no GPU) and prints Spearman's rho per case.
 int runCalibrate(const CalibrateOptions &options);

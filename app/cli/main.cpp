@@ -74,11 +74,16 @@ int main(int argc, char **argv)
     benchCmd->add_option("--out", bench.out, "Also write the JSON to this file after every case");
     benchCmd->add_option("--calibration", bench.calibration,
                          "Write every candidate's measured and predicted time (CSV) for the rubric's model");
+    benchCmd->add_flag("--metrics", bench.metrics,
+                       "With --calibration: profile every candidate once with CUPTI and write its static and measured "
+                       "rubric dimensions per kernel to the calibration file's .dimensions.csv");
 
     stitch::cli::CalibrateOptions calibrate;
     auto *calibrateCmd = app.add_subcommand(
         "calibrate", "Re-predict the candidates of a bench --calibration file with the current model (no GPU)");
-    calibrateCmd->add_option("file", calibrate.file, "CSV written by stitchcuda bench --calibration")->required();
+    calibrateCmd->add_option("file", calibrate.file, "CSV written by stitchcuda bench --calibration");
+    calibrateCmd->add_option("--dimensions", calibrate.dimensions,
+                             "Agreement of static and measured dimensions in a bench --metrics .dimensions.csv");
     calibrateCmd->add_option("--out", calibrate.out, "Write the re-predicted rows, with the model's facts, here");
     calibrateCmd->add_option("--arch", calibrate.arch, "Target architecture")->capture_default_str();
     calibrateCmd->add_flag("--summary", calibrate.summaryOnly, "Only rank the file's own predictions");

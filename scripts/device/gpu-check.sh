@@ -4,8 +4,8 @@
 # whole CTest suite (GPU tests included) and compute-sanitizer on the GPU tests.
 # Logs go to $OUT when it is set. Prepare the carried files first: scripts/device/prepare-carry.sh.
 # MODE=tests (default: build, info, ctest, GPU tests, sanitizers), MODE=bench (build, the issue-4
-# benchmark `stitchcuda bench` with BENCH_ARGS, the PyTorch/cuBLAS baselines with BASE_ARGS, the
-# report), MODE=all (both). CTEST_ARGS narrows ctest (e.g. "-L gpu").
+# benchmark `stitchcuda bench` with BENCH_ARGS and --metrics unless METRICS=0, the calibration
+# tables, the PyTorch/cuBLAS baselines with BASE_ARGS, the report), MODE=all (both). CTEST_ARGS narrows ctest (e.g. "-L gpu").
 set -uo pipefail
 MODE=${MODE:-tests}
 cd "$(dirname "$0")/../.."
@@ -29,9 +29,15 @@ echo "built in build-gpu"
 
 run_bench() {
     step "stitchcuda bench ${BENCH_ARGS:-}"
-    timeout "${BENCH_TIMEOUT:-400}" ./build-gpu/app/cli/stitchcuda bench --verbose --out "$OUT/ours.json" --calibration "$OUT/calibration.csv" ${BENCH_ARGS:-} > /dev/null 2> "$OUT/bench.log"
+    # METRICS=0 leaves out the CUPTI run per candidate (and the .dimensions.csv).
+    metrics=--metrics; [ "${METRICS:-1}" = 1 ] || metrics=
+    timeout "${BENCH_TIMEOUT:-400}" ./build-gpu/app/cli/stitchcuda bench --verbose --out "$OUT/ours.json" --calibration "$OUT/calibration.csv" $metrics ${BENCH_ARGS:-} > /dev/null 2> "$OUT/bench.log"
     echo "bench exit $?"; grep -v "^  " "$OUT/bench.log" | tail -30
     [ -s "$OUT/calibration.csv" ] && ./build-gpu/app/cli/stitchcuda calibrate --summary "$OUT/calibration.csv"
+    if [ -s "$OUT/calibration.dimensions.csv" ]; then
+        step "static dimensions against CUPTI counters"
+        ./build-gpu/app/cli/stitchcuda calibrate --dimensions "$OUT/calibration.dimensions.csv" | tee "$OUT/dimensions.md"
+    fi
     if [ "${BASELINES:-1}" = 1 ]; then
         step "PyTorch / cuBLAS baselines ${BASE_ARGS:-}"
         timeout "${BASE_TIMEOUT:-400}" python3 bench/torch_baselines.py ${BASE_ARGS:-} > "$OUT/baselines.json" 2> "$OUT/baselines.log"
