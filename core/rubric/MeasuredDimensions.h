@@ -35,7 +35,6 @@ inline constexpr const char *kBranchEfficiency = "smsp__sass_average_branch_targ
 inline constexpr const char *kThreadInstructions = "smsp__thread_inst_executed.sum";
 inline constexpr const char *kInstructions = "smsp__inst_executed.sum";
 inline constexpr const char *kAchievedOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
-inline constexpr const char *kTheoreticalOccupancy = "sm__maximum_warps_per_active_cycle_pct";
 inline constexpr const char *kFfmaThreadInstructions = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum";
 inline constexpr const char *kDramRead = "dram__bytes_read.sum";
 inline constexpr const char *kDramWrite = "dram__bytes_write.sum";
@@ -43,7 +42,7 @@ inline constexpr const char *kDramWrite = "dram__bytes_write.sum";
 
 /// One static dimension of one kernel beside its measured counterpart. `dimension` is the
 /// dimension's name, or "name:view" for a second measured view of it (e.g.
-/// "arithmetic_intensity:dram", "divergence:branch_efficiency", "occupancy:theoretical").
+/// "arithmetic_intensity:dram", "divergence:branch_efficiency").
 struct DimensionComparison {
     static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
     std::string dimension;

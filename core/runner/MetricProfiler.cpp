@@ -53,7 +53,6 @@ const std::vector<MetricInfo> &standardMetrics()
         {"smsp__sass_inst_executed_op_shared_ld.sum", "warp instructions", "shared-memory load instructions"},
         {"smsp__sass_inst_executed_op_shared_st.sum", "warp instructions", "shared-memory store instructions"},
         {"smsp__sass_inst_executed_op_global_ld.sum", "warp instructions", "global-memory load instructions"},
-        {"sm__maximum_warps_per_active_cycle_pct", "%", "theoretical occupancy: the most warps the launch allows per SM, of the SM's limit"},
         {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", "SM throughput: its busiest unit, of peak over the kernel's time"},
         {"gpu__time_duration.sum", "ns", "kernel duration in the profiled run"},
     };

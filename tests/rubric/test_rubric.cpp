@@ -569,7 +569,6 @@ std::map<std::string, double> countersOfStatic(const rubric::KernelFacts &k, con
     };
     if (k.occupancy) {
         v[m::kAchievedOccupancy] = 100 * k.occupancy->occupancy;
-        v[m::kTheoreticalOccupancy] = 100 * k.occupancy->occupancy;
     }
     return v;
 }
@@ -676,7 +675,7 @@ TEST(RubricMeasured, CountersThatMatchTheStaticAnalysisScoreAlike)
         }
     }
     for (const char *d : {"coalescing", "bank_conflicts", "divergence", "divergence:branch_efficiency", "occupancy",
-                          "occupancy:theoretical", "instruction_mix", "arithmetic_intensity"})
+                          "instruction_mix", "arithmetic_intensity"})
         EXPECT_GT(comparedRows[d], 0) << d << " was never compared";
 }
 

@@ -254,7 +254,7 @@ TEST(Metrics, StandardMetricsAreTheIssuesList)
                                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "smsp__inst_executed.sum",
                                "sm__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__time_duration.sum"})
         EXPECT_TRUE(names.count(needed)) << needed;
-    EXPECT_EQ(names.size(), 22u);
+    EXPECT_EQ(names.size(), 21u);
 }
 
 TEST(Metrics, MissingCuptiIsAPlainReasonAndNothingRuns)
