@@ -177,10 +177,9 @@ std::string scheduleText(const schedule::Schedule &s)
 
 /// One CUPTI metric run of a timed candidate (no timing, no verification, zero inputs like the
 /// sweep) and each kernel's rubric dimensions, static beside measured, as rows of `out`. False when
-/// the GPU gives no counters (said once, by the caller's first call); a failed run is reported and
-/// the bench carries on.
+/// the run gave no counters (`why` says why); a failed run is reported and counts as given.
 bool profileDimensions(runner::Runner &runner, const Built &b, const rubric::ProgramFacts &facts, const BenchCase &c,
-                       int candidate, bool first, std::ostream &out)
+                       int candidate, bool first, std::ostream &out, std::string &why)
 {
     runner::RunRequest request;
     request.job.module = b.cubin;
@@ -197,8 +196,7 @@ bool profileDimensions(runner::Runner &runner, const Built &b, const rubric::Pro
         return true;
     }
     if (!r->metrics || !r->metrics->available) {
-        std::fprintf(stderr, "hardware metrics are not available (%s); the bench carries on without them\n",
-                     r->metrics ? r->metrics->message.c_str() : "no metrics in the result");
+        why = r->metrics ? r->metrics->message : "no metrics in the result";
         return false;
     }
     const runner::MetricsReport &m = *r->metrics;
@@ -249,7 +247,9 @@ int runBench(const BenchOptions &options)
     }
     // Static rubric dimensions beside their CUPTI counterparts, per kernel (docs/RUBRIC.md).
     std::ofstream dimensions;
+    // Counters refused on the first candidate, or on 3 in a row: said once, then timing only.
     bool metricsAvailable = options.metrics, metricsFirst = true;
+    int metricsRefused = 0;
     if (options.metrics) {
         dimensions.open(rubric::dimensionsPathFor(options.calibration));
         rubric::writeDimensionHeader(dimensions);
@@ -319,9 +319,18 @@ int runBench(const BenchOptions &options)
                     row.facts = rubric::calibrationFacts(facts, *predicted);
                 }
                 rubric::writeCalibrationRow(calibration, row);
+                std::string why;
                 if (metricsAvailable && predicted) {
-                    metricsAvailable = profileDimensions(runner, *built[i], facts, c, static_cast<int>(i),
-                                                         metricsFirst, dimensions);
+                    if (profileDimensions(runner, *built[i], facts, c, static_cast<int>(i), metricsFirst, dimensions,
+                                          why)) {
+                        metricsRefused = 0;
+                    } else if (metricsFirst || ++metricsRefused >= 3) {
+                        std::fprintf(stderr, "hardware metrics are not available (%s); the bench carries on without them\n",
+                                     why.c_str());
+                        metricsAvailable = false;
+                    } else {
+                        std::fprintf(stderr, "  %s candidate %zu: no metrics: %s\n", id.c_str(), i, why.c_str());
+                    }
                     metricsFirst = false;
                 }
             }
