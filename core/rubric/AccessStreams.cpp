@@ -133,8 +133,19 @@ void StreamBuilder::row()
 
     const double slotsPerRow = static_cast<double>(tpr) * vec * items * cluster;
     const double rowSlots = static_cast<double>(ceilDiv(rows, std::int64_t(rpb) * steps)) * rpb * steps;
-    const double mainUseful =
-        static_cast<double>(cols) / slotsPerRow * static_cast<double>(rows) / std::max(rowSlots, 1.0);
+    // Lanes idle inside a warp that has elements cost issue slots (divergence). A warp with no
+    // element in a pass skips it whole, and rows past the end are whole warps too: those cost a
+    // slot, not divergence (the H200's active-lanes counter agrees, docs/RUBRIC.md).
+    const std::int64_t lanesWithWork = ceilDiv(span, std::int64_t(vec));
+    double activeLanes = 0, executedLanes = 0, idleWarps = 0;
+    for (std::int64_t i = 0; i < items; ++i) {
+        const std::int64_t lanes = std::clamp<std::int64_t>(lanesWithWork - i * tpr, 0, tpr);
+        activeLanes += static_cast<double>(lanes);
+        executedLanes += 32.0 * static_cast<double>(ceilDiv(lanes, std::int64_t(32)));
+        idleWarps += warpsPerRow - static_cast<double>(ceilDiv(lanes, std::int64_t(32)));
+    }
+    const double mainUseful = executedLanes > 0 ? activeLanes / executedLanes : 1.0;
+    const double idleWarpShare = idleWarps / (static_cast<double>(items) * warpsPerRow);
     double treeUseful = 1, treeWork = 0;
     if (sharedReduce && treeSteps > 0) {
         double sum = 0;
@@ -149,10 +160,13 @@ void StreamBuilder::row()
     facts.boundary = std::to_string(rows) + " rows of " + std::to_string(cols) + " on " + std::to_string(tpr) +
                      " threads x " + std::to_string(vec) + " x " + std::to_string(items) + " items per row" +
                      (cluster > 1 ? " x " + std::to_string(cluster) + " blocks" : "");
-    if (mainUseful < 1 - 1e-9 && cols < static_cast<std::int64_t>(slotsPerRow))
-        facts.branches.push_back({"c0_ < end_: the row's last pass leaves lanes idle (" + std::to_string(cols) +
+    if (mainUseful < 1 - 1e-9)
+        facts.branches.push_back({"c0_ < end_: the row's last pass leaves lanes of a warp idle (" + std::to_string(cols) +
                                       " of " + std::to_string(static_cast<long long>(slotsPerRow)) + " slots)",
-                                  1 - static_cast<double>(cols) / slotsPerRow});
+                                  1 - mainUseful});
+    if (idleWarpShare > 1e-9)
+        facts.boundary += "; " + std::to_string(static_cast<int>(idleWarpShare * 100 + 0.5)) +
+                          " % of the warp passes have no element (whole warps skip them: no divergence, a wasted slot)";
     if (rowSlots > static_cast<double>(rows))
         facts.branches.push_back(
             {"row_ < rows: the last block has rows past the end", 1 - static_cast<double>(rows) / rowSlots});
