@@ -6,6 +6,8 @@
 // warp) at concrete sizes; every tensor gets its own 256-byte-aligned base address, as cudaMalloc gives.
 #include "core/rubric/StreamBuilder.h"
 
+#include <set>
+
 namespace stitch::rubric::detail {
 
 void StreamBuilder::row()
@@ -69,11 +71,29 @@ void StreamBuilder::row()
                 return ln.active ? l.base + (ln.row * cols + ln.c0) * l.elementBytes : -1;
             });
     }
+    std::set<ir::TensorId> columnVectors;
     for (const auto *op : a.ops) {
         for (const auto &r : globalReads(*op, true, true)) {
             const auto id = r.tensor().id;
             if (std::find(a.rowInputs.begin(), a.rowInputs.end(), id) != a.rowInputs.end())
                 continue;
+            // A per-column vector (gamma[j]) read at the column: the generator loads `vector`
+            // columns at once, once per pass that uses it (RowKernel.cpp, columnRead).
+            const ir::Tensor &t = tensor(id);
+            const std::string column = op->reduction ? op->reduction->vars[0].name : op->domain.back().name;
+            if (vec > 1 && t.dtype == ir::DType::F32 && t.shape.rank() == 1 && t.shape[0].equals(a.domain.back()) &&
+                r.operands().size() == 1 && r.operands()[0].kind() == ir::ExprKind::IterVar &&
+                r.operands()[0].name() == column) {
+                if (!columnVectors.insert(id).second)
+                    continue;
+                const TensorLayout l = layoutOf(t, sizes());
+                add("load " + t.name + " per column: " + std::to_string(vec * 4) + " B per lane", false, false,
+                    vec * 4, perRowIter, [&, l](std::int64_t block, int th) -> std::int64_t {
+                        const Lane ln = laneOf(block, th);
+                        return ln.active ? l.base + ln.c0 * l.elementBytes : -1;
+                    });
+                continue;
+            }
             add("read " + r.toString(), false, false, ir::dtypeSize(r.tensor().dtype), perRowIter * vec,
                 [&, op, r](std::int64_t block, int th) -> std::int64_t {
                     const Lane ln = laneOf(block, th);
