@@ -137,7 +137,7 @@ std::string emitExpr(const Expr &e, const ExprScope &scope)
             throw std::runtime_error("iteration variable '" + e.name() + "' has no value in this kernel");
         return paren(it->second);
     }
-    case ExprKind::SizeVar: return cIdentifier(e.name());
+    case ExprKind::SizeVar: return scope.wideSizes ? "(long long)" + cIdentifier(e.name()) : cIdentifier(e.name());
     case ExprKind::Read: {
         if (scope.local)
             if (auto v = scope.local(e, scope))

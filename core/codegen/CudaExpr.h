@@ -23,6 +23,8 @@ struct ExprScope {
     std::function<std::optional<std::string>(const ir::Expr &read, const ExprScope &scope)> local;
     /// Tensors whose flat index needs 64 bits (2^31 elements or more).
     const std::vector<ir::TensorId> *wideTensors = nullptr;
+    /// Size variables as 64-bit values (host arithmetic such as grid sizes: M * N passes 2^31).
+    bool wideSizes = false;
 };
 
 /// The C++ text of an expression (throws std::runtime_error for an unknown iteration variable:

@@ -42,6 +42,20 @@ std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
     params += std::string(params.empty() ? "" : ", ") + "cudaStream_t stream";
     w.line("extern \"C\" cudaError_t " + p.name + "_run(" + params + ")");
     w.open("");
+    // Grid sizes in 64-bit arithmetic (M * N passes 2^31), checked against CUDA's limits before
+    // anything is allocated or launched.
+    ExprScope host;
+    host.graph = &graph;
+    host.wideSizes = true;
+    for (std::size_t i = 0; i < p.kernels.size(); ++i) {
+        const auto &grid = p.kernels[i].code.grid;
+        const std::string g = "grid" + std::to_string(i) + "_";
+        w.line("const long long " + g + "[3] = {" + emitExpr(grid[0], host) + ", " + emitExpr(grid[1], host) + ", " +
+               emitExpr(grid[2], host) + "};");
+        w.line("if (" + g + "[0] < 1 || " + g + "[0] > 2147483647LL || " + g + "[1] < 1 || " + g + "[1] > 65535 || " + g +
+               "[2] < 1 || " + g + "[2] > 65535)");
+        w.line("    return cudaErrorInvalidConfiguration; // " + p.kernels[i].code.name + ": sizes past one launch");
+    }
     w.line("cudaError_t status_ = cudaSuccess;");
     std::vector<std::string> scratch;
     for (ir::TensorId id : p.buffers) {
@@ -76,12 +90,12 @@ std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
         std::string args;
         for (const auto &param : k.code.params)
             args += (args.empty() ? "" : ", ") + (param.scratch.empty() ? param.name : param.scratch);
-        const auto &grid = k.code.grid;
+        const std::string g = "grid" + std::to_string(&k - p.kernels.data()) + "_";
         w.open("");
         if (k.code.dynamicSharedBytes > 48 * 1024)
             w.line("cudaFuncSetAttribute(" + k.code.name + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " +
                    std::to_string(k.code.dynamicSharedBytes) + ");");
-        w.line("const dim3 grid_(" + emitExpr(grid[0], s) + ", " + emitExpr(grid[1], s) + ", " + emitExpr(grid[2], s) + ");");
+        w.line("const dim3 grid_((unsigned)" + g + "[0], (unsigned)" + g + "[1], (unsigned)" + g + "[2]);");
         w.line(k.code.name + "<<<grid_, dim3(" + std::to_string(k.code.block[0]) + ", " + std::to_string(k.code.block[1]) +
                ", " + std::to_string(k.code.block[2]) + "), " + std::to_string(k.code.dynamicSharedBytes) + ", stream>>>(" +
                args + ");");

@@ -91,9 +91,12 @@ extern "C" __global__ void __launch_bounds__(256) t0_Z(const float *__restrict__
 // caller's device pointers. Intermediates live only between the kernels that need them.
 extern "C" cudaError_t elementwise_chain_run(const float *X, const float *Y, float *Z, int M, int N, cudaStream_t stream)
 {
+    const long long grid0_[3] = {((((long long)M * (long long)N) + 2047) / 2048), 1, 1};
+    if (grid0_[0] < 1 || grid0_[0] > 2147483647LL || grid0_[1] < 1 || grid0_[1] > 65535 || grid0_[2] < 1 || grid0_[2] > 65535)
+        return cudaErrorInvalidConfiguration; // t0_Z: sizes past one launch
     cudaError_t status_ = cudaSuccess;
     {
-        const dim3 grid_((((M * N) + 2047) / 2048), 1, 1);
+        const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
         t0_Z<<<grid_, dim3(256, 1, 1), 0, stream>>>(X, Y, Z, M, N);
     }
     status_ = cudaGetLastError();

@@ -250,9 +250,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) G_Y(const float *__restrict
 // caller's device pointers. Intermediates live only between the kernels that need them.
 extern "C" cudaError_t gemm_bias_gelu_run(const float *A, const float *W, const float *bias, float *Y, int M, int K, int N, cudaStream_t stream)
 {
+    const long long grid0_[3] = {(((((long long)M + 127) / 128) * (((long long)N + 127) / 128)) * 1), 1, 1};
+    if (grid0_[0] < 1 || grid0_[0] > 2147483647LL || grid0_[1] < 1 || grid0_[1] > 65535 || grid0_[2] < 1 || grid0_[2] > 65535)
+        return cudaErrorInvalidConfiguration; // G_Y: sizes past one launch
     cudaError_t status_ = cudaSuccess;
     {
-        const dim3 grid_(((((M + 127) / 128) * ((N + 127) / 128)) * 1), 1, 1);
+        const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
         G_Y<<<grid_, dim3(256, 1, 1), 16896, stream>>>(A, W, bias, Y, M, K, N);
     }
     status_ = cudaGetLastError();

@@ -93,9 +93,12 @@ extern "C" __global__ void __launch_bounds__(256) mean_Y(const float *__restrict
 // caller's device pointers. Intermediates live only between the kernels that need them.
 extern "C" cudaError_t layernorm_rows_run(const float *X, const float *gamma, const float *beta, float *Y, int M, int N, cudaStream_t stream)
 {
+    const long long grid0_[3] = {(((long long)M + 7) / 8), 1, 1};
+    if (grid0_[0] < 1 || grid0_[0] > 2147483647LL || grid0_[1] < 1 || grid0_[1] > 65535 || grid0_[2] < 1 || grid0_[2] > 65535)
+        return cudaErrorInvalidConfiguration; // mean_Y: sizes past one launch
     cudaError_t status_ = cudaSuccess;
     {
-        const dim3 grid_(((M + 7) / 8), 1, 1);
+        const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
         mean_Y<<<grid_, dim3(256, 1, 1), 0, stream>>>(X, gamma, beta, Y, M, N);
     }
     status_ = cudaGetLastError();

@@ -211,9 +211,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) C(const float *__restrict__
 // caller's device pointers. Intermediates live only between the kernels that need them.
 extern "C" cudaError_t matmul_run(const float *A, const float *B, float *C, int M, int K, int N, cudaStream_t stream)
 {
+    const long long grid0_[3] = {(((((long long)M + 63) / 64) * (((long long)N + 63) / 64)) * 1), 1, 1};
+    if (grid0_[0] < 1 || grid0_[0] > 2147483647LL || grid0_[1] < 1 || grid0_[1] > 65535 || grid0_[2] < 1 || grid0_[2] > 65535)
+        return cudaErrorInvalidConfiguration; // C: sizes past one launch
     cudaError_t status_ = cudaSuccess;
     {
-        const dim3 grid_(((((M + 63) / 64) * ((N + 63) / 64)) * 1), 1, 1);
+        const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
         C<<<grid_, dim3(256, 1, 1), 8704, stream>>>(A, B, C, M, K, N);
     }
     status_ = cudaGetLastError();
