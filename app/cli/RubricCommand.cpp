@@ -105,7 +105,8 @@ int runRubric(const RubricOptions &options)
     std::printf("\nprogram\n");
     for (const auto &s : r.program)
         printScore(s, "  ");
-    std::printf("\nThe rubric is not calibrated against measurements yet (docs/RUBRIC.md).\n");
+    std::printf("\nStatic scores; how each agrees with the H200's CUPTI counters and how well the model ranks\n"
+                "measured times is in docs/RUBRIC.md (Calibration on the GPU).\n");
     return r.hardViolation ? 1 : 0;
 }
 

@@ -75,7 +75,7 @@ Result<runner::ModelEstimate> estimateFromModel(const runner::PlanFile::Model &m
     auto ms = rubric::PerfModel().predictSchedule(problem, *sched);
     if (!ms)
         return ms.error();
-    return runner::ModelEstimate{*ms, "the StitchCUDA performance model for " + arch + " (not calibrated; no GPU here)"};
+    return runner::ModelEstimate{*ms, "the StitchCUDA performance model for " + arch + " (fitted to H200 measurements, docs/RUBRIC.md; no GPU here)"};
 }
 
 /// One cell of the metrics table: the value scaled and formatted, "-" when the chip lacked it.

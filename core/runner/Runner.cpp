@@ -120,7 +120,14 @@ Runner::~Runner() = default;
 
 Result<WorkerInfo> Runner::device()
 {
-    return m_client.start();
+    // No driver or no GPU does not change while this process runs: answer it once, without
+    // starting a worker again for every job (a fault or a lost worker is retried as before).
+    if (m_noDevice)
+        return *m_noDevice;
+    auto info = m_client.start();
+    if (!info && info.error().kind == ErrorKind::NoDevice)
+        m_noDevice = info.error();
+    return info;
 }
 
 void Runner::dropCache(const Error &error)
@@ -157,7 +164,7 @@ Result<JobResult> Runner::run(RunRequest request, const CancelCheck &cancelled)
         if (auto st = validateCpuReference(job.plan, *request.cpuReference); !st)
             return st.error();
 
-    auto info = m_client.start();
+    auto info = device();
     if (!info) {
         // Without a GPU the same API answers with the model's estimate, marked as such.
         if (info.error().kind == ErrorKind::NoDevice && request.estimate)

@@ -35,7 +35,7 @@ struct CpuReference {
 /// performance model, e.g. rubric::PerfModel for a generated program).
 struct ModelEstimate {
     double ms = 0;
-    std::string source;                        ///< "StitchCUDA performance model (not calibrated)"
+    std::string source;                        ///< which model, e.g. "the StitchCUDA performance model for sm_90 (...)"
 };
 
 struct RunRequest {
@@ -77,6 +77,7 @@ private:
     void dropCache(const Error &error);
 
     WorkerClient m_client;
+    std::optional<Error> m_noDevice; ///< the first NoDevice answer, kept for the Runner's life
     std::unique_ptr<storage::MeasurementStore> m_store;
     std::atomic<std::uint64_t> m_nextJobId{1};
     std::vector<std::string> m_warnings;

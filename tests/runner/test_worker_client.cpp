@@ -312,3 +312,23 @@ TEST(Runner, RefusedMetricsAreAResultAndAreMeasuredAgain)
     ASSERT_TRUE(second.ok());
     EXPECT_FALSE(second->fromCache) << "counters refused then may be permitted now";
 }
+
+TEST(Worker, NoDeviceIsAskedOnceAndEstimatesAnswerWithoutAWorker)
+{
+    Runner runner(fakeWorker("no-device"), nullptr);
+    auto first = runner.device();
+    ASSERT_FALSE(first.ok());
+    EXPECT_EQ(first.error().kind, ErrorKind::NoDevice);
+    EXPECT_EQ(runner.client().workersStarted(), 1);
+    auto again = runner.device();
+    ASSERT_FALSE(again.ok());
+    EXPECT_EQ(again.error().message, first.error().message);
+
+    RunRequest request;
+    request.job = fakeJob("add");
+    request.estimate = ModelEstimate{0.25, "test model"};
+    auto r = runner.run(std::move(request));
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    EXPECT_TRUE(r->estimated);
+    EXPECT_EQ(runner.client().workersStarted(), 1) << "the NoDevice answer is kept, no second worker";
+}
