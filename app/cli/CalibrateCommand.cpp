@@ -18,15 +18,25 @@
 #include <fstream>
 #include <future>
 #include <iostream>
+#include <algorithm>
+#include <tuple>
+#include <map>
+#include <functional>
 #include <thread>
 
 namespace stitch::cli {
 
 namespace {
 
-/// Re-predicts one measured candidate; the row keeps its measurement.
-Result<rubric::CalibrationRow> repredict(const rubric::CalibrationRow &measured, const std::vector<BenchCase> &cases,
-                                         const ArchLimits &arch, const rubric::PerfModel &model)
+/// A measured candidate generated and compiled again from its recorded schedule.
+struct Rebuilt {
+    schedule::Problem problem;
+    codegen::GeneratedProgram program;
+    cuda::CompileResult compiled;
+};
+
+Result<Rebuilt> rebuild(const rubric::CalibrationRow &measured, const std::vector<BenchCase> &cases,
+                        const ArchLimits &arch)
 {
     const BenchCase *c = findCase(cases, measured.family, measured.shape);
     if (!c)
@@ -44,8 +54,31 @@ Result<rubric::CalibrationRow> repredict(const rubric::CalibrationRow &measured,
     auto compiled = codegen::compileGenerated(program->source, program->name + ".cu", arch.name);
     if (!compiled)
         return compiled.error();
+    return Rebuilt{problem, std::move(*program), std::move(*compiled)};
+}
+
+/// Runs `job(i)` for every index on every core (NVRTC is thread-safe).
+void forEachParallel(std::size_t count, const std::function<void(std::size_t)> &job)
+{
+    const std::size_t parallel = std::max(1u, std::thread::hardware_concurrency());
+    for (std::size_t i = 0; i < count; i += parallel) {
+        std::vector<std::future<void>> running;
+        for (std::size_t j = i; j < std::min(count, i + parallel); ++j)
+            running.push_back(std::async(std::launch::async, [&, j] { job(j); }));
+        for (auto &f : running)
+            f.get();
+    }
+}
+
+/// Re-predicts one measured candidate; the row keeps its measurement.
+Result<rubric::CalibrationRow> repredict(const rubric::CalibrationRow &measured, const std::vector<BenchCase> &cases,
+                                         const ArchLimits &arch, const rubric::PerfModel &model)
+{
+    auto built = rebuild(measured, cases, arch);
+    if (!built)
+        return built.error();
     rubric::ProgramFacts facts;
-    auto predicted = model.predictProgram(problem, *program, &*compiled, &facts);
+    auto predicted = model.predictProgram(built->problem, built->program, &built->compiled, &facts);
     if (!predicted)
         return predicted.error();
     rubric::CalibrationRow row = measured;
@@ -68,13 +101,8 @@ void printSummary(const std::vector<rubric::CalibrationRow> &rows)
 }
 
 /// The agreement of static and measured dimensions (a bench --metrics .dimensions.csv).
-int printDimensions(const std::string &path)
+int printDimensions(const std::vector<rubric::DimensionRow> *rows)
 {
-    auto rows = rubric::readDimensions(path);
-    if (!rows) {
-        std::cerr << "stitchcuda: " << rows.error().toString() << "\n";
-        return 1;
-    }
     const auto summary = rubric::summarizeDimensions(*rows);
     std::printf("| dimension | kernels compared | within one point | share (target >= 90%%) | mean abs(static - measured) "
                 "| not comparable |\n");
@@ -116,10 +144,96 @@ int printDimensions(const std::string &path)
 
 } // namespace
 
+/// The static side of every dimension row derived again with the current rubric from the
+/// candidates' schedules (the calibration CSV of the same run); the measured side is kept.
+/// Coalescing and bank conflicts keep the run's values (see below).
+Status restaticDimensions(std::vector<rubric::DimensionRow> &rows, const std::vector<rubric::CalibrationRow> &candidates,
+                          const ArchLimits &arch)
+{
+    const auto cases = allCases();
+    std::map<std::tuple<std::string, std::string, int>, std::size_t> index;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+        index[{candidates[i].family, candidates[i].shape, candidates[i].candidate}] = i;
+    std::vector<std::size_t> needed;
+    for (const auto &r : rows) {
+        auto it = index.find({r.family, r.shape, r.candidate});
+        if (it == index.end())
+            return Error{ErrorKind::InvalidArgument, "candidate " + std::to_string(r.candidate) + " of " + r.family +
+                                                         ":" + r.shape + " is not in the calibration CSV"};
+        if (std::find(needed.begin(), needed.end(), it->second) == needed.end())
+            needed.push_back(it->second);
+    }
+    // candidate -> kernel -> dimension -> the static side
+    std::vector<std::map<std::string, std::map<std::string, rubric::DimensionComparison>>> statics(candidates.size());
+    std::vector<std::string> errors(candidates.size());
+    forEachParallel(needed.size(), [&](std::size_t n) {
+        const std::size_t i = needed[n];
+        auto built = rebuild(candidates[i], cases, arch);
+        if (!built) {
+            errors[i] = built.error().message;
+            return;
+        }
+        auto facts = rubric::analyzeProgram(built->problem, built->program, &built->compiled);
+        if (!facts) {
+            errors[i] = facts.error().message;
+            return;
+        }
+        for (const auto &k : facts->kernels)
+            for (const auto &c : rubric::compareWithMetrics(k, *facts, {}))
+                statics[i][k.name][c.dimension] = c;
+    });
+    for (auto &r : rows) {
+        const std::size_t i = index.at({r.family, r.shape, r.candidate});
+        if (!errors[i].empty())
+            return Error{ErrorKind::InvalidArgument, r.family + ":" + r.shape + " candidate " +
+                                                         std::to_string(r.candidate) + ": " + errors[i]};
+        auto k = statics[i].find(r.kernel);
+        if (k == statics[i].end())
+            continue;
+        // Coalescing and bank conflicts scale the measured requests by the static ideal per
+        // request of the run: their two sides change together, so they keep the run's values.
+        const std::string base = r.comparison.dimension.substr(0, r.comparison.dimension.find(':'));
+        if (base == "coalescing" || base == "bank_conflicts")
+            continue;
+        auto d = k->second.find(r.comparison.dimension);
+        if (d == k->second.end())
+            continue;
+        r.comparison.staticScore = d->second.staticScore;
+        r.comparison.staticValue = d->second.staticValue;
+    }
+    return Ok{};
+}
+
 int runCalibrate(const CalibrateOptions &options)
 {
-    if (!options.dimensions.empty())
-        return printDimensions(options.dimensions);
+    if (!options.dimensions.empty()) {
+        auto rows = rubric::readDimensions(options.dimensions);
+        if (!rows) {
+            std::cerr << "stitchcuda: " << rows.error().toString() << "\n";
+            return 1;
+        }
+        if (!options.file.empty()) {
+            const ArchLimits *arch = ArchDatabase::builtin().arch(options.arch);
+            auto candidates = rubric::readCalibration(options.file);
+            if (!arch || !candidates) {
+                std::cerr << "stitchcuda: "
+                          << (arch ? candidates.error().toString() : "architecture " + options.arch + " is not in the database")
+                          << "\n";
+                return arch ? 1 : 2;
+            }
+            if (auto st = restaticDimensions(*rows, *candidates, *arch); !st) {
+                std::cerr << "stitchcuda: " << st.error().toString() << "\n";
+                return 1;
+            }
+            if (!options.out.empty()) {
+                std::ofstream out(options.out);
+                rubric::writeDimensionHeader(out);
+                for (const auto &r : *rows)
+                    rubric::writeDimensionRow(out, r);
+            }
+        }
+        return printDimensions(&*rows);
+    }
     if (options.file.empty()) {
         std::cerr << "stitchcuda: calibrate needs a bench --calibration CSV, or --dimensions FILE\n";
         return 2;
@@ -142,21 +256,13 @@ int runCalibrate(const CalibrateOptions &options)
     const rubric::PerfModel model;
     std::vector<rubric::CalibrationRow> rows(measured->size());
     std::vector<std::string> errors(measured->size());
-    // NVRTC is thread-safe: compile on every core.
-    const std::size_t parallel = std::max(1u, std::thread::hardware_concurrency());
-    for (std::size_t i = 0; i < measured->size(); i += parallel) {
-        std::vector<std::future<void>> jobs;
-        for (std::size_t j = i; j < std::min(measured->size(), i + parallel); ++j)
-            jobs.push_back(std::async(std::launch::async, [&, j] {
-                auto r = repredict((*measured)[j], cases, *arch, model);
-                if (r)
-                    rows[j] = std::move(*r);
-                else
-                    errors[j] = r.error().message;
-            }));
-        for (auto &f : jobs)
-            f.get();
-    }
+    forEachParallel(measured->size(), [&](std::size_t j) {
+        auto r = repredict((*measured)[j], cases, *arch, model);
+        if (r)
+            rows[j] = std::move(*r);
+        else
+            errors[j] = r.error().message;
+    });
     int failures = 0;
     std::vector<rubric::CalibrationRow> done;
     for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -83,7 +83,8 @@ int main(int argc, char **argv)
         "calibrate", "Re-predict the candidates of a bench --calibration file with the current model (no GPU)");
     calibrateCmd->add_option("file", calibrate.file, "CSV written by stitchcuda bench --calibration");
     calibrateCmd->add_option("--dimensions", calibrate.dimensions,
-                             "Agreement of static and measured dimensions in a bench --metrics .dimensions.csv");
+                             "Agreement of static and measured dimensions in a bench --metrics .dimensions.csv "
+                             "(with FILE, the run's calibration CSV: the static side derived again by this build)");
     calibrateCmd->add_option("--out", calibrate.out, "Write the re-predicted rows, with the model's facts, here");
     calibrateCmd->add_option("--arch", calibrate.arch, "Target architecture")->capture_default_str();
     calibrateCmd->add_flag("--summary", calibrate.summaryOnly, "Only rank the file's own predictions");

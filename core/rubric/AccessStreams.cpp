@@ -166,17 +166,26 @@ void StreamBuilder::row()
     }
     const double mainUseful = executedLanes > 0 ? activeLanes / executedLanes : 1.0;
     const double idleWarpShare = idleWarps / (static_cast<double>(items) * warpsPerRow);
-    double treeUseful = 1, treeWork = 0;
+    double treeUseful = 1;
     if (sharedReduce && treeSteps > 0) {
         double sum = 0;
         for (int s = tpr / 2; s > 0; s >>= 1)
             sum += std::min(1.0, static_cast<double>(s) / std::min(tpr, 32));
         treeUseful = sum / treeSteps;
-        treeWork = static_cast<double>(rowOps.size()) * treeSteps;
     }
-    const double mainWork =
-        static_cast<double>(items) * vec * std::max<std::size_t>(rowOps.size() + storedEw.size(), 1);
-    facts.usefulLaneFraction = (mainUseful * mainWork + treeUseful * treeWork) / (mainWork + treeWork);
+    // Useful lanes weighted by the instructions that run them (the same estimate as the issue term
+    // below): the element work at mainUseful, a shared tree at treeUseful, and the warp shuffles,
+    // cluster exchange and row set-up with every lane of the warp (the H200's active-lanes counter
+    // weighs them the same way, docs/RUBRIC.md).
+    const int reductions = static_cast<int>(rowOps.size());
+    const double perElement = static_cast<double>(a.ops.size()) * 3 + 2;
+    const double elementInstructions = static_cast<double>(items) * vec * perElement * (cache ? 1 : passes);
+    const double treeInstructions = sharedReduce ? reductions * 6.0 * treeSteps : 0.0;
+    const double fullLaneInstructions =
+        40.0 / steps +
+        reductions * (5 * 4 + (warpsPerRow > 1 ? 12 + 2 * warpsPerRow : 0) + (cluster > 1 ? 10 + 4 * cluster : 0));
+    facts.usefulLaneFraction = (mainUseful * elementInstructions + treeUseful * treeInstructions + fullLaneInstructions) /
+                               (elementInstructions + treeInstructions + fullLaneInstructions);
     facts.boundary = std::to_string(rows) + " rows of " + std::to_string(cols) + " on " + std::to_string(tpr) +
                      " threads x " + std::to_string(vec) + " x " + std::to_string(items) + " items per row" +
                      (cluster > 1 ? " x " + std::to_string(cluster) + " blocks" : "");
@@ -200,17 +209,12 @@ void StreamBuilder::row()
     facts.fmaShare = 0.25;
     // One pass after the other: each pass's loads, then each reduction's barriers (a shared tree
     // syncs once per step, warp partials twice, a cluster once more per reduction and at the end).
-    const int reductions = static_cast<int>(rowOps.size());
     // With row_steps a block walks `steps` rows and prefetches the next while reducing this one:
     // the round trips overlap, the barriers and instructions repeat per row.
     facts.memoryRounds = passes;
     facts.blockBarriers = steps * reductions * (sharedReduce ? treeSteps + 1 : warpsPerRow > 1 ? 2 : 0);
     facts.clusterBarriers = cluster > 1 ? steps * (reductions + 1) : 0;
-    const double perElement = static_cast<double>(a.ops.size()) * 3 + 2;
-    facts.instructionsPerWarp =
-        40 + steps * (static_cast<double>(items) * vec * perElement * (cache ? 1 : passes) +
-                      reductions * (5 * 4 + (warpsPerRow > 1 ? 12 + 2 * warpsPerRow : 0) +
-                                    (sharedReduce ? 6 * treeSteps : 0) + (cluster > 1 ? 10 + 4 * cluster : 0)));
+    facts.instructionsPerWarp = steps * (elementInstructions + treeInstructions + fullLaneInstructions);
 }
 
 void StreamBuilder::elementwise()

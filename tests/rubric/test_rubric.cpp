@@ -224,12 +224,17 @@ TEST(RubricDivergence, RowTailsIdleLanesWhileTheChainHasNone)
     const auto sp = problemOf(softmax, {{"M", 64}, {"N", 301}});
     const auto row =
         factsOf(sp, generate(sp, scheduleWith(sp, {{"threads_per_row", 32}, {"rows_per_block", 1}, {"vector", 1}})));
-    // 301 columns on 32 lanes: 10 passes of 32 slots, 301 of 320 used.
-    EXPECT_NEAR(row.usefulLaneFraction, 301.0 / 320.0, 1e-9);
+    // 301 columns on 32 lanes: 10 passes of 32 slots, 301 of 320 used by the element work; the
+    // shuffles and row set-up run on every lane, so the instruction-weighted share lies above.
     bool tail = false;
     for (const auto &b : row.branches)
-        tail = tail || b.what.find("c0_ < end_") != std::string::npos;
+        if (b.what.find("c0_ < end_") != std::string::npos) {
+            tail = true;
+            EXPECT_NEAR(b.idleFraction, 19.0 / 320.0, 1e-9);
+        }
     EXPECT_TRUE(tail);
+    EXPECT_GT(row.usefulLaneFraction, 301.0 / 320.0);
+    EXPECT_LT(row.usefulLaneFraction, 1.0);
 
     const ir::Graph chain = ir::makeElementwiseChain();
     const auto cp = problemOf(chain, {{"M", 64}, {"N", 128}});
@@ -247,7 +252,7 @@ TEST(RubricDivergence, RowTailsIdleLanesWhileTheChainHasNone)
     auto rc = r.scoreProgram(cp, generate(cp, *cs));
     ASSERT_TRUE(rr.ok() && rc.ok());
     EXPECT_DOUBLE_EQ(rc->kernelScore(0, "divergence")->score, 5.0);
-    EXPECT_DOUBLE_EQ(rr->kernelScore(0, "divergence")->score, 4.7);
+    EXPECT_DOUBLE_EQ(rr->kernelScore(0, "divergence")->score, 4.8);
 }
 
 TEST(RubricHardLimits, ATwiceOversizedBlockIsRejected)
