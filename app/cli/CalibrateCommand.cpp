@@ -178,6 +178,7 @@ Status restaticDimensions(std::vector<rubric::DimensionRow> &rows, const std::ve
             errors[i] = facts.error().message;
             return;
         }
+        rubric::PerfModel().predict(*facts); // the expected achieved occupancy
         for (const auto &k : facts->kernels)
             for (const auto &c : rubric::compareWithMetrics(k, *facts, {}))
                 statics[i][k.name][c.dimension] = c;

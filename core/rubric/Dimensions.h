@@ -82,6 +82,9 @@ double divergenceScore(double usefulLaneFraction);
 /// Occupancy: 5 x min(1, occupancy / target); the target is 25 % for register-blocked GEMMs, else 50 %.
 double occupancyTarget(const KernelFacts &k);
 double occupancyScore(double occupancy, double target);
+/// The occupancy the occupancy dimension scores: the performance model's expected achieved
+/// occupancy when predicted (KernelFacts::expectedOccupancy), else the calculator's theoretical.
+double occupancyFigure(const KernelFacts &k);
 
 /// Arithmetic intensity: ridge = fp32 peak / DRAM bandwidth; score 5 x clamp((log2(I/R) + 6) / 6), 0 for I <= 0.
 double ridgePoint(const GpuSpec &gpu);

@@ -99,6 +99,7 @@ struct KernelFacts {
     std::optional<Occupancy> occupancy; ///< computeOccupancy on registers + static + dynamic shared memory
     std::string occupancyError;         ///< why it cannot launch
     double predictedMs = 0;             ///< filled by the performance model
+    double expectedOccupancy = -1;      ///< achieved occupancy the model expects (-1: not predicted)
 
     int sharedBytesTotal() const { return staticSharedBytes + dynamicSharedBytes; }
 };

@@ -201,9 +201,10 @@ std::vector<DimensionComparison> divergence(const KernelFacts &k, const std::map
 }
 
 // --- occupancy --------------------------------------------------------------------------------------
-// Static: the calculator's theoretical occupancy. Measured: achieved occupancy (warps resident per
-// active SM cycle). The theoretical figure is the calculator's on the CUBIN's own registers and
-// shared memory (tests/rubric: RubricOccupancy.EqualsTheCalculatorOnCompiledResources).
+// Static: the occupancy the dimension scores (occupancyFigure: the model's expected achieved
+// occupancy, else the calculator's theoretical one). Measured: achieved occupancy (warps resident
+// per active SM cycle). The theoretical figure is the calculator's on the CUBIN's own registers
+// and shared memory (tests/rubric: RubricOccupancy.EqualsTheCalculatorOnCompiledResources).
 std::vector<DimensionComparison> occupancy(const KernelFacts &k, const std::map<std::string, double> &v)
 {
     std::vector<DimensionComparison> out;
@@ -213,7 +214,7 @@ std::vector<DimensionComparison> occupancy(const KernelFacts &k, const std::map<
         return out;
     }
     const double target = occupancyTarget(k);
-    const double theoretical = k.occupancy->occupancy;
+    const double theoretical = occupancyFigure(k);
     const double staticScore = roundScore(occupancyScore(theoretical, target));
     const std::string note = k.compiled ? std::string() : "registers estimated (not compiled)";
     if (const auto achieved = value(v, metric::kAchievedOccupancy))

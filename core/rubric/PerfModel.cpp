@@ -69,13 +69,15 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     p.sharedMs = smQuant * k.sharedTrafficBytes / (sms * m_params.sharedBytesPerClock * clockHz) * 1e3;
     // Short-lived blocks (row and element-wise kernels): every warp issues its whole program, and
     // a block lives through its load round trips and barriers one after the other.
+    double lifeUs = 0; // a short-lived block's own life, alone on its SM
     if (k.instructionsPerWarp > 0) {
+        const double issueRate = m_params.schedulersPerSm * clockHz * m_params.issueEfficiency;
         const double busiestWarps = std::ceil(perSm) * warpsPerBlock;
-        p.issueMs = busiestWarps * k.instructionsPerWarp /
-                    (m_params.schedulersPerSm * clockHz * m_params.issueEfficiency) * 1e3;
-        const double lifeUs = m_params.blockLaunchUs + k.memoryRounds * m_params.memoryLatencyNs * 1e-3 +
-                              k.blockBarriers * m_params.barrierUs + k.clusterBarriers * m_params.clusterBarrierUs;
+        p.issueMs = busiestWarps * k.instructionsPerWarp / issueRate * 1e3;
+        lifeUs = m_params.blockLaunchUs + k.memoryRounds * m_params.memoryLatencyNs * 1e-3 +
+                 k.blockBarriers * m_params.barrierUs + k.clusterBarriers * m_params.clusterBarrierUs;
         p.latencyMs = p.waves * lifeUs * 1e-3;
+        lifeUs += warpsPerBlock * k.instructionsPerWarp / issueRate * 1e6;
     }
     if (k.clusterSize > 1)
         p.clusterMs = std::ceil(perSm) * m_params.clusterBlockUs * 1e-3;
@@ -89,6 +91,19 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     p.ms = work + p.clusterMs + p.launchMs;
     if (p.launchMs > work)
         p.bound = "launch";
+    // Achieved occupancy. A grid smaller than one wave fills only its blocks. Where a throughput
+    // (DRAM, L2, FMA, issue) bounds the kernel, blocks wait on it and keep their slots full; where
+    // block latency, launches or clusters bound it, blocks arrive on an SM at blocks / (SMs x
+    // kernel time) and stay only their own life (Little's law), leaving slots the calculator
+    // counts as resident empty.
+    const double theoretical = k.occupancy->occupancy;
+    // (CUPTI averages over the SMs that are active, so a small grid counts per busy SM.)
+    const double perActiveSm = blocks / std::min(blocks, sms);
+    double resident = std::min(double(k.occupancy->activeBlocksPerSm), perActiveSm);
+    const bool arrivalBound = p.bound == "latency" || p.bound == "launch" || p.clusterMs > work;
+    if (arrivalBound && lifeUs > 0 && p.ms > 0)
+        resident = std::min(resident, std::max(1.0, perActiveSm * lifeUs / (p.ms * 1e3)));
+    p.achievedOccupancy = theoretical * resident / k.occupancy->activeBlocksPerSm;
     return p;
 }
 
@@ -98,6 +113,7 @@ ProgramPrediction PerfModel::predict(ProgramFacts &facts) const
     for (auto &k : facts.kernels) {
         out.kernels.push_back(predictKernel(k, facts));
         k.predictedMs = out.kernels.back().ms;
+        k.expectedOccupancy = out.kernels.back().achievedOccupancy;
         out.ms += k.predictedMs;
     }
     facts.predictedMs = out.ms;

@@ -29,6 +29,7 @@ struct KernelPrediction {
     double smEfficiency = 1;   ///< blocks per SM over the most any SM runs (the tail of throughput-bound kernels)
     double memoryHiding = 1;   ///< share of the bandwidth the bytes in flight can keep busy
     double computeHiding = 1;  ///< share of the FMA pipes the independent work keeps busy
+    double achievedOccupancy = 0; ///< warps resident on average over the SM's maximum (<= theoretical)
     std::string bound;         ///< "compute", "DRAM", "L2", "shared memory", "issue", "latency", "launch"
 };
 
