@@ -45,6 +45,7 @@ struct RunOptions {
     bool noCache = false;      ///< neither read nor write the cache
     bool profile = false;      ///< add a CUPTI-traced run even if the plan does not ask for one
     bool metrics = false;      ///< add a run under hardware counters (CUPTI range profiling)
+    std::vector<std::string> metricsKernels; ///< report these kernels' counters only (implies metrics)
     int device = 0;
 };
 /// Compiles the plan's CUDA source for the local GPU and runs, verifies, times and profiles it in

@@ -199,8 +199,10 @@ int runRun(const RunOptions &options)
         return fail(options, plan.error(), 1);
     if (options.profile)
         plan->measure.profile = true;
-    if (options.metrics)
+    if (options.metrics || !options.metricsKernels.empty())
         plan->measure.metrics = true;
+    if (!options.metricsKernels.empty())
+        plan->measure.metricsKernels = options.metricsKernels;
 
     std::vector<std::string> warnings;
     std::unique_ptr<storage::MeasurementStore> store;

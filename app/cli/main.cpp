@@ -49,6 +49,8 @@ int main(int argc, char **argv)
     runCmd->add_flag("--metrics", run.metrics,
                      "Add a run under hardware counters (occupancy, DRAM traffic, sectors per request, branch efficiency, "
                      "bank conflicts, instruction mix; docs/RUNNER.md)");
+    runCmd->add_option("--metrics-kernel", run.metricsKernels,
+                       "Report hardware counters of this kernel only (repeatable; implies --metrics)");
     runCmd->add_option("--device", run.device, "GPU ordinal")->capture_default_str()->check(CLI::NonNegativeNumber);
 
     stitch::cli::GenerateOptions generate;

@@ -363,7 +363,7 @@ Profile Executor::profile(Program &p)
     return prof;
 }
 
-MetricsReport Executor::metrics(Program &p)
+MetricsReport Executor::metrics(Program &p, const MeasureOptions &options)
 {
     MetricsReport report;
     if (!m_metrics) {
@@ -422,16 +422,25 @@ MetricsReport Executor::metrics(Program &p)
         notes.push_back("CUPTI reported " + std::to_string(ranges->ranges.size()) + " ranges for " + std::to_string(launches) +
                         " launches");
     // Automatic ranges follow execution order, and the launches run in order on one stream.
+    const auto &chosen = options.metricsKernels;
+    std::size_t leftOut = 0;
     for (std::size_t i = 0; i < std::min(launches, ranges->ranges.size()); ++i) {
         KernelMetrics k;
         k.mangledName = p.plan->launches[i].kernel;
         k.name = cuda::shortKernelName(k.mangledName);
+        if (!chosen.empty() && std::find(chosen.begin(), chosen.end(), k.mangledName) == chosen.end() &&
+            std::find(chosen.begin(), chosen.end(), k.name) == chosen.end()) {
+            ++leftOut;
+            continue;
+        }
         k.launch = static_cast<int>(i);
         k.range = std::move(ranges->ranges[i].name);
         k.values = std::move(ranges->ranges[i].values);
         k.derived = deriveMetrics(k.values);
         report.kernels.push_back(std::move(k));
     }
+    if (leftOut)
+        notes.push_back(std::to_string(leftOut) + " launches of kernels not chosen left out");
     for (const auto &n : notes)
         report.message += (report.message.empty() ? "" : "; ") + n;
     return report;
@@ -519,7 +528,7 @@ Result<JobResult> Executor::execute(const Job &job)
     if (job.measure.profile)
         result.profile = profile(p);
     if (job.measure.metrics)
-        result.metrics = metrics(p);
+        result.metrics = metrics(p, job.measure);
 
     for (auto &[name, bytes] : p.inputs)
         giveBack(std::move(bytes));

@@ -61,7 +61,7 @@ private:
     Result<Bytes> download(Program &program, const std::string &buffer);
     Result<Timing> time(Program &program, const MeasureOptions &options);
     Profile profile(Program &program);
-    MetricsReport metrics(Program &program);
+    MetricsReport metrics(Program &program, const MeasureOptions &options);
     Error noteFailure(Error error);
     Bytes takeBuffer(std::size_t bytes);
     void giveBack(Bytes &&buffer);

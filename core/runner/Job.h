@@ -120,6 +120,9 @@ struct MeasureOptions {
     bool profile = false;       ///< one extra run under CUPTI activity tracing
     bool metrics = false;       ///< one extra run under CUPTI range profiling (hardware counters), after timing
     bool returnOutputs = false; ///< send the outputs of the first run back to the client
+    /// The kernels whose counters are reported (names as in the plan's launches, or demangled);
+    /// empty: every launch. The whole program still runs (later kernels read earlier outputs).
+    std::vector<std::string> metricsKernels;
 
     bool operator==(const MeasureOptions &) const = default;
 };

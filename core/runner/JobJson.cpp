@@ -179,6 +179,10 @@ MeasureOptions measureFromJsonUnguarded(const json &j)
     m.flushL2 = j.value("flushL2", m.flushL2);
     m.profile = j.value("profile", m.profile);
     m.metrics = j.value("metrics", m.metrics);
+    if (auto k = j.find("metricsKernels"); k != j.end() && k->is_array())
+        for (const auto &name : *k)
+            if (name.is_string())
+                m.metricsKernels.push_back(name.get<std::string>());
     m.returnOutputs = j.value("returnOutputs", m.returnOutputs);
     return m;
 }
@@ -361,8 +365,11 @@ Result<LaunchPlan> planFromJson(const json &j)
 
 json measureToJson(const MeasureOptions &m)
 {
-    return {{"verify", m.verify}, {"time", m.time}, {"warmup", m.warmup}, {"repeats", m.repeats},
-            {"flushL2", m.flushL2}, {"profile", m.profile}, {"metrics", m.metrics}, {"returnOutputs", m.returnOutputs}};
+    json j = {{"verify", m.verify},   {"time", m.time},       {"warmup", m.warmup},   {"repeats", m.repeats},
+              {"flushL2", m.flushL2}, {"profile", m.profile}, {"metrics", m.metrics}, {"returnOutputs", m.returnOutputs}};
+    if (!m.metricsKernels.empty())
+        j["metricsKernels"] = m.metricsKernels; // absent when every launch is reported (older keys unchanged)
+    return j;
 }
 
 Result<MeasureOptions> measureFromJson(const json &j)

@@ -260,7 +260,7 @@ PlanFile parse(const json &j, const std::string &path)
     }
     if (j.contains("measure")) {
         const json &m = j["measure"];
-        allowOnly(m, "measure", {"verify", "time", "warmup", "repeats", "flushL2", "profile", "metrics"});
+        allowOnly(m, "measure", {"verify", "time", "warmup", "repeats", "flushL2", "profile", "metrics", "metricsKernels"});
         if (m.contains("verify"))
             p.measure.verify = boolean(m["verify"], "measure.verify");
         if (m.contains("time"))
@@ -271,6 +271,13 @@ PlanFile parse(const json &j, const std::string &path)
             p.measure.profile = boolean(m["profile"], "measure.profile");
         if (m.contains("metrics"))
             p.measure.metrics = boolean(m["metrics"], "measure.metrics");
+        if (m.contains("metricsKernels")) {
+            const json &k = m["metricsKernels"];
+            if (!k.is_array())
+                fail("measure.metricsKernels", "expected an array of kernel names");
+            for (std::size_t i = 0; i < k.size(); ++i)
+                p.measure.metricsKernels.push_back(str(k[i], "measure.metricsKernels[" + std::to_string(i) + "]"));
+        }
         if (m.contains("warmup"))
             p.measure.warmup = static_cast<int>(integer(m["warmup"], "measure.warmup", 0, 10000));
         if (m.contains("repeats"))

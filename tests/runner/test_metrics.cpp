@@ -291,3 +291,39 @@ TEST(Metrics, RefusalsSayWhyInWords)
     EXPECT_NE(cuptiRefusalReason(43).find("MIG"), std::string::npos);
     EXPECT_TRUE(cuptiRefusalReason(1).empty()); // CUPTI_ERROR_INVALID_PARAMETER: a bug, not a refusal
 }
+
+TEST(Metrics, ChosenKernelsTravelKeyTheCacheAndComeFromPlanFiles)
+{
+    Job job = fixtures::addJob("add", 100);
+    job.measure.metrics = true;
+    const std::string every = settingsHash(job);
+    job.measure.metricsKernels = {"add"};
+    BlobSink blobs;
+    const nlohmann::json j = jobToJson(job, blobs);
+    EXPECT_EQ(j.at("measure").at("metricsKernels"), nlohmann::json::array({"add"}));
+    BlobSource source(blobs.bytes().data(), blobs.bytes().size());
+    auto back = jobFromJson(j, source);
+    ASSERT_TRUE(back.ok()) << back.error().toString();
+    EXPECT_EQ(back->measure, job.measure);
+    EXPECT_NE(settingsHash(job), every) << "a report of one kernel never answers a request for all";
+    EXPECT_FALSE(measureToJson(MeasureOptions{}).contains("metricsKernels")) << "absent when every launch is asked for";
+
+    const std::string plan = R"({
+  "schema": "stitchcuda-plan/1",
+  "source": "k.cu",
+  "buffers": [{"name": "X", "dtype": "float32", "count": 10}],
+  "launches": [{"kernel": "k", "grid": 1, "block": [32], "args": ["X", {"int32": 10}]}],
+  "measure": {"metrics": true, "metricsKernels": KERNELS}
+})";
+    auto with = [&](const std::string &value) {
+        std::string text = plan;
+        text.replace(text.find("KERNELS"), 7, value);
+        return parsePlanFile(text, "p.json");
+    };
+    auto ok = with(R"(["k"])");
+    ASSERT_TRUE(ok.ok()) << ok.error().toString();
+    EXPECT_EQ(ok->measure.metricsKernels, std::vector<std::string>{"k"});
+    auto bad = with(R"("k")");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("measure.metricsKernels"), std::string::npos) << bad.error().message;
+}

@@ -488,3 +488,20 @@ TEST_F(RunnerGpu, MetricsOfBranchEfficiency)
     EXPECT_LE(uniform, 100.0 + 1e-9);
     EXPECT_GT(metric(m.kernels[1], "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"), 0.0);
 }
+
+TEST_F(RunnerGpu, MetricsOfChosenKernelsOnly)
+{
+    // Both launches run (the program is whole); only the chosen kernel's counters come back.
+    const std::uint64_t n = std::uint64_t{1} << 20;
+    Job j = metricJob(s_metricModule, {"m_smem_free", "m_smem_conflict"}, n, n, 32);
+    j.measure.metricsKernels = {"m_smem_conflict"};
+    const auto r = submit(j);
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    ASSERT_TRUE(r->metrics.has_value());
+    const MetricsReport &m = *r->metrics;
+    EXPECT_TRUE(m.available) << m.message;
+    ASSERT_EQ(m.kernels.size(), 1u) << m.message;
+    EXPECT_EQ(m.kernels[0].name, "m_smem_conflict");
+    EXPECT_EQ(m.kernels[0].launch, 1);
+    EXPECT_NE(m.message.find("1 launches of kernels not chosen left out"), std::string::npos) << m.message;
+}
