@@ -366,6 +366,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     // The second kernel: one thread per result sums the slices and applies the epilogue.
     KernelCode r;
     r.name = ctx.kernelName + "_sum";
+    r.splitSum = true;
     r.params = k.params;
     r.params.back().written = false;
     r.block = {256, 1, 1};

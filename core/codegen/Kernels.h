@@ -41,6 +41,7 @@ struct KernelCode {
     int dynamicSharedBytes = 0;
     int clusterSize = 1;               ///< blocks per cluster (compiled into the kernel with __cluster_dims__)
     std::vector<ScratchBuffer> scratch;
+    bool splitSum = false;             ///< the second kernel of a split-K GEMM: sums the partials, applies the epilogue
 };
 
 /// What every generator receives.

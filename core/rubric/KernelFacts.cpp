@@ -352,8 +352,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
         k.name = gk.code.name;
         k.kernel = &gk;
         k.strategy = gk.group.strategy;
-        k.splitSum = k.strategy == schedule::Strategy::Gemm && gk.group.value("split_k") > 1 &&
-                     gk.code.name.size() > 4 && gk.code.name.ends_with("_sum");
+        k.splitSum = gk.code.splitSum;
         auto analysis = schedule::analyzeGroup(problem.graph, gk.group.ops, gk.group.strategy);
         if (!analysis.ok())
             return analysis.error();
