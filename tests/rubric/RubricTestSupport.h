@@ -1,0 +1,66 @@
+#pragma once
+// Helpers shared by the rubric tests (test_rubric.cpp, test_rubric_calibration.cpp).
+#include "CodegenFixtures.h"
+
+#include "core/rubric/Rubric.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace rubric_test {
+
+using namespace stitch;
+using namespace codegen_fixtures;
+
+struct Scored {
+    ir::Graph graph;
+    ir::SizeBindings sizes;
+    codegen::GeneratedProgram program;
+    rubric::ProgramFacts facts;
+};
+
+inline schedule::Problem problemOf(const ir::Graph &g, const ir::SizeBindings &sizes)
+{
+    return {g, sizes, sm90(), schedule::Precision::FP32};
+}
+
+/// The default schedule with the first group's decisions overridden.
+inline schedule::Schedule scheduleWith(const schedule::Problem &problem, const std::map<std::string, int> &decisions)
+{
+    auto s = schedule::defaultSchedule(problem);
+    EXPECT_TRUE(s.ok()) << s.error().toString();
+    for (const auto &[k, v] : decisions)
+        s->groups.front().set(k, v);
+    return *s;
+}
+
+inline codegen::GeneratedProgram generate(const schedule::Problem &problem, const schedule::Schedule &s)
+{
+    auto p = codegen::generateProgram(problem, s);
+    EXPECT_TRUE(p.ok()) << p.error().toString();
+    return p.ok() ? *p : codegen::GeneratedProgram{};
+}
+
+inline const rubric::AccessStream *stream(const rubric::KernelFacts &k, const std::string &prefix)
+{
+    for (const auto &s : k.streams)
+        if (s.what.rfind(prefix, 0) == 0)
+            return &s;
+    return nullptr;
+}
+
+inline rubric::KernelFacts factsOf(const schedule::Problem &problem, const codegen::GeneratedProgram &p,
+                            const cuda::CompileResult *compiled = nullptr)
+{
+    auto f = rubric::analyzeProgram(problem, p, compiled);
+    EXPECT_TRUE(f.ok()) << f.error().toString();
+    return f.ok() ? f->kernels.front() : rubric::KernelFacts{};
+}
+
+inline const ir::SizeBindings kGemm1024{{"M", 1024}, {"N", 1024}, {"K", 1024}};
+inline const std::map<std::string, int> kTile128{{"block_m", 128}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 8},
+                                          {"block_k", 8},   {"split_k", 1},   {"stages", 2}};
+
+} // namespace rubric_test
