@@ -5,6 +5,7 @@
 // L2 flushed before every run). bench/report.py joins the JSON with the PyTorch/cuBLAS baselines.
 #include "BenchCases.h"
 #include "Commands.h"
+#include "Parallel.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
@@ -20,9 +21,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <future>
 #include <iostream>
-#include <thread>
 
 namespace stitch::cli {
 
@@ -271,16 +270,7 @@ int runBench(const BenchOptions &options)
         if (options.maxCandidates > 0 && candidates.size() > static_cast<std::size_t>(options.maxCandidates))
             candidates.resize(static_cast<std::size_t>(options.maxCandidates));
         // Compile every candidate in parallel (NVRTC is thread-safe), then time them one by one.
-        std::vector<std::future<Result<Built>>> futures;
-        const unsigned parallel = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-        std::vector<Result<Built>> built;
-        for (std::size_t i = 0; i < candidates.size(); i += parallel) {
-            futures.clear();
-            for (std::size_t j = i; j < std::min(candidates.size(), i + parallel); ++j)
-                futures.push_back(std::async(std::launch::async, [&, j] { return build(problem, candidates[j], arch); }));
-            for (auto &f : futures)
-                built.push_back(f.get());
-        }
+        auto built = parallelMap(candidates.size(), [&](std::size_t j) { return build(problem, candidates[j], arch); });
         double bestMs = 1e30;
         int best = -1;
         for (std::size_t i = 0; i < built.size(); ++i) {

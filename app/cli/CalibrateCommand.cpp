@@ -4,6 +4,7 @@
 // predicted against measured times per case (issue 5: >= 0.85 per problem over >= 200 schedules).
 #include "BenchCases.h"
 #include "Commands.h"
+#include "Parallel.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
@@ -16,13 +17,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <future>
 #include <iostream>
 #include <algorithm>
 #include <tuple>
 #include <map>
 #include <functional>
-#include <thread>
 
 namespace stitch::cli {
 
@@ -55,19 +54,6 @@ Result<Rebuilt> rebuild(const rubric::CalibrationRow &measured, const std::vecto
     if (!compiled)
         return compiled.error();
     return Rebuilt{problem, std::move(*program), std::move(*compiled)};
-}
-
-/// Runs `job(i)` for every index on every core (NVRTC is thread-safe).
-void forEachParallel(std::size_t count, const std::function<void(std::size_t)> &job)
-{
-    const std::size_t parallel = std::max(1u, std::thread::hardware_concurrency());
-    for (std::size_t i = 0; i < count; i += parallel) {
-        std::vector<std::future<void>> running;
-        for (std::size_t j = i; j < std::min(count, i + parallel); ++j)
-            running.push_back(std::async(std::launch::async, [&, j] { job(j); }));
-        for (auto &f : running)
-            f.get();
-    }
 }
 
 /// Re-predicts one measured candidate; the row keeps its measurement.
@@ -166,23 +152,22 @@ Status restaticDimensions(std::vector<rubric::DimensionRow> &rows, const std::ve
     // candidate -> kernel -> dimension -> the static side
     std::vector<std::map<std::string, std::map<std::string, rubric::DimensionComparison>>> statics(candidates.size());
     std::vector<std::string> errors(candidates.size());
-    forEachParallel(needed.size(), [&](std::size_t n) {
+    const auto failed = parallelMap(needed.size(), [&](std::size_t n) -> std::string {
         const std::size_t i = needed[n];
         auto built = rebuild(candidates[i], cases, arch);
-        if (!built) {
-            errors[i] = built.error().message;
-            return;
-        }
+        if (!built)
+            return built.error().message;
         auto facts = rubric::analyzeProgram(built->problem, built->program, &built->compiled);
-        if (!facts) {
-            errors[i] = facts.error().message;
-            return;
-        }
+        if (!facts)
+            return facts.error().message;
         rubric::PerfModel().predict(*facts); // the expected achieved occupancy
         for (const auto &k : facts->kernels)
             for (const auto &c : rubric::compareWithMetrics(k, *facts, {}))
                 statics[i][k.name][c.dimension] = c;
+        return {};
     });
+    for (std::size_t n = 0; n < needed.size(); ++n)
+        errors[needed[n]] = failed[n];
     for (auto &r : rows) {
         const std::size_t i = index.at({r.family, r.shape, r.candidate});
         if (!errors[i].empty())
@@ -255,26 +240,18 @@ int runCalibrate(const CalibrateOptions &options)
     }
     const auto cases = allCases();
     const rubric::PerfModel model;
-    std::vector<rubric::CalibrationRow> rows(measured->size());
-    std::vector<std::string> errors(measured->size());
-    forEachParallel(measured->size(), [&](std::size_t j) {
-        auto r = repredict((*measured)[j], cases, *arch, model);
-        if (r)
-            rows[j] = std::move(*r);
-        else
-            errors[j] = r.error().message;
-    });
+    auto rows = parallelMap(measured->size(), [&](std::size_t j) { return repredict((*measured)[j], cases, *arch, model); });
     int failures = 0;
     std::vector<rubric::CalibrationRow> done;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (!errors[i].empty()) {
+        if (!rows[i]) {
             std::fprintf(stderr, "%s:%d: candidate %d of %s:%s: %s\n", options.file.c_str(), static_cast<int>(i) + 2,
                          (*measured)[i].candidate, (*measured)[i].family.c_str(), (*measured)[i].shape.c_str(),
-                         errors[i].c_str());
+                         rows[i].error().message.c_str());
             ++failures;
             continue;
         }
-        done.push_back(std::move(rows[i]));
+        done.push_back(std::move(*rows[i]));
     }
     if (!options.out.empty()) {
         std::ofstream out(options.out);
