@@ -3,6 +3,8 @@
 //   Problem + GeneratedProgram (+ CompileResult) -> analyzeProgram -> ProgramFacts
 #include "core/rubric/KernelFacts.h"
 
+#include "core/rubric/Dimensions.h" // the PTX counts (InstructionMix.cpp)
+
 #include "core/ir/DType.h"
 
 #include <algorithm>
@@ -101,51 +103,6 @@ std::string ptxEntryBody(const std::string &ptx, const std::string &kernel)
             return ptx.substr(open + 1, i - open - 1);
     }
     return ptx.substr(open + 1);
-}
-
-int countPtxInstructions(const std::string &body)
-{
-    int count = 0;
-    std::size_t pos = 0;
-    while (pos < body.size()) {
-        std::size_t end = body.find('\n', pos);
-        if (end == std::string::npos)
-            end = body.size();
-        std::size_t first = body.find_first_not_of(" \t", pos);
-        if (first < end && body[first] != '.' && body[first] != '/' && body[first] != '{' && body[first] != '}' &&
-            body.find(';', first) < end)
-            ++count;
-        pos = end + 1;
-    }
-    return count;
-}
-
-bool ptxHasBackwardBranch(const std::string &body)
-{
-    std::set<std::string> labels;
-    std::size_t pos = 0;
-    while (pos < body.size()) {
-        std::size_t end = body.find('\n', pos);
-        if (end == std::string::npos)
-            end = body.size();
-        const std::string line = body.substr(pos, end - pos);
-        const std::size_t first = line.find_first_not_of(" \t");
-        if (first != std::string::npos) {
-            const std::size_t colon = line.find(':', first);
-            if (line[first] == '$' && colon != std::string::npos && line.find(';') == std::string::npos)
-                labels.insert(line.substr(first, colon - first));
-            const std::size_t bra = line.find("bra");
-            if (bra != std::string::npos) {
-                const std::size_t target = line.find('$', bra);
-                const std::size_t stop = line.find(';', bra);
-                if (target != std::string::npos && stop != std::string::npos &&
-                    labels.count(line.substr(target, stop - target)))
-                    return true;
-            }
-        }
-        pos = end + 1;
-    }
-    return false;
 }
 
 namespace detail {
@@ -373,7 +330,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
                 res->spillStoreBytes < 0 || res->spillLoadBytes < 0 ? -1 : res->spillStoreBytes + res->spillLoadBytes;
             k.localBytes = res->localBytes;
             k.ptxBody = ptxEntryBody(compiled->ptx, k.name);
-            k.ptxInstructions = countPtxInstructions(k.ptxBody);
+            k.ptxInstructions = countPtx(k.ptxBody).total;
         } else {
             auto est = schedule::groupResources(*analysis, gk.group, problem);
             k.registers = k.splitSum ? 32 : est.ok() ? est->estimatedRegisters : 32;
@@ -420,7 +377,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
         detail::describeAccesses(k, problem, *analysis);
         // A loop-free kernel issues its PTX once per warp, give or take predication; kernels with
         // loops (GEMM k-loops, generic reductions) keep the strategy's estimate.
-        if (k.ptxInstructions > 0 && !ptxHasBackwardBranch(k.ptxBody) &&
+        if (k.ptxInstructions > 0 && hotLoopPtx(k.ptxBody).total == 0 &&
             (k.strategy == schedule::Strategy::RowReduction || k.strategy == schedule::Strategy::Elementwise))
             k.instructionsPerWarp = k.ptxInstructions;
         for (const auto &s : k.streams) {

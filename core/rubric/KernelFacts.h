@@ -118,10 +118,6 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
 
 /// The body of `.entry NAME(...) { ... }` in PTX text, empty when absent.
 std::string ptxEntryBody(const std::string &ptx, const std::string &kernel);
-/// Instructions in a PTX body: statements other than directives (.reg, .shared, ...) and labels.
-int countPtxInstructions(const std::string &body);
-/// True when a branch goes back to an earlier label: the body has a loop.
-bool ptxHasBackwardBranch(const std::string &body);
 
 namespace detail {
 /// Integer value of an index expression with iteration variables bound (nullopt: not integer arithmetic).

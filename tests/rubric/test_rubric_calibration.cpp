@@ -4,6 +4,7 @@
 #include "RubricTestSupport.h"
 
 #include "core/rubric/Calibration.h"
+#include "core/rubric/Dimensions.h"
 #include "core/rubric/MeasuredDimensions.h"
 
 #include <cmath>
@@ -49,9 +50,9 @@ TEST(RubricModel, PtxCountsAndLoopsAreRead)
 {
     const std::string body = "\n\t.reg .f32 \t%f<4>;\n\tld.global.f32 \t%f1, [%rd1];\n$L__BB0_1:\n"
                              "\tadd.f32 \t%f2, %f1, %f1;\n\t@%p1 bra \t$L__BB0_1;\n\tret;\n";
-    EXPECT_EQ(rubric::countPtxInstructions(body), 4);
-    EXPECT_TRUE(rubric::ptxHasBackwardBranch(body));
-    EXPECT_FALSE(rubric::ptxHasBackwardBranch("\t@%p1 bra \t$L__BB0_2;\n$L__BB0_2:\n\tret;\n"));
+    EXPECT_EQ(rubric::countPtx(body).total, 4);
+    EXPECT_GT(rubric::hotLoopPtx(body).total, 0) << "the loop is found";
+    EXPECT_EQ(rubric::hotLoopPtx("\t@%p1 bra \t$L__BB0_2;\n$L__BB0_2:\n\tret;\n").total, 0) << "a forward branch is no loop";
 }
 
 TEST(RubricCalibration, SpearmanRanksWithTies)
