@@ -57,6 +57,15 @@ std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
         w.line("    return cudaErrorInvalidConfiguration; // " + p.kernels[i].code.name + ": sizes past one launch");
     }
     w.line("cudaError_t status_ = cudaSuccess;");
+    // Kernels are named after their group's output, which is also a parameter name here: `::` names
+    // the kernel. Shared memory past 48 KiB is opted into before anything is allocated.
+    for (const auto &k : p.kernels)
+        if (k.code.dynamicSharedBytes > 48 * 1024) {
+            w.line("if ((status_ = cudaFuncSetAttribute(::" + k.code.name +
+                   ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + std::to_string(k.code.dynamicSharedBytes) +
+                   ")) != cudaSuccess)");
+            w.line("    return status_;");
+        }
     std::vector<std::string> scratch;
     for (ir::TensorId id : p.buffers) {
         const ir::Tensor &t = *graph.tensor(id);
@@ -92,11 +101,8 @@ std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
             args += (args.empty() ? "" : ", ") + (param.scratch.empty() ? param.name : param.scratch);
         const std::string g = "grid" + std::to_string(&k - p.kernels.data()) + "_";
         w.open("");
-        if (k.code.dynamicSharedBytes > 48 * 1024)
-            w.line("cudaFuncSetAttribute(" + k.code.name + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " +
-                   std::to_string(k.code.dynamicSharedBytes) + ");");
         w.line("const dim3 grid_((unsigned)" + g + "[0], (unsigned)" + g + "[1], (unsigned)" + g + "[2]);");
-        w.line(k.code.name + "<<<grid_, dim3(" + std::to_string(k.code.block[0]) + ", " + std::to_string(k.code.block[1]) +
+        w.line("::" + k.code.name + "<<<grid_, dim3(" + std::to_string(k.code.block[0]) + ", " + std::to_string(k.code.block[1]) +
                ", " + std::to_string(k.code.block[2]) + "), " + std::to_string(k.code.dynamicSharedBytes) + ", stream>>>(" +
                args + ");");
         w.close();

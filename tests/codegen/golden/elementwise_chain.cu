@@ -97,7 +97,7 @@ extern "C" cudaError_t elementwise_chain_run(const float *X, const float *Y, flo
     cudaError_t status_ = cudaSuccess;
     {
         const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
-        t0_Z<<<grid_, dim3(256, 1, 1), 0, stream>>>(X, Y, Z, M, N);
+        ::t0_Z<<<grid_, dim3(256, 1, 1), 0, stream>>>(X, Y, Z, M, N);
     }
     status_ = cudaGetLastError();
     return status_;

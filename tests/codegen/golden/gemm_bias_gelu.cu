@@ -256,7 +256,7 @@ extern "C" cudaError_t gemm_bias_gelu_run(const float *A, const float *W, const 
     cudaError_t status_ = cudaSuccess;
     {
         const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
-        G_Y<<<grid_, dim3(256, 1, 1), 16896, stream>>>(A, W, bias, Y, M, K, N);
+        ::G_Y<<<grid_, dim3(256, 1, 1), 16896, stream>>>(A, W, bias, Y, M, K, N);
     }
     status_ = cudaGetLastError();
     return status_;

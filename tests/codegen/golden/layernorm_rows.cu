@@ -99,7 +99,7 @@ extern "C" cudaError_t layernorm_rows_run(const float *X, const float *gamma, co
     cudaError_t status_ = cudaSuccess;
     {
         const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
-        mean_Y<<<grid_, dim3(256, 1, 1), 0, stream>>>(X, gamma, beta, Y, M, N);
+        ::mean_Y<<<grid_, dim3(256, 1, 1), 0, stream>>>(X, gamma, beta, Y, M, N);
     }
     status_ = cudaGetLastError();
     return status_;

@@ -217,7 +217,7 @@ extern "C" cudaError_t matmul_run(const float *A, const float *B, float *C, int 
     cudaError_t status_ = cudaSuccess;
     {
         const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
-        C<<<grid_, dim3(256, 1, 1), 8704, stream>>>(A, B, C, M, K, N);
+        ::C<<<grid_, dim3(256, 1, 1), 8704, stream>>>(A, B, C, M, K, N);
     }
     status_ = cudaGetLastError();
     return status_;

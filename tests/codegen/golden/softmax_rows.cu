@@ -102,7 +102,7 @@ extern "C" cudaError_t softmax_rows_run(const float *X, float *Y, int M, int N, 
     cudaError_t status_ = cudaSuccess;
     {
         const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
-        rowMax_Y<<<grid_, dim3(256, 1, 1), 0, stream>>>(X, Y, M, N);
+        ::rowMax_Y<<<grid_, dim3(256, 1, 1), 0, stream>>>(X, Y, M, N);
     }
     status_ = cudaGetLastError();
     return status_;
