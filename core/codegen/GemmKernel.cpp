@@ -2,8 +2,8 @@
 // buffering and the element-wise epilogue (bias, activation, ...) applied before the only store.
 //
 // Shape of the kernel (BM x BN tile per block, BK deep steps, TM x TN results per thread):
-//   global --(VEC-wide loads, registers)--> shared [stage][BK][BM + pad] (A transposed) and
-//   [stage][BK][BN + pad] (B) --(float4 reads of two TM/2 and TN/2 halves, BM/2 and BN/2 apart,
+//   global --(VEC-wide loads, registers; or cp.async into a ring of `stages` buffers)--> shared
+//   [stage][BK][BM + pad] (A transposed) and [stage][BK][BN + pad] (B) --(float4 reads of two TM/2 and TN/2 halves, BM/2 and BN/2 apart,
 //   so a warp reads consecutive 16-byte words without bank conflicts)--> TM x TN FMAs per k.
 #include "core/codegen/CudaWriter.h"
 #include "core/codegen/Kernels.h"
@@ -66,6 +66,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), TM = g.value("thread_m"),
               TN = g.value("thread_n"), VEC = g.value("vector"), PAD = g.value("smem_pad"), STAGES = g.value("stages"),
               SWZ = g.value("swizzle"), MINB = g.value("min_blocks"), SPLIT = g.value("split_k");
+    const bool ASYNC = g.value("copy") == 1;
     const int TX = BN / TN, TY = BM / TM, T = TX * TY;
     const int LA = BM * BK / (VEC * T), LB = BN * BK / (VEC * T);
     const int SA = BM + PAD, SB = BN + PAD;
@@ -95,7 +96,8 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     CudaWriter w;
     w.comment(headerComment(ctx) + "\nA is " + A.name + (a.aRowMajor ? "[i, k]" : "[k, i] (transposed)") + ", B is " +
               B.name + (a.bRowMajor ? "[k, j]" : "[j, k] (transposed)") + "; " + str(T) + " threads, " + str(TM) + "x" +
-              str(TN) + " results each; " + str(k.dynamicSharedBytes) + " B of shared memory");
+              str(TN) + " results each; " + str(k.dynamicSharedBytes) + " B of shared memory" +
+              (ASYNC ? "; tiles copied by cp.async, " + str(STAGES) + " in flight" : ""));
     w.line("extern \"C\" __global__ void __launch_bounds__(" + str(T) + ", " + str(MINB) + ") " + k.name + "(" +
            paramList(k.params) + ")");
     w.open("");
@@ -132,7 +134,8 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     w.line("    #pragma unroll");
     w.line("    for (int j_ = 0; j_ < " + str(TN) + "; ++j_)");
     w.line("        acc_[i_][j_] = 0.0f;");
-    w.line("float ra_[" + str(LA * VEC) + "], rb_[" + str(LB * VEC) + "];");
+    if (!ASYNC)
+        w.line("float ra_[" + str(LA * VEC) + "], rb_[" + str(LB * VEC) + "];");
 
     // Global -> registers for the tile at depth k0_.
     auto loadOperand = [&](const std::string &tensor, const std::string &regs, int loads, bool kFastest, int tileOther,
@@ -243,8 +246,63 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
         w.close();
     };
 
+    // Global -> shared stage s_ by cp.async, for the tile at depth k0_. An operand whose rows run
+    // along k is copied one float per lane (consecutive lanes read consecutive k), transposed into
+    // the k-major tile; the other one VEC floats per lane. Out-of-range elements are zero-filled
+    // (source size 0, nothing read).
+    auto copyOperand = [&](const std::string &tensor, const std::string &tile, bool kFastest, int tileOther,
+                           const std::string &other0, const std::string &otherLimit, const std::string &ld,
+                           int stride) {
+        const int width = kFastest ? 1 : VEC, bytes = width * 4;
+        const int perRow = (kFastest ? BK : tileOther) / width, copies = tileOther * BK / (width * T);
+        w.line("#pragma unroll");
+        w.open("for (int l_ = 0; l_ < " + str(copies) + "; ++l_)");
+        w.line("const int v_ = threadIdx.x + l_ * " + str(T) + ";");
+        if (kFastest)
+            w.line("const int o_ = v_ / " + str(perRow) + ", kk_ = v_ % " + str(perRow) + ";");
+        else
+            w.line("const int kk_ = v_ / " + str(perRow) + ", o_ = (v_ % " + str(perRow) + ") * " + str(width) + ";");
+        w.line("const int go_ = " + other0 + " + o_, gk_ = k0_ + kk_;");
+        w.line("const bool in_ = go_ < " + otherLimit + " && gk_ < kEnd_;");
+        w.line("const float *src_ = " + tensor + " + (in_ ? " +
+               (kFastest ? "(long long)go_ * " + ld + " + gk_" : "(long long)gk_ * " + ld + " + go_") + " : 0);");
+        w.line("const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[(s_ * " + str(BK) +
+               " + kk_) * " + str(stride) + " + o_]);");
+        w.line(std::string("asm volatile(\"cp.async.") + (bytes == 16 ? "cg" : "ca") + ".shared.global [%0], [%1], " +
+               str(bytes) + ", %2;\\n\" :: \"r\"(dst_), \"l\"(src_), \"r\"(in_ ? " + str(bytes) + " : 0));");
+        w.close();
+    };
+    auto copyTile = [&](const std::string &k0, const std::string &stage) {
+        w.open("");
+        w.line("const int k0_ = " + k0 + ", s_ = " + stage + ";");
+        copyOperand(an, "As_", a.aRowMajor, BM, "m0_", "M_", "lda_", SA);
+        copyOperand(bn, "Bs_", !a.bRowMajor, BN, "n0_", "N_", "ldb_", SB);
+        w.close();
+    };
+
     w.line("const int kTiles_ = kEnd_ > kBegin_ ? (kEnd_ - kBegin_ + " + str(BK - 1) + ") / " + str(BK) + " : 0;");
-    if (STAGES == 2) {
+    if (ASYNC) {
+        w.comment(str(STAGES) + " stages: cp.async keeps the next " + str(STAGES - 1) +
+                  " tiles in flight while the math runs on this one; one commit group per tile.");
+        for (int s = 0; s + 1 < STAGES; ++s) {
+            w.line("if (" + str(s) + " < kTiles_)");
+            copyTile("kBegin_ + " + str(s * BK), str(s));
+            w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
+        }
+        w.line("int read_ = 0, write_ = " + str(STAGES - 1) + ";");
+        w.open("for (int kt_ = 0; kt_ < kTiles_; ++kt_)");
+        w.comment("Tile kt_ has landed (at most " + str(STAGES - 2) +
+                  " newer groups pending), and every thread is done with the buffer refilled next.");
+        w.line("asm volatile(\"cp.async.wait_group " + str(STAGES - 2) + ";\\n\" ::: \"memory\");");
+        w.line("__syncthreads();");
+        w.line("if (kt_ + " + str(STAGES - 1) + " < kTiles_)");
+        copyTile("kBegin_ + (kt_ + " + str(STAGES - 1) + ") * " + str(BK), "write_");
+        w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
+        compute("read_");
+        w.line("read_ = read_ + 1 == " + str(STAGES) + " ? 0 : read_ + 1;");
+        w.line("write_ = write_ + 1 == " + str(STAGES) + " ? 0 : write_ + 1;");
+        w.close();
+    } else if (STAGES == 2) {
         w.comment("Two stages: while the math runs on one shared tile, the next tile's loads are in flight.");
         loadTile("kBegin_");
         storeTile("0");

@@ -11,8 +11,8 @@ void StreamBuilder::gemm()
     const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), TM = g.value("thread_m"),
               TN = g.value("thread_n"), VEC = g.value("vector"), PAD = g.value("smem_pad"), STAGES = g.value("stages"),
               SPLIT = g.value("split_k");
+    const bool ASYNC = g.value("copy") == 1; // cp.async: an operand with rows along k moves one float per lane
     const int TX = BN / TN, T = (BM / TM) * TX, warps = std::max(T / 32, 1);
-    const int LA = BM * BK / (VEC * T), LB = BN * BK / (VEC * T);
     const int SA = BM + PAD, SB = BN + PAD;
     const std::int64_t M = evalSize(a.domain[0], sizes()), N = evalSize(a.domain[1], sizes()),
                        K = evalSize(a.k, sizes());
@@ -29,12 +29,15 @@ void StreamBuilder::gemm()
         return std::pair<std::int64_t, std::int64_t>{(tile % gridM) * BM, (tile / gridM) * BN};
     };
     auto operand = [&](bool isA, bool kFastest, int tileOther, std::int64_t limit, std::int64_t ld,
-                       const TensorLayout &l, int loads) {
-        const int perRow = (kFastest ? BK : tileOther) / VEC;
+                       const TensorLayout &l) {
+        const int VW = ASYNC && kFastest ? 1 : VEC; // elements per load (or cp.async) of this operand
+        const int loads = tileOther * BK / (VW * T);
+        const int perRow = (kFastest ? BK : tileOther) / VW;
         const std::string name = isA ? A.name : B.name;
         const std::string along = kFastest ? "k" : (isA ? "i" : "j");
-        add("load " + name + ": " + std::to_string(VEC) + " float" + (VEC > 1 ? "s" : "") + " per lane along " + along,
-            false, false, VEC * 4, blocks * static_cast<double>(kTiles) * loads * warps,
+        add(std::string(ASYNC ? "cp.async " : "load ") + name + ": " + std::to_string(VW) + " float" + (VW > 1 ? "s" : "") +
+                " per lane along " + along,
+            false, false, VW * 4, blocks * static_cast<double>(kTiles) * loads * warps,
             [&, perRow, kFastest, limit, ld, isA](std::int64_t block, int t) -> std::int64_t {
                 auto [m0, n0] = tileOrigin(block);
                 const std::int64_t other0 = isA ? m0 : n0;
@@ -42,37 +45,37 @@ void StreamBuilder::gemm()
                 std::int64_t o, kk;
                 if (kFastest) {
                     o = other0 + t / perRow;
-                    kk = k0 + (t % perRow) * VEC;
+                    kk = k0 + (t % perRow) * VW;
                 } else {
                     kk = k0 + t / perRow;
-                    o = other0 + (t % perRow) * VEC;
+                    o = other0 + (t % perRow) * VW;
                 }
                 if (o >= limit || kk >= K)
                     return -1;
                 return l.base + (kFastest ? o * ld + kk : kk * ld + o) * 4;
             });
-        // Registers -> shared tile, stored k-major: [k][m] (A) or [k][n] (B).
+        // Registers (or cp.async) -> shared tile, stored k-major: [k][m] (A) or [k][n] (B).
         const std::int64_t tileBase = isA ? 0 : static_cast<std::int64_t>(STAGES) * BK * SA * 4;
         const int stride = isA ? SA : SB;
         if (kFastest) {
             add("store " + name + " tile to shared memory, transposed (stride " + std::to_string(stride) + " floats)",
-                true, true, 4, blocks * static_cast<double>(kTiles) * loads * VEC * warps,
+                true, true, 4, blocks * static_cast<double>(kTiles) * loads * VW * warps,
                 [=](std::int64_t, int t) -> std::int64_t {
-                    const int o = t / perRow, kk = (t % perRow) * VEC;
+                    const int o = t / perRow, kk = (t % perRow) * VW;
                     return tileBase + (static_cast<std::int64_t>(kk) * stride + o) * 4;
                 });
         } else {
-            add("store " + name + " tile to shared memory (" + std::to_string(VEC * 4) + " B per lane)", true, true,
-                VEC * 4, blocks * static_cast<double>(kTiles) * loads * warps,
+            add("store " + name + " tile to shared memory (" + std::to_string(VW * 4) + " B per lane)", true, true,
+                VW * 4, blocks * static_cast<double>(kTiles) * loads * warps,
                 [=](std::int64_t, int t) -> std::int64_t {
-                    const int kk = t / perRow, o = (t % perRow) * VEC;
+                    const int kk = t / perRow, o = (t % perRow) * VW;
                     return tileBase + (static_cast<std::int64_t>(kk) * stride + o) * 4;
                 });
         }
     };
     if (!facts.splitSum) {
-        operand(true, a.aRowMajor, BM, M, lda, la, LA);
-        operand(false, !a.bRowMajor, BN, N, ldb, lb, LB);
+        operand(true, a.aRowMajor, BM, M, lda, la);
+        operand(false, !a.bRowMajor, BN, N, ldb, lb);
         // Fragments: two halves of TM/2 (TN/2) values, BM/2 (BN/2) apart, as 16-byte words where they fit.
         auto fragment = [&](bool isA, int half, std::int64_t tileBase) {
             const int chunk = std::min(half, 4);
@@ -160,9 +163,15 @@ void StreamBuilder::gemm()
             {"if (gi_ >= M_) / if (gj_ >= N_): guarded stores in boundary tiles", std::max(0.0, storeIdle)});
     facts.ilp = TM * TN;
     facts.loopIterations = static_cast<double>(kTiles);
-    facts.bytesInFlightPerThread = (LA + LB) * VEC * 4.0 * (STAGES == 2 ? 2 : 1);
+    const double tileFloats = static_cast<double>(BM + BN) * BK / T; // per thread and k-tile
+    // cp.async keeps stages - 1 tiles in flight, register staging one (two buffers) or none.
+    facts.bytesInFlightPerThread =
+        tileFloats * 4.0 * (ASYNC ? std::max(STAGES - 1, 1) : (STAGES == 2 ? 2 : 1));
     const double lds = 2.0 * (TM / 2) / std::min(TM / 2, 4) + 2.0 * (TN / 2) / std::min(TN / 2, 4);
-    const double tileOverhead = 2.0 * (LA + LB) * VEC / BK + 2.0;
+    // Per k step: register staging loads and stores every tile float (vectors where they fit);
+    // cp.async issues one copy with its address and predicate per element group.
+    const int copies = (a.aRowMajor ? BM * BK : BM * BK / VEC) / T + (!a.bRowMajor ? BN * BK : BN * BK / VEC) / T;
+    const double tileOverhead = ASYNC ? 3.0 * copies / BK + 2.0 : 2.0 * tileFloats / BK + 2.0;
     facts.fmaShare = TM * TN / (TM * TN + lds + tileOverhead);
 }
 

@@ -83,8 +83,14 @@ std::vector<DecisionDef> gemmDefs()
         {"block_k", C::MemoryAccess, "depth of the shared-memory tiles of A and B per step (BK)", {8, 16, 32}, {}, 8},
         {"vector", C::MemoryAccess, "elements per global load of A and B (1, 2 or 4 floats)", {1, 2, 4}, {}, 4},
         {"smem_pad", C::MemoryAccess, "floats of padding per shared-memory tile row, against bank conflicts", {0, 4}, {}, 4},
-        {"stages", C::MemoryAccess, "shared-memory buffers: 2 overlaps the next tile's loads with this tile's math",
-         {1, 2}, {}, 2},
+        {"copy", C::MemoryAccess,
+         "how tiles reach shared memory: loaded into registers and stored by the threads, or copied by cp.async "
+         "straight into a ring of `stages` buffers (sm_80+; no staging registers)",
+         {0, 1}, {"registers", "async"}, 0},
+        {"stages", C::MemoryAccess,
+         "shared-memory buffers: 2 overlaps the next tile's loads with this tile's math; 3-4 (copy=async) keep "
+         "several tiles in flight",
+         {1, 2, 3, 4}, {}, 2},
         {"min_blocks", C::InstructionScheduling, "__launch_bounds__ minimum blocks per SM (caps registers)", {1, 2}, {}, 1},
     };
 }

@@ -26,25 +26,32 @@ std::string kv(const std::string &key, int v) { return key + "=" + std::to_strin
 
 struct GemmShape {
     int bm, bn, bk, tm, tn, vector, pad, stages, minBlocks;
+    bool async;            ///< copy=async: cp.async straight to shared memory, no staging registers
+    bool aKFastest, bKFastest; ///< the operand's rows run along k in memory
     int threads() const { return (bm / tm) * (bn / tn); }
     int shared() const { return stages * bk * (bm + pad + bn + pad) * 4; }
-    int loadsA() const { return bm * bk / (vector * std::max(threads(), 1)); }
-    int loadsB() const { return bn * bk / (vector * std::max(threads(), 1)); }
+    /// Elements per global load (or cp.async) of an operand: cp.async copies an operand whose rows
+    /// run along k one float at a time, transposing it into the k-major tile.
+    int widthA() const { return async && aKFastest ? 1 : vector; }
+    int widthB() const { return async && bKFastest ? 1 : vector; }
+    int loadsA() const { return bm * bk / (widthA() * std::max(threads(), 1)); }
+    int loadsB() const { return bn * bk / (widthB() * std::max(threads(), 1)); }
     int registers() const
     {
-        return tm * tn + tm + tn + (stages == 2 ? (loadsA() + loadsB()) * vector : 0) + 28;
+        return tm * tn + tm + tn + (!async && stages == 2 ? (loadsA() + loadsB()) * vector : 0) + 28;
     }
 };
 
-GemmShape gemmShape(const KernelGroup &g)
+GemmShape gemmShape(const GroupAnalysis &a, const KernelGroup &g)
 {
     return {g.value("block_m"), g.value("block_n"), g.value("block_k"), g.value("thread_m"), g.value("thread_n"),
-            g.value("vector"),  g.value("smem_pad"), g.value("stages"), g.value("min_blocks")};
+            g.value("vector"),  g.value("smem_pad"), g.value("stages"), g.value("min_blocks"),
+            g.value("copy") == 1, a.aRowMajor,        !a.bRowMajor};
 }
 
 void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
 {
-    const GemmShape s = gemmShape(g);
+    const GemmShape s = gemmShape(a, g);
     const std::int64_t M = eval(a.domain[0], p), N = eval(a.domain[1], p), K = eval(a.k, p);
     const int T = s.threads();
     if (T % 32 != 0 || T < 32)
@@ -55,28 +62,40 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         out.push_back({{"block_m", "thread_m", "block_n", "thread_n"},
                        std::to_string(T) + " threads per block > the limit of " +
                            std::to_string(p.arch.maxThreadsPerBlock)});
-    if (s.vector > 1) {
-        const std::int64_t aRow = a.aRowMajor ? K : M, bRow = a.bRowMajor ? N : K;
+    if (s.async && !p.arch.asyncCopy)
+        out.push_back({{"copy"}, "copy=async: " + p.arch.name + " has no cp.async (sm_80 and newer)"});
+    if (s.async && s.stages < 2)
+        out.push_back({{"copy", "stages"},
+                       "copy=async needs stages >= 2 (a buffer is filled while another one is read)"});
+    if (!s.async && s.stages > 2)
+        out.push_back({{"copy", "stages"}, kv("stages", s.stages) +
+                                               ": copy=registers stages one tile in registers; more than 2 "
+                                               "buffers need copy=async"});
+    if (s.widthA() > 1) {
+        const std::int64_t aRow = a.aRowMajor ? K : M;
         if (aRow % s.vector != 0)
             out.push_back({{"vector"}, kv("vector", s.vector) + ": rows of A have " + std::to_string(aRow) +
                                            " elements, not a multiple of " + std::to_string(s.vector) +
                                            ", so " + std::to_string(s.vector * 4) + "-byte loads would be misaligned"});
+    }
+    if (s.widthB() > 1) {
+        const std::int64_t bRow = a.bRowMajor ? N : K;
         if (bRow % s.vector != 0)
             out.push_back({{"vector"}, kv("vector", s.vector) + ": rows of B have " + std::to_string(bRow) +
                                            " elements, not a multiple of " + std::to_string(s.vector) +
                                            ", so " + std::to_string(s.vector * 4) + "-byte loads would be misaligned"});
     }
     const int aVecDim = a.aRowMajor ? s.bk : s.bm, bVecDim = a.bRowMajor ? s.bn : s.bk;
-    if (aVecDim % s.vector != 0 || bVecDim % s.vector != 0)
+    if (aVecDim % s.widthA() != 0 || bVecDim % s.widthB() != 0)
         out.push_back({{"vector", "block_k"}, kv("vector", s.vector) + " does not divide the tile rows it loads"});
-    if (T > 0 && ((s.bm * s.bk) % (s.vector * T) != 0 || s.loadsA() < 1))
-        out.push_back({{"block_m", "block_k", "vector", "thread_m", "thread_n"},
+    if (T > 0 && ((s.bm * s.bk) % (s.widthA() * T) != 0 || s.loadsA() < 1))
+        out.push_back({{"block_m", "block_k", "vector", "thread_m", "thread_n", "copy"},
                        "the " + std::to_string(s.bm) + "x" + std::to_string(s.bk) + " tile of A is not a whole number (>= 1) of " +
-                           std::to_string(s.vector) + "-wide loads for each of " + std::to_string(T) + " threads"});
-    if (T > 0 && ((s.bn * s.bk) % (s.vector * T) != 0 || s.loadsB() < 1))
-        out.push_back({{"block_n", "block_k", "vector", "thread_m", "thread_n"},
+                           std::to_string(s.widthA()) + "-wide loads for each of " + std::to_string(T) + " threads"});
+    if (T > 0 && ((s.bn * s.bk) % (s.widthB() * T) != 0 || s.loadsB() < 1))
+        out.push_back({{"block_n", "block_k", "vector", "thread_m", "thread_n", "copy"},
                        "the " + std::to_string(s.bk) + "x" + std::to_string(s.bn) + " tile of B is not a whole number (>= 1) of " +
-                           std::to_string(s.vector) + "-wide loads for each of " + std::to_string(T) + " threads"});
+                           std::to_string(s.widthB()) + "-wide loads for each of " + std::to_string(T) + " threads"});
     const int split = g.value("split_k");
     if (split > 1 && K >= 0 && split > (K + s.bk - 1) / s.bk)
         out.push_back({{"split_k", "block_k"}, kv("split_k", split) + ": K = " + std::to_string(K) + " has only " +
@@ -88,7 +107,7 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                        "tiles need " + std::to_string(s.shared()) + " B of shared memory > the " + p.arch.name +
                            " limit of " + std::to_string(smemLimit) + " B per block"});
     if (s.registers() > p.arch.maxRegistersPerThread)
-        out.push_back({{"thread_m", "thread_n", "stages", "vector"},
+        out.push_back({{"thread_m", "thread_n", "stages", "vector", "copy"},
                        "about " + std::to_string(s.registers()) + " registers per thread > the limit of " +
                            std::to_string(p.arch.maxRegistersPerThread)});
     if (static_cast<long long>(s.registers()) * T > p.arch.registersPerBlock)
@@ -263,7 +282,7 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
     GroupResources r;
     switch (g.strategy) {
     case Strategy::Gemm: {
-        const GemmShape s = gemmShape(g);
+        const GemmShape s = gemmShape(a, g);
         r.threadsPerBlock = s.threads();
         r.sharedBytes = s.shared();
         r.estimatedRegisters = s.registers();

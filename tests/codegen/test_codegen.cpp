@@ -93,6 +93,40 @@ TEST(Schedule, VectorWidthFallsBackOnOddRows)
     }
 }
 
+TEST(Schedule, AsyncCopyNeedsCpAsyncAndARingOfBuffers)
+{
+    const Case c = cases()[0]; // 67x45x33: rows of A are not 16-byte aligned
+    auto problem = problemFor(c);
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    auto g = s->groups.front();
+    auto a = schedule::analyzeGroup(c.graph, g.ops, g.strategy);
+    ASSERT_TRUE(a.ok());
+    auto messages = [&](const schedule::KernelGroup &k, const schedule::Problem &p) {
+        std::string all;
+        for (const auto &v : schedule::checkGroup(*a, k, p))
+            all += v.message + "\n";
+        return all;
+    };
+    g.set("copy", 0);
+    g.set("stages", 3);
+    EXPECT_NE(messages(g, problem).find("more than 2 buffers need copy=async"), std::string::npos);
+    g.set("copy", 1);
+    g.set("stages", 1);
+    EXPECT_NE(messages(g, problem).find("copy=async needs stages >= 2"), std::string::npos);
+    g.set("stages", 4);
+    g.set("vector", 1);
+    EXPECT_EQ(messages(g, problem), "") << "a 4-stage cp.async ring of small tiles is legal on sm_90";
+    const schedule::Problem turing{problem.graph, problem.sizes, *ArchDatabase::builtin().arch("sm_75"),
+                                   problem.precision};
+    EXPECT_NE(messages(g, turing).find("sm_75 has no cp.async"), std::string::npos) << messages(g, turing);
+    // The element-wise copies of A (rows along k) need no alignment; B's rows (45 floats) still do.
+    g.set("vector", 4);
+    const std::string why = messages(g, problem);
+    EXPECT_EQ(why.find("rows of A"), std::string::npos) << why;
+    EXPECT_NE(why.find("rows of B have 45 elements"), std::string::npos) << why;
+}
+
 TEST(Schedule, GroupsMustCoverTheProgramInDataflowOrder)
 {
     const Case c = cases()[2]; // softmax
@@ -162,17 +196,27 @@ TEST(Codegen, GoldenFilesOfTheDefaultSchedules)
 {
     // STITCHCUDA_UPDATE_GOLDEN=1 rewrites them; review the diff like any code change.
     const bool update = std::getenv("STITCHCUDA_UPDATE_GOLDEN") != nullptr;
-    const std::vector<Case> golden = {
-        {"matmul", ir::makeMatmul(), {{"M", 1024}, {"N", 1024}, {"K", 1024}}},
-        {"softmax_rows", ir::makeSoftmaxRows(), {{"M", 4096}, {"N", 1000}}},
-        {"layernorm_rows", ir::makeLayerNormRows(), {{"M", 4096}, {"N", 768}}},
-        {"elementwise_chain", ir::makeElementwiseChain(), {{"M", 4096}, {"N", 4096}}},
-        {"gemm_bias_gelu", ir::makeGemmBiasGelu(), {{"M", 8192}, {"N", 8192}, {"K", 128}}},
+    struct Golden {
+        Case c;
+        std::vector<std::pair<std::string, int>> decisions; ///< set on the first group over the defaults
     };
-    for (const auto &c : golden) {
+    const std::vector<Golden> golden = {
+        {{"matmul", ir::makeMatmul(), {{"M", 1024}, {"N", 1024}, {"K", 1024}}}, {}},
+        // The cp.async ring: A (rows along k) copied one float per lane and transposed, B 16 bytes per lane.
+        {{"matmul_async", ir::makeMatmul(), {{"M", 1000}, {"N", 1024}, {"K", 1020}}},
+         {{"copy", 1}, {"stages", 3}, {"block_k", 16}, {"min_blocks", 2}}},
+        {{"softmax_rows", ir::makeSoftmaxRows(), {{"M", 4096}, {"N", 1000}}}, {}},
+        {{"layernorm_rows", ir::makeLayerNormRows(), {{"M", 4096}, {"N", 768}}}, {}},
+        {{"elementwise_chain", ir::makeElementwiseChain(), {{"M", 4096}, {"N", 4096}}}, {}},
+        {{"gemm_bias_gelu", ir::makeGemmBiasGelu(), {{"M", 8192}, {"N", 8192}, {"K", 128}}}, {}},
+    };
+    for (const auto &[c, decisions] : golden) {
         auto problem = problemFor(c);
         auto s = schedule::defaultSchedule(problem);
         ASSERT_TRUE(s.ok());
+        for (const auto &[key, value] : decisions)
+            s->groups.front().set(key, value);
+        ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok()) << c.name;
         auto p = codegen::generateProgram(problem, *s);
         ASSERT_TRUE(p.ok()) << p.error().toString();
         const std::string path = std::string(STITCHCUDA_SOURCE_DIR) + "/tests/codegen/golden/" + c.name + ".cu";
