@@ -88,6 +88,33 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                             add(g);
                         }
                 }
+        // cp.async rings of 2-4 buffers for the larger tiles (no staging registers), split K where
+        // the tiles do not fill the GPU twice over.
+        for (std::size_t t = 0; t < 7; ++t)
+            for (int bk : {8, 16, 32})
+                for (int stages : {2, 3, 4})
+                    for (int minBlocks : {1, 2}) {
+                        if (quick && (bk != 16 || stages != 3 || minBlocks != 2))
+                            continue;
+                        schedule::KernelGroup g = g0;
+                        g.set("block_m", tiles[t].bm);
+                        g.set("block_n", tiles[t].bn);
+                        g.set("thread_m", tiles[t].tm);
+                        g.set("thread_n", tiles[t].tn);
+                        g.set("block_k", bk);
+                        g.set("min_blocks", minBlocks);
+                        g.set("copy", 1);
+                        g.set("stages", stages);
+                        g.set("smem_pad", 4);
+                        bestVector(g);
+                        add(g);
+                        const auto M = problem.sizes.at("M"), N = problem.sizes.at("N");
+                        if (((M + tiles[t].bm - 1) / tiles[t].bm) * ((N + tiles[t].bn - 1) / tiles[t].bn) < 264)
+                            for (int split : {2, 4}) {
+                                g.set("split_k", split);
+                                add(g);
+                            }
+                    }
         break;
     }
     case schedule::Strategy::RowReduction:
@@ -132,6 +159,45 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
     case schedule::Strategy::Generic: break;
     }
     return out;
+}
+
+/// Keeps the candidates whose main group has every KEY=VALUE of `where` (values by number or name).
+/// An unknown key is an error only when it is no decision of the candidates' strategy at all.
+Result<Ok> keepWhere(std::vector<schedule::Schedule> &candidates, const std::vector<std::string> &where)
+{
+    if (candidates.empty())
+        return Ok{};
+    const schedule::Strategy strategy = candidates.front().groups.front().strategy;
+    std::vector<std::pair<std::string, int>> wanted;
+    bool applies = true;
+    for (const auto &w : where) {
+        const std::size_t eq = w.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return Error{ErrorKind::InvalidArgument, "'" + w + "' is not KEY=VALUE"};
+        const std::string key = w.substr(0, eq);
+        const schedule::DecisionDef *d = schedule::findDecision(strategy, key);
+        if (!d) {
+            bool known = false;
+            for (auto st : {schedule::Strategy::Elementwise, schedule::Strategy::RowReduction,
+                            schedule::Strategy::Gemm, schedule::Strategy::Generic})
+                known = known || schedule::findDecision(st, key);
+            if (!known)
+                return Error{ErrorKind::InvalidArgument, "'" + key + "' is not a decision of any strategy"};
+            applies = false;
+            continue;
+        }
+        auto v = d->parseValue(w.substr(eq + 1));
+        if (!v)
+            return v.error();
+        wanted.emplace_back(key, *v);
+    }
+    std::erase_if(candidates, [&](const schedule::Schedule &s) {
+        if (!applies)
+            return true;
+        return std::any_of(wanted.begin(), wanted.end(),
+                           [&](const auto &kv) { return s.groups.front().value(kv.first) != kv.second; });
+    });
+    return Ok{};
 }
 
 struct Built {
@@ -267,6 +333,17 @@ int runBench(const BenchOptions &options)
             continue;
         }
         auto candidates = sweep(problem, *base, options.quick);
+        if (!options.where.empty()) {
+            auto kept = keepWhere(candidates, options.where);
+            if (!kept) {
+                std::fprintf(stderr, "%s: --where: %s\n", id.c_str(), kept.error().message.c_str());
+                return 2;
+            }
+            if (candidates.empty()) {
+                std::fprintf(stderr, "%s: skipped, no candidate matches --where\n", id.c_str());
+                continue;
+            }
+        }
         if (options.maxCandidates > 0 && candidates.size() > static_cast<std::size_t>(options.maxCandidates))
             candidates.resize(static_cast<std::size_t>(options.maxCandidates));
         // Compile every candidate in parallel (NVRTC is thread-safe), then time them one by one.

@@ -71,6 +71,7 @@ struct BenchOptions {
     bool verbose = false;              ///< print every candidate's time
     int repeats = 30;                  ///< timed runs of the winner
     int maxCandidates = 0;             ///< 0: the whole sweep
+    std::vector<std::string> where;    ///< KEY=VALUE: only candidates whose main group has these decisions
     std::string out;                   ///< also write the JSON here after every case
     std::string calibration;           ///< CSV of every candidate: measured vs the model's prediction
     bool metrics = false;              ///< with calibration: one CUPTI metric run per candidate -> *.dimensions.csv

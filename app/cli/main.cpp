@@ -72,6 +72,9 @@ int main(int argc, char **argv)
     benchCmd->add_flag("--verbose", bench.verbose, "Print every candidate's time");
     benchCmd->add_option("--repeats", bench.repeats, "Timed runs of the winner")->capture_default_str();
     benchCmd->add_option("--max-candidates", bench.maxCandidates, "Cap the sweep per case (0: all)");
+    benchCmd->add_option("--where", bench.where,
+                         "Only candidates whose main kernel has this decision value, KEY=VALUE (repeatable; e.g. "
+                         "copy=async); cases without a match are skipped");
     benchCmd->add_option("--device", bench.device, "GPU ordinal")->capture_default_str();
     benchCmd->add_option("--out", bench.out, "Also write the JSON to this file after every case");
     benchCmd->add_option("--calibration", bench.calibration,
