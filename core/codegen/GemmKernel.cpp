@@ -272,11 +272,87 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
                str(bytes) + ", %2;\\n\" :: \"r\"(dst_), \"l\"(src_), \"r\"(in_ ? " + str(bytes) + " : 0));");
         w.close();
     };
-    auto copyTile = [&](const std::string &k0, const std::string &stage) {
+    // Interior tiles (every element in range, a block-uniform test) copy from per-thread base
+    // pointers set up once: one address add and one cp.async per copy, no predicates. Needs each
+    // thread's column within a tile row to stay the same for all its copies (threads a multiple of
+    // the copies per row).
+    struct FastCopy {
+        std::string prefix, tensor, ld;
+        bool kFastest;
+        int width, perRow, copies, stride;
+    };
+    std::vector<FastCopy> fast;
+    {
+        auto plan = [&](const std::string &prefix, const std::string &tensor, const std::string &ld, bool kFastest,
+                        int tileOther, int stride) {
+            const int width = kFastest ? 1 : VEC, perRow = (kFastest ? BK : tileOther) / width;
+            if (T % perRow == 0)
+                fast.push_back({prefix, tensor, ld, kFastest, width, perRow, tileOther * BK / (width * T), stride});
+        };
+        if (ASYNC) {
+            plan("a", an, "lda_", a.aRowMajor, BM, SA);
+            plan("b", bn, "ldb_", !a.bRowMajor, BN, SB);
+            if (fast.size() != 2)
+                fast.clear();
+        }
+    }
+    auto fastSetup = [&]() {
+        if (fast.empty())
+            return;
+        w.comment("Interior tiles: per-thread sources and destinations, advanced by whole copies and tiles.");
+        w.line("const bool fullMN_ = m0_ + " + str(BM) + " <= M_ && n0_ + " + str(BN) + " <= N_;");
+        for (const FastCopy &f : fast) {
+            const std::string p = f.prefix, other0 = p == "a" ? "m0_" : "n0_", tile = p == "a" ? "As_" : "Bs_";
+            const int rowsPerStep = T / f.perRow; // tile rows between a thread's consecutive copies
+            w.line("const int " + p + "Row_ = threadIdx.x / " + str(f.perRow) + ", " + p + "Col_ = (threadIdx.x % " +
+                   str(f.perRow) + ") * " + str(f.width) + ";");
+            if (f.kFastest) {
+                w.line("const float *" + p + "Src_ = " + f.tensor + " + (long long)(" + other0 + " + " + p + "Row_) * " + f.ld +
+                       " + kBegin_ + " + p + "Col_;");
+                w.line("const long long " + p + "Step_ = " + str(rowsPerStep) + "LL * " + f.ld + ", " + p + "Tile_ = " +
+                       str(BK) + ";");
+                w.line("const unsigned " + p + "Dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[" + p +
+                       "Col_ * " + str(f.stride) + " + " + p + "Row_]);");
+            } else {
+                w.line("const float *" + p + "Src_ = " + f.tensor + " + (long long)(kBegin_ + " + p + "Row_) * " + f.ld +
+                       " + " + other0 + " + " + p + "Col_;");
+                w.line("const long long " + p + "Step_ = " + str(rowsPerStep) + "LL * " + f.ld + ", " + p + "Tile_ = " +
+                       str(BK) + "LL * " + f.ld + ";");
+                w.line("const unsigned " + p + "Dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[" + p +
+                       "Row_ * " + str(f.stride) + " + " + p + "Col_]);");
+            }
+        }
+    };
+    auto fastCopies = [&]() {
+        for (const FastCopy &f : fast) {
+            const std::string p = f.prefix;
+            const int rowsPerStep = T / f.perRow, bytes = f.width * 4;
+            // Shared bytes between consecutive copies: along the other dimension (transposed tile)
+            // or down the k rows.
+            const int dstStep = (f.kFastest ? rowsPerStep : rowsPerStep * f.stride) * 4;
+            w.line("const float *" + p + "s_ = " + p + "Src_ + (long long)kt0_ * " + p + "Tile_;");
+            w.line("const unsigned " + p + "d_ = " + p + "Dst_ + s_ * " + str(BK * f.stride * 4) + ";");
+            w.line("#pragma unroll");
+            w.line("for (int l_ = 0; l_ < " + str(f.copies) + "; ++l_)");
+            w.line(std::string("    asm volatile(\"cp.async.") + (bytes == 16 ? "cg" : "ca") +
+                   ".shared.global [%0], [%1], " + str(bytes) + ";\\n\" :: \"r\"(" + p + "d_ + l_ * " + str(dstStep) +
+                   "), \"l\"(" + p + "s_ + l_ * " + p + "Step_));");
+        }
+    };
+    auto copyTile = [&](const std::string &kt, const std::string &stage) {
         w.open("");
-        w.line("const int k0_ = " + k0 + ", s_ = " + stage + ";");
+        w.line("const int kt0_ = " + kt + ", s_ = " + stage + ";");
+        w.line("const int k0_ = kBegin_ + kt0_ * " + str(BK) + ";");
+        if (!fast.empty()) {
+            w.open("if (fullMN_ && k0_ + " + str(BK) + " <= kEnd_)");
+            fastCopies();
+            w.close();
+            w.open("else");
+        }
         copyOperand(an, "As_", a.aRowMajor, BM, "m0_", "M_", "lda_", SA);
         copyOperand(bn, "Bs_", !a.bRowMajor, BN, "n0_", "N_", "ldb_", SB);
+        if (!fast.empty())
+            w.close();
         w.close();
     };
 
@@ -284,9 +360,10 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     if (ASYNC) {
         w.comment(str(STAGES) + " stages: cp.async keeps the next " + str(STAGES - 1) +
                   " tiles in flight while the math runs on this one; one commit group per tile.");
+        fastSetup();
         for (int s = 0; s + 1 < STAGES; ++s) {
             w.line("if (" + str(s) + " < kTiles_)");
-            copyTile("kBegin_ + " + str(s * BK), str(s));
+            copyTile(str(s), str(s));
             w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
         }
         w.line("int read_ = 0, write_ = " + str(STAGES - 1) + ";");
@@ -296,7 +373,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
         w.line("asm volatile(\"cp.async.wait_group " + str(STAGES - 2) + ";\\n\" ::: \"memory\");");
         w.line("__syncthreads();");
         w.line("if (kt_ + " + str(STAGES - 1) + " < kTiles_)");
-        copyTile("kBegin_ + (kt_ + " + str(STAGES - 1) + ") * " + str(BK), "write_");
+        copyTile("kt_ + " + str(STAGES - 1), "write_");
         w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
         compute("read_");
         w.line("read_ = read_ + 1 == " + str(STAGES) + " ? 0 : read_ + 1;");

@@ -35,64 +35,33 @@ extern "C" __global__ void __launch_bounds__(256, 2) C(const float *__restrict__
             acc_[i_][j_] = 0.0f;
     const int kTiles_ = kEnd_ > kBegin_ ? (kEnd_ - kBegin_ + 15) / 16 : 0;
     // 3 stages: cp.async keeps the next 2 tiles in flight while the math runs on this one; one commit group per tile.
+    // Interior tiles: per-thread sources and destinations, advanced by whole copies and tiles.
+    const bool fullMN_ = m0_ + 64 <= M_ && n0_ + 64 <= N_;
+    const int aRow_ = threadIdx.x / 16, aCol_ = (threadIdx.x % 16) * 1;
+    const float *aSrc_ = A + (long long)(m0_ + aRow_) * lda_ + kBegin_ + aCol_;
+    const long long aStep_ = 16LL * lda_, aTile_ = 16;
+    const unsigned aDst_ = (unsigned)__cvta_generic_to_shared(&As_[aCol_ * 68 + aRow_]);
+    const int bRow_ = threadIdx.x / 32, bCol_ = (threadIdx.x % 32) * 2;
+    const float *bSrc_ = B + (long long)(kBegin_ + bRow_) * ldb_ + n0_ + bCol_;
+    const long long bStep_ = 8LL * ldb_, bTile_ = 16LL * ldb_;
+    const unsigned bDst_ = (unsigned)__cvta_generic_to_shared(&Bs_[bRow_ * 68 + bCol_]);
     if (0 < kTiles_)
     {
-        const int k0_ = kBegin_ + 0, s_ = 0;
-        #pragma unroll
-        for (int l_ = 0; l_ < 4; ++l_) {
-            const int v_ = threadIdx.x + l_ * 256;
-            const int o_ = v_ / 16, kk_ = v_ % 16;
-            const int go_ = m0_ + o_, gk_ = k0_ + kk_;
-            const bool in_ = go_ < M_ && gk_ < kEnd_;
-            const float *src_ = A + (in_ ? (long long)go_ * lda_ + gk_ : 0);
-            const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&As_[(s_ * 16 + kk_) * 68 + o_]);
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 4 : 0));
+        const int kt0_ = 0, s_ = 0;
+        const int k0_ = kBegin_ + kt0_ * 16;
+        if (fullMN_ && k0_ + 16 <= kEnd_) {
+            const float *as_ = aSrc_ + (long long)kt0_ * aTile_;
+            const unsigned ad_ = aDst_ + s_ * 4352;
+            #pragma unroll
+            for (int l_ = 0; l_ < 4; ++l_)
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(ad_ + l_ * 64), "l"(as_ + l_ * aStep_));
+            const float *bs_ = bSrc_ + (long long)kt0_ * bTile_;
+            const unsigned bd_ = bDst_ + s_ * 4352;
+            #pragma unroll
+            for (int l_ = 0; l_ < 2; ++l_)
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" :: "r"(bd_ + l_ * 2176), "l"(bs_ + l_ * bStep_));
         }
-        #pragma unroll
-        for (int l_ = 0; l_ < 2; ++l_) {
-            const int v_ = threadIdx.x + l_ * 256;
-            const int kk_ = v_ / 32, o_ = (v_ % 32) * 2;
-            const int go_ = n0_ + o_, gk_ = k0_ + kk_;
-            const bool in_ = go_ < N_ && gk_ < kEnd_;
-            const float *src_ = B + (in_ ? (long long)gk_ * ldb_ + go_ : 0);
-            const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&Bs_[(s_ * 16 + kk_) * 68 + o_]);
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 8 : 0));
-        }
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-    if (1 < kTiles_)
-    {
-        const int k0_ = kBegin_ + 16, s_ = 1;
-        #pragma unroll
-        for (int l_ = 0; l_ < 4; ++l_) {
-            const int v_ = threadIdx.x + l_ * 256;
-            const int o_ = v_ / 16, kk_ = v_ % 16;
-            const int go_ = m0_ + o_, gk_ = k0_ + kk_;
-            const bool in_ = go_ < M_ && gk_ < kEnd_;
-            const float *src_ = A + (in_ ? (long long)go_ * lda_ + gk_ : 0);
-            const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&As_[(s_ * 16 + kk_) * 68 + o_]);
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 4 : 0));
-        }
-        #pragma unroll
-        for (int l_ = 0; l_ < 2; ++l_) {
-            const int v_ = threadIdx.x + l_ * 256;
-            const int kk_ = v_ / 32, o_ = (v_ % 32) * 2;
-            const int go_ = n0_ + o_, gk_ = k0_ + kk_;
-            const bool in_ = go_ < N_ && gk_ < kEnd_;
-            const float *src_ = B + (in_ ? (long long)gk_ * ldb_ + go_ : 0);
-            const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&Bs_[(s_ * 16 + kk_) * 68 + o_]);
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 8 : 0));
-        }
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-    int read_ = 0, write_ = 2;
-    for (int kt_ = 0; kt_ < kTiles_; ++kt_) {
-        // Tile kt_ has landed (at most 1 newer groups pending), and every thread is done with the buffer refilled next.
-        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-        __syncthreads();
-        if (kt_ + 2 < kTiles_)
-        {
-            const int k0_ = kBegin_ + (kt_ + 2) * 16, s_ = write_;
+        else {
             #pragma unroll
             for (int l_ = 0; l_ < 4; ++l_) {
                 const int v_ = threadIdx.x + l_ * 256;
@@ -112,6 +81,92 @@ extern "C" __global__ void __launch_bounds__(256, 2) C(const float *__restrict__
                 const float *src_ = B + (in_ ? (long long)gk_ * ldb_ + go_ : 0);
                 const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&Bs_[(s_ * 16 + kk_) * 68 + o_]);
                 asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 8 : 0));
+            }
+        }
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    if (1 < kTiles_)
+    {
+        const int kt0_ = 1, s_ = 1;
+        const int k0_ = kBegin_ + kt0_ * 16;
+        if (fullMN_ && k0_ + 16 <= kEnd_) {
+            const float *as_ = aSrc_ + (long long)kt0_ * aTile_;
+            const unsigned ad_ = aDst_ + s_ * 4352;
+            #pragma unroll
+            for (int l_ = 0; l_ < 4; ++l_)
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(ad_ + l_ * 64), "l"(as_ + l_ * aStep_));
+            const float *bs_ = bSrc_ + (long long)kt0_ * bTile_;
+            const unsigned bd_ = bDst_ + s_ * 4352;
+            #pragma unroll
+            for (int l_ = 0; l_ < 2; ++l_)
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" :: "r"(bd_ + l_ * 2176), "l"(bs_ + l_ * bStep_));
+        }
+        else {
+            #pragma unroll
+            for (int l_ = 0; l_ < 4; ++l_) {
+                const int v_ = threadIdx.x + l_ * 256;
+                const int o_ = v_ / 16, kk_ = v_ % 16;
+                const int go_ = m0_ + o_, gk_ = k0_ + kk_;
+                const bool in_ = go_ < M_ && gk_ < kEnd_;
+                const float *src_ = A + (in_ ? (long long)go_ * lda_ + gk_ : 0);
+                const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&As_[(s_ * 16 + kk_) * 68 + o_]);
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 4 : 0));
+            }
+            #pragma unroll
+            for (int l_ = 0; l_ < 2; ++l_) {
+                const int v_ = threadIdx.x + l_ * 256;
+                const int kk_ = v_ / 32, o_ = (v_ % 32) * 2;
+                const int go_ = n0_ + o_, gk_ = k0_ + kk_;
+                const bool in_ = go_ < N_ && gk_ < kEnd_;
+                const float *src_ = B + (in_ ? (long long)gk_ * ldb_ + go_ : 0);
+                const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&Bs_[(s_ * 16 + kk_) * 68 + o_]);
+                asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 8 : 0));
+            }
+        }
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    int read_ = 0, write_ = 2;
+    for (int kt_ = 0; kt_ < kTiles_; ++kt_) {
+        // Tile kt_ has landed (at most 1 newer groups pending), and every thread is done with the buffer refilled next.
+        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+        __syncthreads();
+        if (kt_ + 2 < kTiles_)
+        {
+            const int kt0_ = kt_ + 2, s_ = write_;
+            const int k0_ = kBegin_ + kt0_ * 16;
+            if (fullMN_ && k0_ + 16 <= kEnd_) {
+                const float *as_ = aSrc_ + (long long)kt0_ * aTile_;
+                const unsigned ad_ = aDst_ + s_ * 4352;
+                #pragma unroll
+                for (int l_ = 0; l_ < 4; ++l_)
+                    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(ad_ + l_ * 64), "l"(as_ + l_ * aStep_));
+                const float *bs_ = bSrc_ + (long long)kt0_ * bTile_;
+                const unsigned bd_ = bDst_ + s_ * 4352;
+                #pragma unroll
+                for (int l_ = 0; l_ < 2; ++l_)
+                    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" :: "r"(bd_ + l_ * 2176), "l"(bs_ + l_ * bStep_));
+            }
+            else {
+                #pragma unroll
+                for (int l_ = 0; l_ < 4; ++l_) {
+                    const int v_ = threadIdx.x + l_ * 256;
+                    const int o_ = v_ / 16, kk_ = v_ % 16;
+                    const int go_ = m0_ + o_, gk_ = k0_ + kk_;
+                    const bool in_ = go_ < M_ && gk_ < kEnd_;
+                    const float *src_ = A + (in_ ? (long long)go_ * lda_ + gk_ : 0);
+                    const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&As_[(s_ * 16 + kk_) * 68 + o_]);
+                    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 4 : 0));
+                }
+                #pragma unroll
+                for (int l_ = 0; l_ < 2; ++l_) {
+                    const int v_ = threadIdx.x + l_ * 256;
+                    const int kk_ = v_ / 32, o_ = (v_ % 32) * 2;
+                    const int go_ = n0_ + o_, gk_ = k0_ + kk_;
+                    const bool in_ = go_ < N_ && gk_ < kEnd_;
+                    const float *src_ = B + (in_ ? (long long)gk_ * ldb_ + go_ : 0);
+                    const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&Bs_[(s_ * 16 + kk_) * 68 + o_]);
+                    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 8 : 0));
+                }
             }
         }
         asm volatile("cp.async.commit_group;\n" ::: "memory");
