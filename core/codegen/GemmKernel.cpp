@@ -213,8 +213,9 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     };
     // Two halves of `half` values, tileSize/2 apart, read as 16-byte words (8- or 4-byte for short halves).
     auto fragment = [&](const std::string &dst, const std::string &tile, int half, const std::string &t, int tileSize,
-                        int stride, const std::string &stage) {
-        const std::string row = "(" + stage + " * " + str(BK) + " + kk_) * " + str(stride);
+                        int stride, const std::string &stage, const std::string &kk = "kk_",
+                        const std::string &temp = "") {
+        const std::string row = "(" + stage + " * " + str(BK) + " + " + kk + ") * " + str(stride);
         const int chunk = std::min(half, 4);
         for (int h = 0; h < 2; ++h)
             for (int c = 0; c < half / chunk; ++c) {
@@ -225,7 +226,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
                     w.line(dst + "[" + str(first) + "] = *(" + at + ");");
                     continue;
                 }
-                const std::string name = dst + str(h) + "_" + str(c) + "_";
+                const std::string name = (temp.empty() ? dst : temp) + str(h) + "_" + str(c) + "_";
                 w.line("const " + vecType(chunk) + " " + name + " = *reinterpret_cast<const " + vecType(chunk) + " *>(" +
                        at + ");");
                 for (int q = 0; q < chunk; ++q)
@@ -357,7 +358,48 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     };
 
     w.line("const int kTiles_ = kEnd_ > kBegin_ ? (kEnd_ - kBegin_ + " + str(BK - 1) + ") / " + str(BK) + " : 0;");
-    if (ASYNC) {
+    if (ASYNC && STAGES >= 3) {
+        w.comment(str(STAGES) + " stages: cp.async keeps the next " + str(STAGES - 1) +
+                  " tiles in flight while the math runs on this one; one commit group per tile. Fragments are\n"
+                  "double-buffered in registers: each k step loads the next step's (across tiles too: the wait\n"
+                  "and barrier come before a tile's last step, so the next tile's first fragments load under it).");
+        fastSetup();
+        for (int s = 0; s + 1 < STAGES; ++s) {
+            w.line("if (" + str(s) + " < kTiles_)");
+            copyTile(str(s), str(s));
+            w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
+        }
+        w.line("asm volatile(\"cp.async.wait_group " + str(STAGES - 2) + ";\\n\" ::: \"memory\");");
+        w.line("__syncthreads();");
+        w.line("int read_ = 0, write_ = " + str(STAGES - 1) + ";");
+        w.line("float a_[2][" + str(TM) + "], b_[2][" + str(TN) + "];");
+        fragment("a_[0]", "As_", TM / 2, "ty_", BM, SA, "read_", "0", "fa_");
+        fragment("b_[0]", "Bs_", TN / 2, "tx_", BN, SB, "read_", "0", "fb_");
+        w.open("for (int kt_ = 0; kt_ < kTiles_; ++kt_)");
+        w.line("#pragma unroll");
+        w.open("for (int kk_ = 0; kk_ < " + str(BK) + "; ++kk_)");
+        w.open("if (kk_ == " + str(BK - 1) + ")");
+        w.comment("Tile kt_ + 1 has landed (at most " + str(STAGES - 3) +
+                  " newer groups pending) and every thread is done with tile kt_ - 1's buffer, refilled now.");
+        w.line("asm volatile(\"cp.async.wait_group " + str(STAGES - 3) + ";\\n\" ::: \"memory\");");
+        w.line("__syncthreads();");
+        w.line("if (kt_ + " + str(STAGES - 1) + " < kTiles_)");
+        copyTile("kt_ + " + str(STAGES - 1), "write_");
+        w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
+        w.line("read_ = read_ + 1 == " + str(STAGES) + " ? 0 : read_ + 1;");
+        w.line("write_ = write_ + 1 == " + str(STAGES) + " ? 0 : write_ + 1;");
+        w.close();
+        w.comment("The next step's fragments (the next tile's first after the last step), then this step's FMAs.");
+        fragment("a_[(kk_ + 1) % 2]", "As_", TM / 2, "ty_", BM, SA, "read_", "(kk_ + 1) % " + str(BK), "na_");
+        fragment("b_[(kk_ + 1) % 2]", "Bs_", TN / 2, "tx_", BN, SB, "read_", "(kk_ + 1) % " + str(BK), "nb_");
+        w.line("#pragma unroll");
+        w.line("for (int i_ = 0; i_ < " + str(TM) + "; ++i_)");
+        w.line("    #pragma unroll");
+        w.line("    for (int j_ = 0; j_ < " + str(TN) + "; ++j_)");
+        w.line("        acc_[i_][j_] = fmaf(a_[kk_ % 2][i_], b_[kk_ % 2][j_], acc_[i_][j_]);");
+        w.close();
+        w.close();
+    } else if (ASYNC) {
         w.comment(str(STAGES) + " stages: cp.async keeps the next " + str(STAGES - 1) +
                   " tiles in flight while the math runs on this one; one commit group per tile.");
         fastSetup();

@@ -34,7 +34,9 @@ extern "C" __global__ void __launch_bounds__(256, 2) C(const float *__restrict__
         for (int j_ = 0; j_ < 4; ++j_)
             acc_[i_][j_] = 0.0f;
     const int kTiles_ = kEnd_ > kBegin_ ? (kEnd_ - kBegin_ + 15) / 16 : 0;
-    // 3 stages: cp.async keeps the next 2 tiles in flight while the math runs on this one; one commit group per tile.
+    // 3 stages: cp.async keeps the next 2 tiles in flight while the math runs on this one; one commit group per tile. Fragments are
+    // double-buffered in registers: each k step loads the next step's (across tiles too: the wait
+    // and barrier come before a tile's last step, so the next tile's first fragments load under it).
     // Interior tiles: per-thread sources and destinations, advanced by whole copies and tiles.
     const bool fullMN_ = m0_ + 64 <= M_ && n0_ + 64 <= N_;
     const int aRow_ = threadIdx.x / 16, aCol_ = (threadIdx.x % 16) * 1;
@@ -125,74 +127,91 @@ extern "C" __global__ void __launch_bounds__(256, 2) C(const float *__restrict__
         }
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
+    asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+    __syncthreads();
     int read_ = 0, write_ = 2;
+    float a_[2][4], b_[2][4];
+    const float2 fa_0_0_ = *reinterpret_cast<const float2 *>(As_ + (read_ * 16 + 0) * 68 + ty_ * 2);
+    a_[0][0] = fa_0_0_.x;
+    a_[0][1] = fa_0_0_.y;
+    const float2 fa_1_0_ = *reinterpret_cast<const float2 *>(As_ + (read_ * 16 + 0) * 68 + 32 + ty_ * 2);
+    a_[0][2] = fa_1_0_.x;
+    a_[0][3] = fa_1_0_.y;
+    const float2 fb_0_0_ = *reinterpret_cast<const float2 *>(Bs_ + (read_ * 16 + 0) * 68 + tx_ * 2);
+    b_[0][0] = fb_0_0_.x;
+    b_[0][1] = fb_0_0_.y;
+    const float2 fb_1_0_ = *reinterpret_cast<const float2 *>(Bs_ + (read_ * 16 + 0) * 68 + 32 + tx_ * 2);
+    b_[0][2] = fb_1_0_.x;
+    b_[0][3] = fb_1_0_.y;
     for (int kt_ = 0; kt_ < kTiles_; ++kt_) {
-        // Tile kt_ has landed (at most 1 newer groups pending), and every thread is done with the buffer refilled next.
-        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-        __syncthreads();
-        if (kt_ + 2 < kTiles_)
-        {
-            const int kt0_ = kt_ + 2, s_ = write_;
-            const int k0_ = kBegin_ + kt0_ * 16;
-            if (fullMN_ && k0_ + 16 <= kEnd_) {
-                const float *as_ = aSrc_ + (long long)kt0_ * aTile_;
-                const unsigned ad_ = aDst_ + s_ * 4352;
-                #pragma unroll
-                for (int l_ = 0; l_ < 4; ++l_)
-                    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(ad_ + l_ * 64), "l"(as_ + l_ * aStep_));
-                const float *bs_ = bSrc_ + (long long)kt0_ * bTile_;
-                const unsigned bd_ = bDst_ + s_ * 4352;
-                #pragma unroll
-                for (int l_ = 0; l_ < 2; ++l_)
-                    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" :: "r"(bd_ + l_ * 2176), "l"(bs_ + l_ * bStep_));
-            }
-            else {
-                #pragma unroll
-                for (int l_ = 0; l_ < 4; ++l_) {
-                    const int v_ = threadIdx.x + l_ * 256;
-                    const int o_ = v_ / 16, kk_ = v_ % 16;
-                    const int go_ = m0_ + o_, gk_ = k0_ + kk_;
-                    const bool in_ = go_ < M_ && gk_ < kEnd_;
-                    const float *src_ = A + (in_ ? (long long)go_ * lda_ + gk_ : 0);
-                    const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&As_[(s_ * 16 + kk_) * 68 + o_]);
-                    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 4 : 0));
-                }
-                #pragma unroll
-                for (int l_ = 0; l_ < 2; ++l_) {
-                    const int v_ = threadIdx.x + l_ * 256;
-                    const int kk_ = v_ / 32, o_ = (v_ % 32) * 2;
-                    const int go_ = n0_ + o_, gk_ = k0_ + kk_;
-                    const bool in_ = go_ < N_ && gk_ < kEnd_;
-                    const float *src_ = B + (in_ ? (long long)gk_ * ldb_ + go_ : 0);
-                    const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&Bs_[(s_ * 16 + kk_) * 68 + o_]);
-                    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 8 : 0));
-                }
-            }
-        }
-        asm volatile("cp.async.commit_group;\n" ::: "memory");
         #pragma unroll
         for (int kk_ = 0; kk_ < 16; ++kk_) {
-            float a_[4], b_[4];
-            const float2 a_0_0_ = *reinterpret_cast<const float2 *>(As_ + (read_ * 16 + kk_) * 68 + ty_ * 2);
-            a_[0] = a_0_0_.x;
-            a_[1] = a_0_0_.y;
-            const float2 a_1_0_ = *reinterpret_cast<const float2 *>(As_ + (read_ * 16 + kk_) * 68 + 32 + ty_ * 2);
-            a_[2] = a_1_0_.x;
-            a_[3] = a_1_0_.y;
-            const float2 b_0_0_ = *reinterpret_cast<const float2 *>(Bs_ + (read_ * 16 + kk_) * 68 + tx_ * 2);
-            b_[0] = b_0_0_.x;
-            b_[1] = b_0_0_.y;
-            const float2 b_1_0_ = *reinterpret_cast<const float2 *>(Bs_ + (read_ * 16 + kk_) * 68 + 32 + tx_ * 2);
-            b_[2] = b_1_0_.x;
-            b_[3] = b_1_0_.y;
+            if (kk_ == 15) {
+                // Tile kt_ + 1 has landed (at most 0 newer groups pending) and every thread is done with tile kt_ - 1's buffer, refilled now.
+                asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+                __syncthreads();
+                if (kt_ + 2 < kTiles_)
+                {
+                    const int kt0_ = kt_ + 2, s_ = write_;
+                    const int k0_ = kBegin_ + kt0_ * 16;
+                    if (fullMN_ && k0_ + 16 <= kEnd_) {
+                        const float *as_ = aSrc_ + (long long)kt0_ * aTile_;
+                        const unsigned ad_ = aDst_ + s_ * 4352;
+                        #pragma unroll
+                        for (int l_ = 0; l_ < 4; ++l_)
+                            asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(ad_ + l_ * 64), "l"(as_ + l_ * aStep_));
+                        const float *bs_ = bSrc_ + (long long)kt0_ * bTile_;
+                        const unsigned bd_ = bDst_ + s_ * 4352;
+                        #pragma unroll
+                        for (int l_ = 0; l_ < 2; ++l_)
+                            asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" :: "r"(bd_ + l_ * 2176), "l"(bs_ + l_ * bStep_));
+                    }
+                    else {
+                        #pragma unroll
+                        for (int l_ = 0; l_ < 4; ++l_) {
+                            const int v_ = threadIdx.x + l_ * 256;
+                            const int o_ = v_ / 16, kk_ = v_ % 16;
+                            const int go_ = m0_ + o_, gk_ = k0_ + kk_;
+                            const bool in_ = go_ < M_ && gk_ < kEnd_;
+                            const float *src_ = A + (in_ ? (long long)go_ * lda_ + gk_ : 0);
+                            const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&As_[(s_ * 16 + kk_) * 68 + o_]);
+                            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 4 : 0));
+                        }
+                        #pragma unroll
+                        for (int l_ = 0; l_ < 2; ++l_) {
+                            const int v_ = threadIdx.x + l_ * 256;
+                            const int kk_ = v_ / 32, o_ = (v_ % 32) * 2;
+                            const int go_ = n0_ + o_, gk_ = k0_ + kk_;
+                            const bool in_ = go_ < N_ && gk_ < kEnd_;
+                            const float *src_ = B + (in_ ? (long long)gk_ * ldb_ + go_ : 0);
+                            const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&Bs_[(s_ * 16 + kk_) * 68 + o_]);
+                            asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(dst_), "l"(src_), "r"(in_ ? 8 : 0));
+                        }
+                    }
+                }
+                asm volatile("cp.async.commit_group;\n" ::: "memory");
+                read_ = read_ + 1 == 3 ? 0 : read_ + 1;
+                write_ = write_ + 1 == 3 ? 0 : write_ + 1;
+            }
+            // The next step's fragments (the next tile's first after the last step), then this step's FMAs.
+            const float2 na_0_0_ = *reinterpret_cast<const float2 *>(As_ + (read_ * 16 + (kk_ + 1) % 16) * 68 + ty_ * 2);
+            a_[(kk_ + 1) % 2][0] = na_0_0_.x;
+            a_[(kk_ + 1) % 2][1] = na_0_0_.y;
+            const float2 na_1_0_ = *reinterpret_cast<const float2 *>(As_ + (read_ * 16 + (kk_ + 1) % 16) * 68 + 32 + ty_ * 2);
+            a_[(kk_ + 1) % 2][2] = na_1_0_.x;
+            a_[(kk_ + 1) % 2][3] = na_1_0_.y;
+            const float2 nb_0_0_ = *reinterpret_cast<const float2 *>(Bs_ + (read_ * 16 + (kk_ + 1) % 16) * 68 + tx_ * 2);
+            b_[(kk_ + 1) % 2][0] = nb_0_0_.x;
+            b_[(kk_ + 1) % 2][1] = nb_0_0_.y;
+            const float2 nb_1_0_ = *reinterpret_cast<const float2 *>(Bs_ + (read_ * 16 + (kk_ + 1) % 16) * 68 + 32 + tx_ * 2);
+            b_[(kk_ + 1) % 2][2] = nb_1_0_.x;
+            b_[(kk_ + 1) % 2][3] = nb_1_0_.y;
             #pragma unroll
             for (int i_ = 0; i_ < 4; ++i_)
                 #pragma unroll
                 for (int j_ = 0; j_ < 4; ++j_)
-                    acc_[i_][j_] = fmaf(a_[i_], b_[j_], acc_[i_][j_]);
+                    acc_[i_][j_] = fmaf(a_[kk_ % 2][i_], b_[kk_ % 2][j_], acc_[i_][j_]);
         }
-        read_ = read_ + 1 == 3 ? 0 : read_ + 1;
-        write_ = write_ + 1 == 3 ? 0 : write_ + 1;
     }
     // Epilogue: the fused element-wise ops on each result, then the only store.
     #pragma unroll
