@@ -91,7 +91,7 @@ std::vector<DecisionDef> gemmDefs()
          "shared-memory buffers: 2 overlaps the next tile's loads with this tile's math; 3-4 (copy=async) keep "
          "several tiles in flight",
          {1, 2, 3, 4}, {}, 2},
-        {"min_blocks", C::InstructionScheduling, "__launch_bounds__ minimum blocks per SM (caps registers)", {1, 2}, {}, 1},
+        {"min_blocks", C::InstructionScheduling, "__launch_bounds__ minimum blocks per SM (caps registers)", {1, 2, 3, 4}, {}, 1},
     };
 }
 
