@@ -89,12 +89,15 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                         }
                 }
         // cp.async rings of 2-4 buffers for the larger tiles (no staging registers), split K where
-        // the tiles do not fill the GPU twice over.
+        // the tiles do not fill the GPU twice over; 3-4 resident blocks for the 128-thread tiles
+        // (one block's epilogue under the others' math).
         for (std::size_t t = 0; t < 7; ++t)
             for (int bk : {8, 16, 32})
                 for (int stages : {2, 3, 4})
-                    for (int minBlocks : {1, 2}) {
+                    for (int minBlocks : {1, 2, 3, 4}) {
                         if (quick && (bk != 16 || stages != 3 || minBlocks != 2))
+                            continue;
+                        if (minBlocks > 2 && (bk == 32 || tiles[t].bm * tiles[t].bn > 128 * 128))
                             continue;
                         schedule::KernelGroup g = g0;
                         g.set("block_m", tiles[t].bm);
@@ -108,6 +111,14 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                         g.set("smem_pad", 4);
                         bestVector(g);
                         add(g);
+                        // Rasterization groups other than 8 block rows for the largest tiles.
+                        if (t == 0 || t == 2 || t == 3 || t == 4)
+                            for (int swizzle : {1, 4, 16}) {
+                                schedule::KernelGroup o = g;
+                                o.set("swizzle", swizzle);
+                                if (bk == 16 && stages >= 3)
+                                    add(o);
+                            }
                         const auto M = problem.sizes.at("M"), N = problem.sizes.at("N");
                         if (((M + tiles[t].bm - 1) / tiles[t].bm) * ((N + tiles[t].bn - 1) / tiles[t].bn) < 264)
                             for (int split : {2, 4}) {
@@ -280,8 +291,62 @@ bool profileDimensions(runner::Runner &runner, const Built &b, const rubric::Pro
 
 } // namespace
 
+/// The case's candidates: the sweep around its default schedule, narrowed by --where and capped by
+/// --max-candidates. An InvalidArgument error is the user's (a bad --where).
+Result<std::vector<schedule::Schedule>> caseCandidates(const std::string &id, const schedule::Problem &problem,
+                                                       const BenchOptions &options)
+{
+    auto base = schedule::defaultSchedule(problem);
+    if (!base)
+        return Error{ErrorKind::Unsupported, id + ": no schedule: " + base.error().message};
+    auto candidates = sweep(problem, *base, options.quick);
+    if (!options.where.empty()) {
+        auto kept = keepWhere(candidates, options.where);
+        if (!kept)
+            return Error{ErrorKind::InvalidArgument, id + ": --where: " + kept.error().message};
+    }
+    if (options.maxCandidates > 0 && candidates.size() > static_cast<std::size_t>(options.maxCandidates))
+        candidates.resize(static_cast<std::size_t>(options.maxCandidates));
+    return candidates;
+}
+
+bool selected(const BenchOptions &options, const std::string &id)
+{
+    return options.only.empty() || std::any_of(options.only.begin(), options.only.end(),
+                                               [&](const std::string &o) { return id.find(o) != std::string::npos; });
+}
+
+/// --list: the candidates each selected case would time, without a GPU.
+int listCandidates(const BenchOptions &options)
+{
+    const ArchLimits *limits = ArchDatabase::builtin().arch(options.arch);
+    if (!limits) {
+        std::cerr << "stitchcuda: architecture " << options.arch << " is not in the database\n";
+        return 2;
+    }
+    for (auto &c : allCases()) {
+        const std::string id = c.family + ":" + c.shape;
+        if (!selected(options, id))
+            continue;
+        schedule::Problem problem{c.graph, c.sizes, *limits, schedule::Precision::FP32};
+        auto candidates = caseCandidates(id, problem, options);
+        if (!candidates) {
+            std::cerr << candidates.error().message << "\n";
+            if (candidates.error().kind == ErrorKind::InvalidArgument)
+                return 2;
+            continue;
+        }
+        std::cout << id << ": " << candidates->size() << " candidates\n";
+        for (const auto &s : *candidates)
+            std::cout << "  " << scheduleText(s) << "\n";
+    }
+    return 0;
+}
+
 int runBench(const BenchOptions &options)
 {
+    if (options.list)
+        return listCandidates(options);
     if (options.metrics && options.calibration.empty()) {
         std::cerr << "stitchcuda: --metrics needs --calibration FILE (the dimensions go to FILE's .dimensions.csv)\n";
         return 2;
@@ -322,30 +387,22 @@ int runBench(const BenchOptions &options)
     const rubric::PerfModel model;
     for (auto &c : allCases()) {
         const std::string id = c.family + ":" + c.shape;
-        if (!options.only.empty() &&
-            std::none_of(options.only.begin(), options.only.end(), [&](const std::string &o) { return id.find(o) != std::string::npos; }))
+        if (!selected(options, id))
             continue;
         schedule::Problem problem{c.graph, c.sizes, *limits, schedule::Precision::FP32};
-        auto base = schedule::defaultSchedule(problem);
-        if (!base) {
-            std::fprintf(stderr, "%s: no schedule: %s\n", id.c_str(), base.error().message.c_str());
+        auto found = caseCandidates(id, problem, options);
+        if (!found) {
+            std::fprintf(stderr, "%s\n", found.error().message.c_str());
+            if (found.error().kind == ErrorKind::InvalidArgument)
+                return 2;
             ++failures;
             continue;
         }
-        auto candidates = sweep(problem, *base, options.quick);
-        if (!options.where.empty()) {
-            auto kept = keepWhere(candidates, options.where);
-            if (!kept) {
-                std::fprintf(stderr, "%s: --where: %s\n", id.c_str(), kept.error().message.c_str());
-                return 2;
-            }
-            if (candidates.empty()) {
-                std::fprintf(stderr, "%s: skipped, no candidate matches --where\n", id.c_str());
-                continue;
-            }
+        const std::vector<schedule::Schedule> candidates = std::move(*found);
+        if (candidates.empty()) {
+            std::fprintf(stderr, "%s: skipped, no candidate matches --where\n", id.c_str());
+            continue;
         }
-        if (options.maxCandidates > 0 && candidates.size() > static_cast<std::size_t>(options.maxCandidates))
-            candidates.resize(static_cast<std::size_t>(options.maxCandidates));
         // Compile every candidate in parallel (NVRTC is thread-safe), then time them one by one.
         auto built = parallelMap(candidates.size(), [&](std::size_t j) { return build(problem, candidates[j], arch); });
         double bestMs = 1e30;

@@ -72,6 +72,8 @@ struct BenchOptions {
     int repeats = 30;                  ///< timed runs of the winner
     int maxCandidates = 0;             ///< 0: the whole sweep
     std::vector<std::string> where;    ///< KEY=VALUE: only candidates whose main group has these decisions
+    bool list = false;                 ///< print the candidates per case and stop (no GPU)
+    std::string arch = "sm_90";        ///< with list: the target (a run uses the GPU's own)
     std::string out;                   ///< also write the JSON here after every case
     std::string calibration;           ///< CSV of every candidate: measured vs the model's prediction
     bool metrics = false;              ///< with calibration: one CUPTI metric run per candidate -> *.dimensions.csv

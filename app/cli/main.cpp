@@ -75,6 +75,9 @@ int main(int argc, char **argv)
     benchCmd->add_option("--where", bench.where,
                          "Only candidates whose main kernel has this decision value, KEY=VALUE (repeatable; e.g. "
                          "copy=async); cases without a match are skipped");
+    benchCmd->add_flag("--list", bench.list, "Print each case's candidates and stop (no GPU needed)");
+    benchCmd->add_option("--arch", bench.arch, "With --list: target architecture (a run uses the GPU's)")
+        ->capture_default_str();
     benchCmd->add_option("--device", bench.device, "GPU ordinal")->capture_default_str();
     benchCmd->add_option("--out", bench.out, "Also write the JSON to this file after every case");
     benchCmd->add_option("--calibration", bench.calibration,
