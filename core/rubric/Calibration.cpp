@@ -1,5 +1,7 @@
 #include "core/rubric/Calibration.h"
 
+#include "core/rubric/Dimensions.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -17,7 +19,8 @@ const std::vector<std::string> kFixedColumns = {"case", "shape", "candidate", "m
 const char *const kFactColumns[] = {"kernels", "main_kernel", "blocks", "threads", "cluster", "registers",
                                     "shared_bytes", "blocks_per_sm", "ptx_instructions", "flops", "unique_bytes",
                                     "traffic_bytes", "shared_traffic_bytes", "bytes_in_flight", "ilp", "fma_share",
-                                    "compute_ms", "dram_ms", "l2_ms", "shared_ms", "issue_ms", "latency_ms", "bound"};
+                                    "compute_ms", "dram_ms", "l2_ms", "shared_ms", "issue_ms", "latency_ms", "bound",
+                                    "loop_instructions", "loop_fma", "loop_shared_loads", "other_kernels_ms"};
 
 std::string number(double v)
 {
@@ -111,6 +114,7 @@ std::vector<std::pair<std::string, std::string>> calibrationFacts(const ProgramF
         return {};
     const KernelFacts &k = facts.kernels[main];
     const KernelPrediction &p = prediction.kernels[main];
+    const PtxMix loop = hotLoopPtx(k.ptxBody); // the issue mix of the FMA-heaviest loop (zeros: none, or not compiled)
     return {
         {"kernels", std::to_string(facts.kernels.size())},
         {"main_kernel", k.name},
@@ -135,6 +139,10 @@ std::vector<std::pair<std::string, std::string>> calibrationFacts(const ProgramF
         {"issue_ms", number(p.issueMs)},
         {"latency_ms", number(p.latencyMs)},
         {"bound", p.bound},
+        {"loop_instructions", std::to_string(loop.total)},
+        {"loop_fma", std::to_string(loop.fma)},
+        {"loop_shared_loads", std::to_string(loop.sharedLoads)},
+        {"other_kernels_ms", number(prediction.ms - p.ms)},
     };
 }
 
