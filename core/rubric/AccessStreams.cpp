@@ -212,6 +212,7 @@ void StreamBuilder::row()
     // With row_steps a block walks `steps` rows and prefetches the next while reducing this one:
     // the round trips overlap, the barriers and instructions repeat per row.
     facts.memoryRounds = passes;
+    facts.rowSteps = std::max(steps, 1);
     facts.blockBarriers = steps * reductions * (sharedReduce ? treeSteps + 1 : warpsPerRow > 1 ? 2 : 0);
     facts.clusterBarriers = cluster > 1 ? steps * (reductions + 1) : 0;
     facts.instructionsPerWarp = steps * (elementInstructions + treeInstructions + fullLaneInstructions);
@@ -243,10 +244,11 @@ void StreamBuilder::elementwise()
     };
     const double warpIters = static_cast<double>(facts.blocks) * std::max(threads / 32, 1) * items;
     auto first = [&](std::int64_t block, int t) { return (block * items * threads + t) * std::int64_t(vec); };
-    std::set<ir::TensorId> vectorDone;
+    std::set<ir::TensorId> vectorDone, loaded;
     for (const auto *op : a.ops) {
         for (const auto &r : globalReads(*op, true, false)) {
             const ir::Tensor &t = tensor(r.tensor().id);
+            loaded.insert(t.id);
             const bool vector = vec > 1 && t.dtype == ir::DType::F32 && contiguous(t) && atPoint(r, *op);
             if (vector) {
                 if (!vectorDone.insert(t.id).second)
@@ -290,7 +292,12 @@ void StreamBuilder::elementwise()
     if (facts.usefulLaneFraction < 1 - 1e-9)
         facts.branches.push_back({"if (e_ >= total_) return: the last block's tail", 1 - facts.usefulLaneFraction});
     facts.ilp = items * vec;
-    facts.bytesInFlightPerThread = std::max<double>(4, vectorDone.size() * vec * 4.0 * items);
+    // The items loop returns early past the end, so the compiler keeps each item's loads behind the
+    // previous item's guard: one item's loads are in flight at a time (every tensor read, vector or
+    // not), and the items are round trips one after the other (the H200's times: items 2 and 4 ran
+    // no faster than 1 at the same vector width).
+    facts.bytesInFlightPerThread = std::max<double>(4, static_cast<double>(loaded.size()) * vec * 4.0);
+    facts.memoryRounds = items;
     facts.fmaShare = 0.25;
     facts.instructionsPerWarp = 20 + static_cast<double>(items) * vec * (static_cast<double>(a.ops.size()) * 3 + 2);
 }

@@ -331,6 +331,9 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             k.localBytes = res->localBytes;
             k.ptxBody = ptxEntryBody(compiled->ptx, k.name);
             k.ptxInstructions = countPtx(k.ptxBody).total;
+            const PtxMix loop = hotLoopPtx(k.ptxBody);
+            k.loopFma = loop.fma;
+            k.loopSharedLoads = loop.sharedLoads;
         } else {
             auto est = schedule::groupResources(*analysis, gk.group, problem);
             k.registers = k.splitSum ? 32 : est.ok() ? est->estimatedRegisters : 32;

@@ -95,6 +95,12 @@ struct KernelFacts {
     int clusterBarriers = 0;
     double instructionsPerWarp = 0; ///< issued per warp over its life (estimate; the PTX count when compiled)
     int ptxInstructions = 0;        ///< instructions in the PTX entry, a static count (0: not compiled)
+    /// The compiled FMA-heaviest loop (a GEMM's k-loop): its FMAs and shared-memory loads (0: not
+    /// compiled or no loop). The model takes the issue share from them rather than from the tile
+    /// formula, so a different staging (register or cp.async copies) is read, not assumed.
+    int loopFma = 0;
+    int loopSharedLoads = 0;
+    int rowSteps = 1; ///< rows a row-reduction block walks one after the other (row_steps)
 
     std::optional<Occupancy> occupancy; ///< computeOccupancy on registers + static + dynamic shared memory
     std::string occupancyError;         ///< why it cannot launch

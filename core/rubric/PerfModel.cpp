@@ -22,7 +22,11 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     }
     const double sms = gpu.multiprocessors;
     const double clockHz = gpu.boostClockMHz * 1e6;
-    const double slots = sms * k.occupancy->activeBlocksPerSm;
+    // Cluster launches keep fewer blocks resident than the calculator allows (clusterBlocksPerSm).
+    const double activeBlocks = k.clusterSize > 1 ? std::min(double(k.occupancy->activeBlocksPerSm),
+                                                              m_params.clusterBlocksPerSm)
+                                                  : double(k.occupancy->activeBlocksPerSm);
+    const double slots = sms * activeBlocks;
     const double blocks = static_cast<double>(k.blocks);
     p.waves = std::ceil(blocks / slots);
     const double perWave = std::min(blocks, slots);
@@ -45,28 +49,56 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     // ceil(blocks / SMs) blocks while the average runs blocks / SMs (fewer blocks than SMs: the rest idle).
     double smQuant = std::ceil(perSm) / perSm;
     const bool tiledGemm = k.strategy == schedule::Strategy::Gemm && !k.splitSum;
+    const double peak = gpu.fp32Tflops * 1e12;
+    // FLOPs issue as FMAs where the kernel is FMA-heavy; the rest of the issue slots go to loads and
+    // index math. A compiled GEMM k-loop gives its own mix: FMAs against shared-memory loads (the
+    // address arithmetic of the PTX folds into the loads' offsets in SASS, so it is left out).
+    double issueShare = tiledGemm ? std::clamp(k.fmaShare, 0.05, 1.0) : 1.0;
+    if (tiledGemm && k.loopFma > 0)
+        issueShare = double(k.loopFma) / (k.loopFma + k.loopSharedLoads);
+    p.dramMs = quant * k.uniqueBytes / (bw * p.memoryHiding) * 1e3;
+    p.l2Ms = quant * k.trafficBytes / (bw * m_params.l2BandwidthFactor * p.memoryHiding) * 1e3;
     if (tiledGemm) {
         // A tiled GEMM's blocks run in rounds of `resident` per SM on the busiest SM; a round
         // with free slots runs no faster (each block is bound by its own k-loop), and the warps
-        // resident together hide shared-memory loads and k-tile barriers, fully from
-        // gemmFullHidingWarps on.
+        // resident together hide shared-memory loads, fully from gemmFullHidingWarps on.
         const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
         const double rounds = std::ceil(std::ceil(perSm) / resident);
         smQuant = rounds * resident / perSm;
         const double warps = resident * warpsPerBlock;
         p.computeHiding = std::pow(std::min(1.0, warps / m_params.gemmFullHidingWarps), 1.5);
-        p.latencyMs = rounds * k.loopIterations * m_params.gemmIterationUs * 1e-3;
+        // One round on one SM: the FMA pipe and the shared-memory pipe, each near saturation
+        // delaying the other; each k-tile's barrier and tile landing, which the other resident
+        // blocks fill; the tile's stores (C or split-K partials) at the SM's share of L2.
+        const double fma = resident * k.flops / blocks / (peak / sms * issueShare * p.computeHiding);
+        const double shared = resident * k.sharedTrafficBytes / blocks / (m_params.sharedBytesPerClock * clockHz);
+        const double e = m_params.gemmPipeExponent;
+        const double pipes = std::pow(std::pow(fma, e) + std::pow(shared, e), 1 / e);
+        const double barrier = k.loopIterations * m_params.gemmIterationUs * 1e-6 / resident;
+        double storedBytes = 0;
+        for (const auto &st : k.streams)
+            if (!st.shared && st.store)
+                storedBytes += sectorsPerRequest(st).sectors * 32.0 * st.requests;
+        const double epilogue = resident * storedBytes / blocks / (bw * m_params.l2BandwidthFactor / sms);
+        p.latencyMs = rounds * barrier * 1e3;
+        p.epilogueMs = rounds * epilogue * 1e3;
+        p.sharedMs = rounds * shared * 1e3;
+        p.computeMs = rounds * (pipes + barrier + epilogue) * 1e3;
+    } else {
+        p.computeMs = smQuant * k.flops / (peak * issueShare * p.computeHiding) * 1e3;
+        p.sharedMs = smQuant * k.sharedTrafficBytes / (sms * m_params.sharedBytesPerClock * clockHz) * 1e3;
     }
-
-    const double peak = gpu.fp32Tflops * 1e12;
-    const double fmaShare = std::clamp(k.fmaShare, 0.05, 1.0);
-    // FLOPs issue as FMAs where the kernel is FMA-heavy; the rest of the issue slots go to loads and index math.
-    const double issueShare = k.strategy == schedule::Strategy::Gemm && !k.splitSum ? fmaShare : 1.0;
     p.smEfficiency = 1 / smQuant;
-    p.computeMs = smQuant * k.flops / (peak * issueShare * p.computeHiding) * 1e3 + p.latencyMs;
-    p.dramMs = quant * k.uniqueBytes / (bw * p.memoryHiding) * 1e3;
-    p.l2Ms = quant * k.trafficBytes / (bw * m_params.l2BandwidthFactor * p.memoryHiding) * 1e3;
-    p.sharedMs = smQuant * k.sharedTrafficBytes / (sms * m_params.sharedBytesPerClock * clockHz) * 1e3;
+    // Re-read passes (row kernels without a register cache) hit L2 only while the slices the resident
+    // blocks hold fit in it; the rest come from DRAM again.
+    const double reread = std::max(0.0, k.trafficBytes - k.uniqueBytes);
+    if (!tiledGemm && reread > 0 && k.memoryRounds > 1 && k.strategy == schedule::Strategy::RowReduction) {
+        const double slice = reread / (k.memoryRounds - 1) / blocks / std::max(1, k.rowSteps);
+        const double workingSet = std::min(blocks, slots) * slice;
+        const double l2Bytes = gpu.l2CacheMiB * 1024.0 * 1024.0;
+        const double miss = workingSet > l2Bytes ? 1 - l2Bytes / workingSet : 0.0;
+        p.dramMs = quant * (k.uniqueBytes + miss * reread) / (bw * p.memoryHiding) * 1e3;
+    }
     // Short-lived blocks (row and element-wise kernels): every warp issues its whole program, and
     // a block lives through its load round trips and barriers one after the other.
     double lifeUs = 0; // a short-lived block's own life, alone on its SM
@@ -82,13 +114,18 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     if (k.clusterSize > 1)
         p.clusterMs = std::ceil(perSm) * m_params.clusterBlockUs * 1e-3;
     const double work = std::max({p.computeMs, p.dramMs, p.l2Ms, p.sharedMs, p.issueMs, p.latencyMs});
+    if (lifeUs > 0 && p.latencyMs > 0) {
+        // Blocks of one wave start together: their load phases and their barriers, reductions and
+        // launches line up instead of overlapping (one wave: the two add); later waves drift apart.
+        p.overlapMs = std::min(std::max(p.dramMs, p.l2Ms), p.latencyMs) / std::pow(p.waves, m_params.waveDriftExponent);
+    }
     p.bound = work == p.computeMs ? "compute"
               : work == p.dramMs  ? "DRAM"
               : work == p.l2Ms    ? "L2"
               : work == p.sharedMs ? "shared memory"
               : work == p.issueMs  ? "issue"
                                    : "latency";
-    p.ms = work + p.clusterMs + p.launchMs;
+    p.ms = work + p.overlapMs + p.clusterMs + p.launchMs;
     if (p.launchMs > work)
         p.bound = "launch";
     // Achieved occupancy. A grid smaller than one wave fills only its blocks. Where a throughput
@@ -99,7 +136,7 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     const double theoretical = k.occupancy->occupancy;
     // (CUPTI averages over the SMs that are active, so a small grid counts per busy SM.)
     const double perActiveSm = blocks / std::min(blocks, sms);
-    double resident = std::min(double(k.occupancy->activeBlocksPerSm), perActiveSm);
+    double resident = std::min(activeBlocks, perActiveSm);
     const bool arrivalBound = p.bound == "latency" || p.bound == "launch" || p.clusterMs > work;
     if (arrivalBound && lifeUs > 0 && p.ms > 0)
         resident = std::min(resident, std::max(1.0, perActiveSm * lifeUs / (p.ms * 1e3)));

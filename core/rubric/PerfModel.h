@@ -2,8 +2,7 @@
 // The static performance model: a time per kernel from its facts, the program's time as the sum.
 //   KernelFacts -> PerfModel::predictKernel -> roofline (FLOPs, DRAM, L2, shared memory) x latency
 //   hiding x wave quantization + launch -> KernelPrediction -> "final performance", reward, agents
-// Not calibrated yet: the parameters are first guesses that the GPU runs (CUPTI) will fit
-// (docs/RUBRIC.md).
+// Calibrated against H200 measurements (docs/RUBRIC.md, `stitchcuda calibrate`).
 
 #include "core/common/Result.h"
 #include "core/rubric/KernelFacts.h"
@@ -23,6 +22,9 @@ struct KernelPrediction {
     double latencyMs = 0; ///< waves x one block's life (memory round trips, barriers) where blocks are short;
                           ///< for a GEMM the k-loop's rounds x k-tiles x one tile's latency (in computeMs)
     double clusterMs = 0; ///< launching and synchronizing thread-block clusters
+    double epilogueMs = 0; ///< GEMM: each round's tile stores at the SM's share of the L2 bandwidth (in computeMs)
+    double overlapMs = 0;  ///< short-lived blocks: the memory and latency terms that waves started together
+                           ///< cannot overlap (one wave: they add; more waves drift apart)
     double launchMs = 0;
     double waves = 0;          ///< blocks / (SMs x active blocks per SM), rounded up
     double waveEfficiency = 1; ///< blocks over the slots of the waves they take
@@ -55,8 +57,19 @@ public:
         double barrierUs = 0.05;          ///< one __syncthreads of a block, all warps arriving together
         double clusterBarrierUs = 1.0;    ///< one cluster barrier (distributed shared memory exchange)
         double clusterBlockUs = 0.3;      ///< per block of a cluster launch, on its SM
+        /// Blocks a cluster launch keeps resident per SM at most, whatever the calculator allows:
+        /// measured, not documented (H200 CUPTI: 7.1-7.8 resident blocks in every cluster kernel of
+        /// 2-16 blocks with room for 8-32, against 28-30 of 32 for the same blocks without clusters).
+        double clusterBlocksPerSm = 8;
         double gemmFullHidingWarps = 8;   ///< warps per SM from which a tiled GEMM hides its k-loop stalls
-        double gemmIterationUs = 0.25;    ///< one k-tile of a block: barrier, tile loads landing
+        double gemmIterationUs = 0.25;    ///< one k-tile of a block: barrier, tile loads landing (other
+                                          ///< resident blocks issue meanwhile: divided by them)
+        /// A GEMM round's FMA and shared-memory pipes, combined as (c^p + s^p)^(1/p): a pipe near
+        /// saturation delays the other (fitted on the even-numbered H200 GEMM candidates: 3).
+        double gemmPipeExponent = 3;
+        /// The overlap loss of short-lived blocks falls as waves^-x (fitted on the even-numbered
+        /// long-row candidates: 0.5; start times drift apart as the waves go on).
+        double waveDriftExponent = 0.5;
     };
 
     PerfModel() = default;

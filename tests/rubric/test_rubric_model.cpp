@@ -1,0 +1,235 @@
+// The performance model's terms that the stored H200 measurements added (docs/RUBRIC.md,
+// "Calibration on the GPU"): each test changes one fact or decision and checks the direction the
+// H200 measured, without a GPU and without NVRTC.
+#include "RubricTestSupport.h"
+
+#include "core/rubric/PerfModel.h"
+#include "core/rubric/Rubric.h"
+
+#include <cmath>
+
+using namespace rubric_test;
+
+namespace {
+
+const ir::SizeBindings kGemmH200{{"M", 1000}, {"N", 3000}, {"K", 700}};
+
+struct Predicted {
+    rubric::ProgramFacts facts;
+    rubric::KernelPrediction main; ///< the first kernel's prediction
+    double ms = 0;                 ///< the program's
+};
+
+Predicted predictDecisions(const schedule::Problem &problem, const std::map<std::string, int> &decisions,
+                           const rubric::PerfModel &model = rubric::PerfModel())
+{
+    Predicted out;
+    const auto program = generate(problem, scheduleWith(problem, decisions));
+    auto facts = rubric::analyzeProgram(problem, program, nullptr);
+    EXPECT_TRUE(facts.ok()) << facts.error().toString();
+    if (!facts.ok())
+        return out;
+    out.facts = std::move(*facts);
+    const auto prediction = model.predict(out.facts);
+    out.main = prediction.kernels.front();
+    out.ms = prediction.ms;
+    return out;
+}
+
+/// The kernel's facts with other registers per thread, and the occupancy they allow.
+rubric::KernelFacts withRegisters(const rubric::KernelFacts &k, int registers)
+{
+    rubric::KernelFacts out = k;
+    out.registers = registers;
+    auto occ = computeOccupancy(sm90(), out.threads, registers, out.sharedBytesTotal());
+    EXPECT_TRUE(occ.ok());
+    if (occ.ok())
+        out.occupancy = *occ;
+    return out;
+}
+
+const std::map<std::string, int> kTile128x128{{"block_m", 128}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 8},
+                                              {"block_k", 16},  {"split_k", 1},   {"vector", 4}};
+
+} // namespace
+
+TEST(RubricModelTerms, GemmRegistersThatForceOneBlockPerSmPredictSlower)
+{
+    // 128x128 tiles of 256 threads: 128 registers leave room for 2 blocks per SM, 153 for one
+    // (min_blocks=2 against 1 on the H200: 0.148 ms against 0.185 ms). With one block resident,
+    // its k-tile barriers have no other block to fill them, and its 8 warps run in two rounds.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemmH200);
+    const auto base = predictDecisions(problem, kTile128x128);
+    const auto &k = base.facts.kernels.front();
+    const rubric::PerfModel model;
+    const auto two = model.predictKernel(withRegisters(k, 128), base.facts);
+    const auto one = model.predictKernel(withRegisters(k, 153), base.facts);
+    ASSERT_EQ(withRegisters(k, 128).occupancy->activeBlocksPerSm, 2);
+    ASSERT_EQ(withRegisters(k, 153).occupancy->activeBlocksPerSm, 1);
+    EXPECT_GT(one.ms, 1.1 * two.ms) << "1 block/SM: " << one.ms << " ms, 2 blocks/SM: " << two.ms << " ms";
+    EXPECT_GT(one.latencyMs, two.latencyMs) << "a lone block's barriers are not filled by another block";
+}
+
+TEST(RubricModelTerms, GemmIssueShareIsReadFromTheCompiledLoop)
+{
+    // The k-loop's shared-memory loads per FMA, from the PTX when compiled: twice the loads per FMA
+    // leave fewer issue slots to the FMAs. Without a compiled loop the tile formula stays.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemmH200);
+    const auto base = predictDecisions(problem, kTile128x128);
+    const rubric::PerfModel model;
+    auto lean = base.facts.kernels.front();
+    lean.loopFma = 1024;
+    lean.loopSharedLoads = 64;
+    auto heavy = lean;
+    heavy.loopSharedLoads = 256;
+    const auto pl = model.predictKernel(lean, base.facts), ph = model.predictKernel(heavy, base.facts);
+    EXPECT_GT(ph.computeMs, pl.computeMs * 1.1) << "64 loads per 1024 FMAs: " << pl.computeMs << " ms, 256: " << ph.computeMs;
+    auto uncompiled = lean;
+    uncompiled.loopFma = 0;
+    EXPECT_DOUBLE_EQ(model.predictKernel(uncompiled, base.facts).ms, base.main.ms) << "the tile formula without PTX";
+}
+
+TEST(RubricModelTerms, GemmSharedPipeNearSaturationSlowsTheRound)
+{
+    // thread_n=16 reads B fragments 32 B apart per lane (two wavefronts per phase), thread_m=16
+    // reads them 16 B apart; the same FMAs. Below the FMA time the shared pipe still delays it
+    // (H200, block_k=8: 0.177 ms against 0.153 ms).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemmH200);
+    auto wide = kTile128x128, tall = kTile128x128;
+    wide["thread_n"] = 16;
+    tall["thread_m"] = 16;
+    wide["block_k"] = tall["block_k"] = 8;
+    const auto w = predictDecisions(problem, wide), t = predictDecisions(problem, tall);
+    ASSERT_GT(w.main.sharedMs, t.main.sharedMs);
+    EXPECT_GT(w.main.ms, t.main.ms) << "thread_n=16: " << w.main.ms << " ms, thread_m=16: " << t.main.ms << " ms";
+}
+
+TEST(RubricModelTerms, SplitKPartialStoresCostEveryRound)
+{
+    // Split K multiplies the rounds and each round stores a tile of partial sums, which the sum
+    // kernel reads back (H200: split_k=8 0.162 ms against split_k=4 0.145 ms).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemmH200);
+    auto four = kTile128x128, eight = kTile128x128;
+    four["block_k"] = eight["block_k"] = 8;
+    four["split_k"] = 4;
+    eight["split_k"] = 8;
+    const auto p4 = predictDecisions(problem, four), p8 = predictDecisions(problem, eight);
+    EXPECT_GT(p8.main.epilogueMs, 1.5 * p4.main.epilogueMs) << "partial-sum stores: " << p4.main.epilogueMs << " ms, "
+                                                             << p8.main.epilogueMs << " ms";
+    EXPECT_GT(p8.ms, p4.ms) << "split_k=4: " << p4.ms << " ms, split_k=8: " << p8.ms << " ms";
+}
+
+TEST(RubricModelTerms, ElementwiseItemsAreRoundTripsOneAfterAnother)
+{
+    // The items loop returns early past the end, so one item's loads are in flight at a time
+    // (H200: items=2 and 4 ran no faster than 1 at vector 4, 0.188-0.193 ms).
+    const ir::Graph g = ir::makeElementwiseChain();
+    const auto problem = problemOf(g, {{"M", 8192}, {"N", 8192}});
+    const auto one = predictDecisions(problem, {{"threads", 256}, {"items", 1}, {"vector", 1}});
+    const auto four = predictDecisions(problem, {{"threads", 256}, {"items", 4}, {"vector", 1}});
+    const auto &k1 = one.facts.kernels.front(), &k4 = four.facts.kernels.front();
+    EXPECT_DOUBLE_EQ(k1.bytesInFlightPerThread, k4.bytesInFlightPerThread);
+    EXPECT_GE(k1.bytesInFlightPerThread, 8.0) << "every input tensor's load is in flight, vector or not";
+    EXPECT_EQ(k1.memoryRounds, 1);
+    EXPECT_EQ(k4.memoryRounds, 4);
+    // Vector 1 keeps too few bytes in flight to cover DRAM latency; vector 4 does (H200: 0.221-0.320 ms
+    // against 0.188-0.194 ms).
+    const auto v4 = predictDecisions(problem, {{"threads", 256}, {"items", 1}, {"vector", 4}});
+    EXPECT_GT(one.ms, 1.1 * v4.ms);
+}
+
+TEST(RubricModelTerms, RowReReadsBeyondL2ComeFromDram)
+{
+    // Rows of 262144 without a register cache read each row three times. The passes after the
+    // first hit L2 only while the slices of the resident blocks fit in it.
+    const ir::Graph g = ir::makeSoftmaxRows();
+    const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
+    const std::map<std::string, int> decisions{{"threads_per_row", 256}, {"rows_per_block", 1}, {"cluster", 8},
+                                               {"vector", 4},           {"cache", 0},          {"row_steps", 1}};
+    auto p = predictDecisions(problem, decisions);
+    const auto &k = p.facts.kernels.front();
+    ASSERT_GT(k.memoryRounds, 1);
+    ASSERT_GT(k.trafficBytes, k.uniqueBytes);
+    GpuSpec bigL2 = *p.facts.gpu;
+    bigL2.l2CacheMiB = 4096; // every slice fits: re-reads come from L2
+    rubric::ProgramFacts fits = p.facts;
+    fits.gpu = &bigL2;
+    const rubric::PerfModel model;
+    const auto missed = model.predictKernel(k, p.facts), hit = model.predictKernel(k, fits);
+    EXPECT_GT(missed.dramMs, 1.5 * hit.dramMs) << "60 MiB L2: " << missed.dramMs << " ms, 4 GiB: " << hit.dramMs << " ms";
+    // A register cache reads each row once: no re-reads to charge.
+    auto cached = decisions;
+    cached["cache"] = 1;
+    cached["threads_per_row"] = 512; // room in the registers for the row's slice
+    const auto c = predictDecisions(problem, cached);
+    rubric::ProgramFacts cachedFits = c.facts;
+    cachedFits.gpu = &bigL2;
+    EXPECT_DOUBLE_EQ(model.predictKernel(c.facts.kernels.front(), c.facts).dramMs,
+                     model.predictKernel(c.facts.kernels.front(), cachedFits).dramMs);
+}
+
+TEST(RubricModelTerms, BlocksOfOneWaveCannotOverlapLoadsAndBarriers)
+{
+    // Clusters walking 8 rows each: 256 blocks in a wave or two whose load phases and cluster
+    // barriers line up, against 2048 blocks of one row (H200 layer norm: 0.284 ms against 0.195 ms).
+    const ir::Graph g = ir::makeLayerNormRows();
+    const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
+    std::map<std::string, int> d{{"threads_per_row", 512}, {"rows_per_block", 1}, {"cluster", 8},
+                                 {"vector", 4},            {"cache", 1},          {"row_steps", 1}};
+    const auto steps1 = predictDecisions(problem, d);
+    d["row_steps"] = 8;
+    const auto steps8 = predictDecisions(problem, d);
+    ASSERT_LT(4 * steps8.main.waves, steps1.main.waves);
+    EXPECT_GT(steps8.main.overlapMs, steps1.main.overlapMs);
+    EXPECT_GT(steps8.ms, steps1.ms) << "row_steps 1: " << steps1.ms << " ms, 8: " << steps8.ms << " ms";
+}
+
+TEST(RubricModelTerms, ClusterLaunchesKeepAtMostEightBlocksPerSm)
+{
+    // One-warp blocks of 512-column rows: 32 may be resident per SM; in clusters the H200 kept
+    // 7.1-7.8 (CUPTI achieved occupancy 0.11-0.12), without clusters 28-30.
+    const ir::Graph g = ir::makeSoftmaxRows();
+    const auto problem = problemOf(g, {{"M", 65536}, {"N", 512}});
+    std::map<std::string, int> d{{"threads_per_row", 32}, {"rows_per_block", 1}, {"vector", 4},
+                                 {"cache", 1},            {"row_steps", 8},      {"cluster", 4}};
+    const auto clustered = predictDecisions(problem, d);
+    const auto &k = clustered.facts.kernels.front();
+    ASSERT_EQ(k.occupancy->activeBlocksPerSm, 32);
+    const double warps = 64; // per SM on sm_90
+    EXPECT_LE(clustered.main.achievedOccupancy, 8.0 / warps + 1e-9);
+    d["cluster"] = 1;
+    const auto plain = predictDecisions(problem, d);
+    EXPECT_GT(plain.main.achievedOccupancy, 2 * clustered.main.achievedOccupancy);
+}
+
+TEST(RubricModelTerms, AsyncCopyGemmIsPredictedFromItsCompiledFacts)
+{
+    // copy=async (cp.async ring, no staging registers): the model takes registers and shared memory
+    // from NVRTC and the issue mix from the compiled k-loop, not from the register-staging formula.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemmH200);
+    auto d = kTile128x128;
+    d["copy"] = 1;
+    d["stages"] = 3;
+    const auto program = generate(problem, scheduleWith(problem, d));
+    rubric::CompileCache cache;
+    auto compiled = cache.compile(program.source, "sm_90");
+    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    auto facts = rubric::analyzeProgram(problem, program, compiled->get());
+    ASSERT_TRUE(facts.ok()) << facts.error().toString();
+    const auto &k = facts->kernels.front();
+    const auto *res = (*compiled)->kernel(k.name);
+    ASSERT_NE(res, nullptr);
+    EXPECT_TRUE(k.compiled);
+    EXPECT_EQ(k.registers, res->registers);
+    EXPECT_GE(k.sharedBytesTotal(), 3 * 16 * (128 + 128) * 4) << "three stages of A and B tiles";
+    EXPECT_GE(k.loopFma, 16 * 8 * 8) << "the k-loop's FMAs, read from the PTX";
+    const auto prediction = rubric::PerfModel().predict(*facts);
+    const double floor = rubric::rooflineFloorMs(problem, *facts->gpu);
+    EXPECT_GT(prediction.ms, floor);
+    EXPECT_LT(prediction.ms, 4 * floor) << "predicted " << prediction.ms << " ms, roofline " << floor << " ms";
+}
