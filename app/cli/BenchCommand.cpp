@@ -75,6 +75,7 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                     g.set("thread_n", t.tn);
                     g.set("block_k", bk);
                     g.set("min_blocks", minBlocks);
+                    g.set("copy", 0);
                     g.set("stages", 2);
                     g.set("smem_pad", 4);
                     bestVector(g);

@@ -374,6 +374,14 @@ void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
     g.set("block_n", pick.bn);
     g.set("thread_m", pick.tm);
     g.set("thread_n", pick.tn);
+    if (p.arch.asyncCopy) {
+        // cp.async rings measured faster than register staging at every GEMM shape of the H200
+        // runs (docs/PERFORMANCE.md, run 5); 3 stages of BK 16, two blocks per SM.
+        g.set("copy", 1);
+        g.set("stages", 3);
+        g.set("block_k", 16);
+        g.set("min_blocks", 2);
+    }
     for (int v : {4, 2, 1}) {
         g.set("vector", v);
         if (checkGroup(a, g, p).empty())

@@ -80,7 +80,7 @@ TEST(Schedule, VectorWidthFallsBackOnOddRows)
     auto problem = problemFor(c);
     auto s = schedule::defaultSchedule(problem);
     ASSERT_TRUE(s.ok());
-    EXPECT_EQ(s->groups.front().value("vector"), 1) << "K = 33 rows are not 8- or 16-byte aligned";
+    EXPECT_EQ(s->groups.front().value("vector"), 1) << "N = 45 rows are not 8- or 16-byte aligned";
     auto a = schedule::analyzeGroup(c.graph, s->groups.front().ops, s->groups.front().strategy);
     ASSERT_TRUE(a.ok());
     for (const auto &o : schedule::legalValues(*a, s->groups.front(), "vector", problem)) {
@@ -88,7 +88,9 @@ TEST(Schedule, VectorWidthFallsBackOnOddRows)
             EXPECT_TRUE(o.legal);
         } else {
             EXPECT_FALSE(o.legal);
-            EXPECT_NE(o.why.find("33 elements"), std::string::npos) << o.why;
+            // cp.async (the sm_90 default) copies A (rows along K = 33) per float; B's rows (N = 45)
+            // still refuse the vector.
+            EXPECT_NE(o.why.find("45 elements"), std::string::npos) << o.why;
         }
     }
 }

@@ -60,7 +60,10 @@ inline rubric::KernelFacts factsOf(const schedule::Problem &problem, const codeg
 }
 
 inline const ir::SizeBindings kGemm1024{{"M", 1024}, {"N", 1024}, {"K", 1024}};
+/// A register-staged 128x128 tile (the default on sm_80+ is cp.async; these tests read the
+/// register path's transposed A stores).
 inline const std::map<std::string, int> kTile128{{"block_m", 128}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 8},
-                                          {"block_k", 8},   {"split_k", 1},   {"stages", 2}};
+                                          {"block_k", 8},   {"split_k", 1},   {"copy", 0},
+                                          {"stages", 2},    {"min_blocks", 1}};
 
 } // namespace rubric_test

@@ -20,10 +20,13 @@ TEST(RubricModel, GemmTilesThatLeaveSmsIdleArePredictedSlower)
     const ir::Graph g = ir::makeMatmul();
     const auto problem = problemOf(g, {{"M", 1000}, {"N", 3000}, {"K", 700}});
     rubric::PerfModel model;
+    // Register-staged tiles, as measured.
     auto balanced = model.predictSchedule(problem, scheduleWith(problem, {{"block_m", 64}, {"block_n", 128}, {"thread_m", 8},
-                                                                          {"thread_n", 8}, {"block_k", 16}, {"vector", 4}}));
+                                                                          {"thread_n", 8}, {"block_k", 16}, {"vector", 4},
+                                                                          {"copy", 0}, {"stages", 2}, {"min_blocks", 1}}));
     auto idle = model.predictSchedule(problem, scheduleWith(problem, {{"block_m", 128}, {"block_n", 256}, {"thread_m", 8},
-                                                                      {"thread_n", 8}, {"block_k", 16}, {"vector", 4}}));
+                                                                      {"thread_n", 8}, {"block_k", 16}, {"vector", 4},
+                                                                      {"copy", 0}, {"stages", 2}, {"min_blocks", 1}}));
     ASSERT_TRUE(balanced.ok()) << balanced.error().toString();
     ASSERT_TRUE(idle.ok()) << idle.error().toString();
     EXPECT_LT(*balanced * 1.15, *idle) << "64x128: " << *balanced << " ms, 128x256: " << *idle << " ms";
