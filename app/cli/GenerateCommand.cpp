@@ -6,9 +6,8 @@
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
 #include "core/frontend/Lift.h"
+#include "core/runner/PlanFile.h"
 #include "core/schedule/Space.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -30,48 +29,6 @@ bool writeText(const fs::path &path, const std::string &text)
         return false;
     }
     return true;
-}
-
-nlohmann::json planFile(const codegen::GeneratedProgram &program, const runner::LaunchPlan &plan,
-                        const std::string &sourceName, const std::string &graphFile, const ir::SizeBindings &sizes)
-{
-    using nlohmann::json;
-    json j;
-    j["schema"] = "stitchcuda-plan/1";
-    j["source"] = sourceName;
-    json buffers = json::array();
-    for (const auto &b : plan.buffers) {
-        json bj = {{"name", b.name}, {"dtype", ir::dtypeName(b.dtype)}, {"shape", b.shape},
-                   {"role", runner::bufferRoleName(b.role)}};
-        if (b.shape.empty())
-            bj = {{"name", b.name}, {"dtype", ir::dtypeName(b.dtype)}, {"count", b.count},
-                  {"role", runner::bufferRoleName(b.role)}};
-        buffers.push_back(bj);
-    }
-    j["buffers"] = buffers;
-    json launches = json::array();
-    for (const auto &l : plan.launches) {
-        json args = json::array();
-        for (const auto &a : l.args) {
-            if (a.isBuffer())
-                args.push_back(std::get<std::string>(a.value));
-            else
-                args.push_back({{"int32", std::get<runner::ScalarArg>(a.value).intValue}});
-        }
-        launches.push_back({{"kernel", l.kernel},
-                            {"grid", {l.config.gridX, l.config.gridY, l.config.gridZ}},
-                            {"block", {l.config.blockX, l.config.blockY, l.config.blockZ}},
-                            {"sharedBytes", l.config.dynamicSharedBytes},
-                            {"args", args}});
-    }
-    j["launches"] = launches;
-    json sizeJson = json::object();
-    for (const auto &[name, value] : sizes)
-        sizeJson[name] = value;
-    j["reference"] = {{"graph", graphFile}, {"sizes", sizeJson}};
-    j["model"] = {{"graph", graphFile}, {"schedule", program.name + ".schedule.json"}, {"sizes", sizeJson}};
-    j["precision"] = program.schedule.precision == schedule::Precision::TF32 ? "tf32" : "fp32";
-    return j;
 }
 
 void printSpace(const schedule::Schedule &s, const schedule::Problem &problem)
@@ -159,8 +116,18 @@ int runGenerate(const GenerateOptions &options)
     auto plan = codegen::toLaunchPlan(*program, lifted->graph, sizes);
     if (!plan.ok())
         return reportError(plan.error());
+    // The plan `stitchcuda run` reads: the generated program, the lifted graph as the CPU
+    // reference, and what the performance model needs where no GPU is present.
+    runner::PlanFile planFile;
+    planFile.path = (dir / (program->name + ".plan.json")).string();
+    planFile.sourcePath = (dir / source).string();
+    planFile.plan = std::move(*plan);
     const std::string graphFile = fs::absolute(options.file).lexically_normal().string();
-    if (!writeText(dir / (program->name + ".plan.json"), planFile(*program, *plan, source, graphFile, sizes).dump(2) + "\n"))
+    planFile.cpuReference = runner::PlanCpuReference{graphFile, sizes, {}};
+    planFile.model = runner::PlanFile::Model{graphFile, (dir / (program->name + ".schedule.json")).string(), sizes};
+    planFile.precision =
+        program->schedule.precision == schedule::Precision::TF32 ? runner::PrecisionPolicy::TF32 : runner::PrecisionPolicy::FP32;
+    if (!writeText(planFile.path, runner::planFileText(planFile)))
         return 2;
     std::printf("\nwrote %s, %s.schedule.json and %s.plan.json (stitchcuda run %s) to %s\n", source.c_str(),
                 program->name.c_str(), program->name.c_str(), (dir / (program->name + ".plan.json")).string().c_str(),

@@ -61,6 +61,11 @@ struct PlanFile {
 /// member, e.g. "launches[0].grid: expected 1 to 3 positive integers". Kind Parse.
 Result<PlanFile> parsePlanFile(const std::string &text, const std::string &path);
 
+/// The plan as JSON text that parsePlanFile reads back to the same PlanFile. Paths are written
+/// relative to the folder of `plan.path` (the file being written) when they lie under it, absolute
+/// otherwise; members at their defaults are left out.
+std::string planFileText(const PlanFile &plan);
+
 /// Replaces plain kernel names (matmul_naive) with the mangled names NVRTC reported. A name that
 /// is already mangled or extern "C" passes through. InvalidArgument for unknown or ambiguous names.
 Status resolveKernelNames(LaunchPlan &plan, const std::vector<cuda::KernelResources> &kernels);

@@ -213,3 +213,110 @@ TEST(PlanFile, CompileErrorsComeBackWithDiagnostics)
     ASSERT_FALSE(request.error().diagnostics.empty());
     EXPECT_EQ(request.error().diagnostics[0].location.line, 1);
 }
+
+namespace {
+
+void expectSameBuffers(const std::vector<BufferSpec> &a, const std::vector<BufferSpec> &b)
+{
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].name, b[i].name);
+        EXPECT_EQ(a[i].dtype, b[i].dtype);
+        EXPECT_EQ(a[i].count, b[i].count);
+        EXPECT_EQ(a[i].shape, b[i].shape);
+        EXPECT_EQ(a[i].role, b[i].role);
+        EXPECT_EQ(a[i].init, b[i].init) << a[i].name;
+    }
+}
+
+void expectSameLaunches(const std::vector<KernelLaunch> &a, const std::vector<KernelLaunch> &b)
+{
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].kernel, b[i].kernel);
+        EXPECT_EQ(a[i].config.gridX, b[i].config.gridX);
+        EXPECT_EQ(a[i].config.blockY, b[i].config.blockY);
+        EXPECT_EQ(a[i].config.dynamicSharedBytes, b[i].config.dynamicSharedBytes);
+        ASSERT_EQ(a[i].args.size(), b[i].args.size());
+        for (std::size_t k = 0; k < a[i].args.size(); ++k)
+            EXPECT_EQ(a[i].args[k].value, b[i].args[k].value) << a[i].kernel << " argument " << k;
+    }
+}
+
+} // namespace
+
+TEST(PlanFile, WrittenPlansReadBackTheSame)
+{
+    // Every member the format has, paths inside and outside the plan's folder.
+    PlanFile p;
+    p.path = "/work/gen/out/matmul.plan.json";
+    p.sourcePath = "/work/gen/out/matmul.cu";
+    p.defines = {"TILE=16"};
+    BufferSpec a{"A", ir::DType::F32, 12, {3, 4}, BufferRole::Input, {BufferInit::Kind::Random, -2.0, 3.0, ""}};
+    BufferSpec b{"B", ir::DType::F32, 12, {}, BufferRole::InOut, {BufferInit::Kind::CopyOf, -1.0, 1.0, "A"}};
+    BufferSpec c{"C", ir::DType::F64, 9, {3, 3}, BufferRole::Output, {}};
+    BufferSpec s{"S", ir::DType::F32, 5, {}, BufferRole::Scratch, {BufferInit::Kind::Zero, -1.0, 1.0, ""}};
+    p.plan.buffers = {a, b, c, s};
+    KernelLaunch l;
+    l.kernel = "matmul";
+    l.config.gridX = 7;
+    l.config.blockX = 256;
+    l.config.blockY = 2;
+    l.config.dynamicSharedBytes = 50688;
+    l.args = {KernelArg::buffer("A"), KernelArg::scalar(ir::DType::I32, std::int64_t{4097}),
+              KernelArg::scalar(ir::DType::F32, 0.5)};
+    p.plan.launches = {l};
+    p.measure.repeats = 7;
+    p.measure.flushL2 = false;
+    p.measure.metrics = true;
+    p.measure.metricsKernels = {"matmul"};
+    p.precision = PrecisionPolicy::TF32;
+    p.deadlineMs = 1234;
+    p.seed = 42;
+    p.model = PlanFile::Model{"/work/examples/matmul.te", "/work/gen/out/matmul.schedule.json", {{"M", 3}, {"N", 3}}};
+    PlanCpuReference cpu;
+    cpu.graphPath = "/work/examples/matmul.te";
+    cpu.sizes = {{"M", 3}, {"K", 4}};
+    cpu.tensorForBuffer = {{"A", "A"}};
+    p.cpuReference = cpu;
+
+    const std::string text = planFileText(p);
+    EXPECT_NE(text.find("\"source\": \"matmul.cu\""), std::string::npos) << "inside the folder: relative\n" << text;
+    EXPECT_NE(text.find("\"graph\": \"/work/examples/matmul.te\""), std::string::npos) << "outside: absolute\n" << text;
+    auto back = parsePlanFile(text, p.path);
+    ASSERT_TRUE(back.ok()) << back.error().toString() << "\n" << text;
+    EXPECT_EQ(back->sourcePath, p.sourcePath);
+    EXPECT_EQ(back->defines, p.defines);
+    expectSameBuffers(back->plan.buffers, p.plan.buffers);
+    expectSameLaunches(back->plan.launches, p.plan.launches);
+    EXPECT_EQ(back->measure, p.measure);
+    EXPECT_EQ(back->precision, p.precision);
+    EXPECT_EQ(back->deadlineMs, p.deadlineMs);
+    EXPECT_EQ(back->seed, p.seed);
+    ASSERT_TRUE(back->model && back->cpuReference);
+    EXPECT_EQ(back->model->graphPath, p.model->graphPath);
+    EXPECT_EQ(back->model->schedulePath, p.model->schedulePath);
+    EXPECT_EQ(back->model->sizes, p.model->sizes);
+    EXPECT_EQ(back->cpuReference->graphPath, cpu.graphPath);
+    EXPECT_EQ(back->cpuReference->sizes, cpu.sizes);
+    EXPECT_EQ(back->cpuReference->tensorForBuffer, cpu.tensorForBuffer);
+    EXPECT_FALSE(back->gpuReference);
+
+    // The original program as the reference instead.
+    p.cpuReference.reset();
+    PlanGpuReference gpu;
+    gpu.sourcePath = "/work/gen/out/original/naive.cu";
+    gpu.defines = {"N=3"};
+    gpu.plan.buffers = {a, c};
+    gpu.plan.launches = {l};
+    gpu.bufferMap = {{"C", "C"}};
+    p.gpuReference = gpu;
+    auto again = parsePlanFile(planFileText(p), p.path);
+    ASSERT_TRUE(again.ok()) << again.error().toString();
+    ASSERT_TRUE(again->gpuReference);
+    EXPECT_EQ(again->gpuReference->sourcePath, gpu.sourcePath);
+    EXPECT_EQ(again->gpuReference->defines, gpu.defines);
+    expectSameBuffers(again->gpuReference->plan.buffers, gpu.plan.buffers);
+    expectSameLaunches(again->gpuReference->plan.launches, gpu.plan.launches);
+    EXPECT_EQ(again->gpuReference->bufferMap, gpu.bufferMap);
+}
