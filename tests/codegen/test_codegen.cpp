@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 using namespace stitch;
@@ -332,4 +333,133 @@ TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)
     auto noNext = schedule::checkGroup(*a, g, problem);
     ASSERT_FALSE(noNext.empty());
     EXPECT_NE(noNext.front().message.find("needs row_steps > 1"), std::string::npos) << noNext.front().message;
+}
+
+TEST(Schedule, RowSplitRefusesClustersAndTheOtherRowModes)
+{
+    // row_split shares a row through global memory: never together with a cluster, and only with
+    // one cached row per block.
+    const Case c{"softmax_rows", ir::makeSoftmaxRows(), {{"M", 256}, {"N", 262144}}};
+    auto problem = problemFor(c);
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    auto g = s->groups.front();
+    g.set("threads_per_row", 512);
+    g.set("rows_per_block", 1);
+    g.set("cluster", 1);
+    g.set("row_split", 16);
+    g.set("vector", 4);
+    g.set("cache", 1);
+    g.set("row_steps", 1);
+    g.set("prefetch", 0);
+    auto a = schedule::analyzeGroup(c.graph, g.ops, g.strategy);
+    ASSERT_TRUE(a.ok());
+    EXPECT_TRUE(schedule::checkGroup(*a, g, problem).empty());
+
+    auto refusedWith = [&](schedule::KernelGroup k, const std::string &key, int value, const std::string &text) {
+        k.set(key, value);
+        for (const auto &v : schedule::checkGroup(*a, k, problem))
+            if (std::find(v.keys.begin(), v.keys.end(), "row_split") != v.keys.end() &&
+                std::find(v.keys.begin(), v.keys.end(), key) != v.keys.end()) {
+                EXPECT_NE(v.message.find(text), std::string::npos) << v.message;
+                return true;
+            }
+        return false;
+    };
+    EXPECT_TRUE(refusedWith(g, "cluster", 4, "row_split=16 shares a row through global memory, cluster=4"));
+    EXPECT_TRUE(refusedWith(g, "cache", 0, "needs cache=registers"));
+    EXPECT_TRUE(refusedWith(g, "rows_per_block", 2, "rows_per_block must be 1"));
+    EXPECT_TRUE(refusedWith(g, "row_steps", 2, "row_steps must be 1"));
+
+    // The legal values offered for row_split next to a cluster: only 1.
+    g.set("cluster", 16);
+    for (const auto &o : schedule::legalValues(*a, g, "row_split", problem)) {
+        EXPECT_EQ(o.legal, o.value == 1) << o.value;
+        if (!o.legal) {
+            EXPECT_NE(o.why.find("cluster=16"), std::string::npos) << o.why;
+        }
+    }
+    // A validated schedule names both decisions.
+    s->groups.front() = g;
+    s->groups.front().set("row_split", 8);
+    auto st = schedule::validateSchedule(*s, problem);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.error().message.find("[row_split, cluster]"), std::string::npos) << st.error().message;
+}
+
+TEST(Codegen, RowSplitMeetsThroughGlobalMemoryWithSelfResettingCounters)
+{
+    const Case c{"softmax_long", ir::makeSoftmaxRows(), {{"M", 6}, {"N", 4096}}};
+    auto problem = problemFor(c);
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    auto &g = s->groups.front();
+    g.set("threads_per_row", 256);
+    g.set("rows_per_block", 1);
+    g.set("cluster", 1);
+    g.set("row_split", 4);
+    g.set("vector", 4);
+    g.set("cache", 1);
+    g.set("row_steps", 1);
+    g.set("prefetch", 0);
+    ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok());
+    auto p = codegen::generateProgram(problem, *s);
+    ASSERT_TRUE(p.ok()) << p.error().toString();
+    const std::string &src = p->source;
+    for (const char *piece : {
+             "ticket_ = atomicAdd(next_, 1u);",                          // work from a counter, not blockIdx
+             "const long long row_ = (long long)(ticket_ / 4u);",
+             "const int begin_ = part_ * span_;",
+             "partials_[(row_ * 2 + 0) * 4 + part_] = p_rowMax_;",         // max, then the sum of exp
+             "partials_[(row_ * 2 + 1) * 4 + part_] = p_rowSum_;",
+             "__threadfence();\n        atomicAdd(&arrive_[(row_ * 2 + 0)], 1u);",
+             "while (*(volatile unsigned int *)&arrive_[(row_ * 2 + 1)] < 4u)",
+             "__nanosleep(32);",
+             "__ldcg(&partials_[(row_ * 2 + 0) * 4 + b_])",                 // never a stale L1 line
+             "if (atomicAdd(&done_[row_], 1u) == 3u)",                      // the row's counters reset
+             "if (atomicAdd(finished_, 1u) == gridDim.x - 1)",              // the ticket counter resets
+             "*next_ = 0u;",
+             "row_split protocol:",
+         })
+        EXPECT_NE(src.find(piece), std::string::npos) << piece << "\n" << src;
+    EXPECT_EQ(src.find("cluster_"), std::string::npos) << "no cluster";
+    EXPECT_EQ(src.find("blockIdx."), std::string::npos) << "the row comes from the ticket alone";
+    // The host launcher zeroes the counters it allocates; the runner's plan says zero too.
+    EXPECT_NE(src.find("cudaMemsetAsync(rowMax_Y_rowsplit, 0, "), std::string::npos) << src;
+    ASSERT_EQ(p->kernels.size(), 1u);
+    ASSERT_EQ(p->kernels.front().code.scratch.size(), 1u);
+    EXPECT_TRUE(p->kernels.front().code.scratch.front().zeroed);
+    auto plan = codegen::toLaunchPlan(*p, c.graph, c.sizes);
+    ASSERT_TRUE(plan.ok()) << plan.error().toString();
+    EXPECT_EQ(plan->launches.front().config.gridX, 6u * 4);
+    const auto *sync = plan->buffer("rowMax_Y_rowsplit");
+    ASSERT_NE(sync, nullptr);
+    EXPECT_EQ(sync->effectiveInit(), runner::BufferInit::Kind::Zero);
+    EXPECT_EQ(sync->count, 6u * (2 * 4 + 2 + 1) + 2) << "partials, arrive, done per row; next and finished";
+    auto compiled = compileProgram(*p, "sm_90");
+    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    const auto *k = compiled->kernel(g.name);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->spillStoreBytes, 0);
+
+    // Layer norm (two reductions whose partials are sums divided once per row) compiles too.
+    const Case ln{"layernorm_long", ir::makeLayerNormRows(), {{"M", 5}, {"N", 4096}}};
+    auto lnProblem = problemFor(ln);
+    auto lns = schedule::defaultSchedule(lnProblem);
+    ASSERT_TRUE(lns.ok());
+    for (const auto &[key, value] : g.values)
+        if (key != "vector")
+            lns->groups.front().set(key, value);
+    ASSERT_TRUE(schedule::validateSchedule(*lns, lnProblem).ok());
+    auto lnp = codegen::generateProgram(lnProblem, *lns);
+    ASSERT_TRUE(lnp.ok()) << lnp.error().toString();
+    EXPECT_NE(lnp->source.find("if (atomicAdd(&done_[row_], 1u) == 3u)"), std::string::npos);
+    auto lnCompiled = compileProgram(*lnp, "sm_90");
+    ASSERT_TRUE(lnCompiled.ok()) << lnCompiled.error().toString();
+
+    // The sampled schedules (CPU compile here, answers on the GPU) try every row_split value.
+    std::set<int> splits;
+    for (const auto &sampled : sampleSchedules(problem, 12))
+        splits.insert(sampled.groups.front().value("row_split"));
+    EXPECT_EQ(splits, (std::set<int>{1, 2, 4, 8, 16, 32}));
 }
