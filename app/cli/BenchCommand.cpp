@@ -152,23 +152,6 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                 bestVector(g);
                                 add(g);
                             }
-        // Long rows without a cluster: 4-32 ordinary blocks per row, meeting through global memory
-        // (row_split), so the blocks of an SM never idle at a cluster barrier together.
-        if (auto cols = ir::evaluateSizeExpr(analysis->domain.back(), problem.sizes); cols.ok() && *cols >= 4096)
-            for (int tpr : {256, 512, 1024})
-                for (int split : {4, 8, 16, 32}) {
-                    schedule::KernelGroup g = g0;
-                    g.set("threads_per_row", tpr);
-                    g.set("rows_per_block", 1);
-                    g.set("cluster", 1);
-                    g.set("row_split", split);
-                    g.set("cache", 1);
-                    g.set("row_steps", 1);
-                    g.set("prefetch", 0);
-                    g.set("reduce", 0);
-                    bestVector(g);
-                    add(g);
-                }
         break;
     case schedule::Strategy::Elementwise:
         for (int threads : {128, 256, 512, 1024})

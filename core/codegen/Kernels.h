@@ -25,12 +25,10 @@ struct KernelParam {
     std::string scratch;     ///< for workspace pointers (tensorId -1): the scratch buffer's name
 };
 
-/// Device memory a kernel needs that is not a tensor of the graph (split-K partial sums, the
-/// row_split partials and counters).
+/// Device memory a kernel needs that is not a tensor of the graph (split-K partial sums).
 struct ScratchBuffer {
     std::string name;
     ir::Expr elements;       ///< float32 elements, over size variables
-    bool zeroed = false;     ///< must be all zero bits before the first launch (counters that reset themselves)
 };
 
 /// A generated kernel and how to launch it.

@@ -93,11 +93,6 @@ std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
             w.line("if ((status_ = cudaMallocAsync((void **)&" + buffer.name + ", (size_t)(" + emitExpr(buffer.elements, s) +
                    ") * sizeof(float), stream)) != cudaSuccess)");
             w.line("    return status_;");
-            if (buffer.zeroed) {
-                w.line("if ((status_ = cudaMemsetAsync(" + buffer.name + ", 0, (size_t)(" + emitExpr(buffer.elements, s) +
-                       ") * sizeof(float), stream)) != cudaSuccess)");
-                w.line("    return status_;");
-            }
             scratch.push_back(buffer.name);
         }
     for (const auto &k : p.kernels) {
@@ -228,11 +223,6 @@ Result<runner::LaunchPlan> toLaunchPlan(const GeneratedProgram &program, const i
             b.dtype = ir::DType::F32;
             b.count = static_cast<std::uint64_t>(*elements);
             b.role = runner::BufferRole::Scratch;
-            // Zero is the scratch default; said explicitly for counters that must start at zero (the
-            // runner fills buffers once and then launches many times: the kernel resets them itself).
-            if (buffer.zeroed)
-                b.init.kind = runner::BufferInit::Kind::Zero;
-
             plan.buffers.push_back(std::move(b));
         }
     for (const auto &k : program.kernels) {

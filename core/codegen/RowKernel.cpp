@@ -19,7 +19,6 @@ namespace {
 struct RowPlan {
     int tpr, rpb, vec, cluster, items, steps;
     bool cache, sharedReduce;
-    int split = 1; ///< row_split: ordinary blocks sharing a row through global memory
     int warpsPerRow() const { return std::max(tpr / 32, 1); }
 };
 
@@ -143,11 +142,10 @@ KernelCode generateRowKernel(const GenContext &ctx)
     const auto &g = ctx.group;
     RowPlan p{g.value("threads_per_row"), g.value("rows_per_block"), g.value("vector"), g.value("cluster"), 1,
               g.value("row_steps"), g.value("cache") == 1, g.value("reduce") == 1};
-    p.split = g.value("row_split");
     const auto C = ir::evaluateSizeExpr(a.domain.back(), ctx.sizes);
     const long long cols = C.ok() ? *C : 1;
-    const std::int64_t perPass = std::int64_t(p.tpr) * p.vec * p.cluster * p.split;
-    p.items = static_cast<int>(std::max<long long>(1, (cols + perPass - 1) / perPass));
+    p.items = static_cast<int>(std::max<long long>(1, (cols + std::int64_t(p.tpr) * p.vec * p.cluster - 1) /
+                                                          (std::int64_t(p.tpr) * p.vec * p.cluster)));
     const int threads = p.tpr * p.rpb;
     const bool vectorLoads = p.vec > 1;
     // With row_steps > 1 a block (or cluster) handles several rows in turn (with prefetch, loading
@@ -175,26 +173,6 @@ KernelCode generateRowKernel(const GenContext &ctx)
     };
     const ir::DType accType = rowOps.empty() ? ir::DType::F32 : rowOps.front()->output.dtype;
     const std::string acc = ir::cudaTypeName(accType);
-    const int reductions = static_cast<int>(rowOps.size());
-
-    Expr rowsExpr = Expr(1);
-    for (int d = 0; d < a.rowRank; ++d)
-        rowsExpr = rowsExpr.isIntConst(1) ? a.domain[static_cast<std::size_t>(d)]
-                                          : rowsExpr * a.domain[static_cast<std::size_t>(d)];
-    // row_split: the blocks of a row exchange partial results through one scratch buffer, zeroed
-    // before the first launch: partials [rows][reductions][split] of the accumulator type, then
-    // the unsigned counters arrive [rows][reductions], done [rows], next and finished.
-    const bool split = p.split > 1;
-    const int accWords = std::max(1, ir::dtypeSize(accType) / 4);
-    if (split) {
-        KernelParam sync;
-        sync.name = "sync_";
-        sync.tensor = true;
-        sync.written = true;
-        sync.scratch = ctx.kernelName + "_rowsplit";
-        k.params.push_back(sync);
-        k.scratch.push_back({sync.scratch, rowsExpr * (reductions * p.split * accWords + reductions + 1) + 2, true});
-    }
 
     ExprScope base;
     base.graph = &ctx.graph;
@@ -204,16 +182,7 @@ KernelCode generateRowKernel(const GenContext &ctx)
 
     CudaWriter w;
     std::string shape = "row length " + str(cols) + ": " + str(p.items) + " x " + str(p.vec) + " elements per thread" +
-                        (p.cluster > 1 ? ", split over a cluster of " + str(p.cluster) + " blocks" : "") +
-                        (split ? ", split over " + str(p.split) + " blocks (row_split) that meet through global memory" : "");
-    if (split)
-        shape += "\nrow_split protocol: each block takes a (row, part) ticket from an atomic counter, never "
-                 "blockIdx, so it only\nwaits for the blocks of its own row, whose tickets are handed out next to its "
-                 "own (never for a block\nqueued behind a later row); it keeps its span in registers and per "
-                 "reduction writes its\npartial, fences, counts itself in arrive[row][reduction] and waits for all " +
-                 str(p.split) + " blocks before combining\nthe partials in rank order (the same value in every block). "
-                 "The counters reset themselves: the last\nblock of a row to pass its last wait zeroes the row's "
-                 "counters, the last block of the grid the ticket counter.";
+                        (p.cluster > 1 ? ", split over a cluster of " + str(p.cluster) + " blocks" : "");
     if (stepped)
         shape += "\n" + str(p.steps) + " rows per " + (p.cluster > 1 ? "cluster" : "block") +
                  (p.rpb > 1 ? " and sub-block" : "") + ", one after another" +
@@ -232,8 +201,6 @@ KernelCode generateRowKernel(const GenContext &ctx)
         w.line("__shared__ " + acc + " part_" + parity + "[" + str(std::max<std::size_t>(rowOps.size(), 1)) + "];");
         w.line("cooperative_groups::cluster_group cluster_ = cooperative_groups::this_cluster();");
     }
-    if (split)
-        w.line("__shared__ unsigned int ticket_; // this block's (row, part), from the work counter");
     w.line("const int lane_ = threadIdx.x % " + str(p.tpr) + ";");
     w.line("const int sub_ = threadIdx.x / " + str(p.tpr) + ";");
     std::string rows = "1LL";
@@ -241,7 +208,7 @@ KernelCode generateRowKernel(const GenContext &ctx)
         rows += " * (long long)(" + emitExpr(a.domain[static_cast<std::size_t>(d)], base) + ")";
     // The row decomposition (r0_, r1_, ...) and the row's flat offset, for the row in row_.
     auto rowVariables = [&] {
-        w.line("const bool active_ = row_ < " + std::string(stepped || split ? "rows_" : rows) + ";");
+        w.line("const bool active_ = row_ < " + std::string(stepped ? "rows_" : rows) + ";");
         w.line("long long rest_ = active_ ? row_ : 0;");
         for (int d = a.rowRank; d-- > 0;) {
             const std::string ext = "(long long)(" + emitExpr(a.domain[static_cast<std::size_t>(d)], base) + ")";
@@ -260,38 +227,12 @@ KernelCode generateRowKernel(const GenContext &ctx)
             w.line("const int span_ = cols_ / " + str(p.cluster) + ";");
             w.line("const int begin_ = (int)cluster_.block_rank() * span_;");
             w.line("const int end_ = begin_ + span_;");
-        } else if (split) {
-            w.line("const int span_ = cols_ / " + str(p.split) + ";");
-            w.line("const int begin_ = part_ * span_;");
-            w.line("const int end_ = begin_ + span_;");
         } else {
             w.line("const int begin_ = 0;");
             w.line("const int end_ = cols_;");
         }
     };
-    if (split) {
-        // Work from a counter, never from blockIdx: a block waits only for the other blocks of its
-        // row, which take the neighbouring tickets as they start, whatever order blocks launch in;
-        // rows before it never wait for it, so the GPU only has to hold row_split blocks at once.
-        w.line("const long long rows_ = " + rows + ";");
-        w.comment("row_split=" + str(p.split) + ": partials, then the counters as unsigned int (the scratch buffer is "
-                  "float-typed, zeroed\nbefore the first launch).");
-        w.line(acc + " *const partials_ = reinterpret_cast<" + acc + " *>(sync_); // [rows][" + str(reductions) + "][" +
-               str(p.split) + "]");
-        w.line("unsigned int *const arrive_ = reinterpret_cast<unsigned int *>(sync_ + rows_ * " +
-               str(reductions * p.split * accWords) + "); // [rows][" + str(reductions) + "]");
-        w.line("unsigned int *const done_ = arrive_ + rows_ * " + str(reductions) + "; // [rows]");
-        w.line("unsigned int *const next_ = done_ + rows_;");
-        w.line("unsigned int *const finished_ = next_ + 1;");
-        w.line("if (threadIdx.x == 0)");
-        w.line("    ticket_ = atomicAdd(next_, 1u);");
-        w.line("__syncthreads();");
-        w.line("const long long row_ = (long long)(ticket_ / " + str(p.split) + "u);");
-        w.line("const int part_ = (int)(ticket_ % " + str(p.split) + "u);");
-        rowVariables();
-        columnRange();
-        w.line("const long long rowBase_ = row_ * (long long)cols_;");
-    } else if (!stepped) {
+    if (!stepped) {
         w.line("const long long row_ = (long long)(blockIdx.x / " + str(p.cluster) + ") * " + str(p.rpb) + " + sub_;");
         rowVariables();
         columnRange();
@@ -547,36 +488,6 @@ KernelCode generateRowKernel(const GenContext &ctx)
                 w.line(stepped ? "    " + arrive : arrive);
             }
         }
-        if (split) {
-            const std::string at = "(row_ * " + str(reductions) + " + " + str(ri) + ")";
-            w.comment("row_split: this block's partial to global memory; wait until all " + str(p.split) +
-                      " blocks of the row have theirs there.");
-            w.open("if (threadIdx.x == 0)");
-            w.line("partials_[" + at + " * " + str(p.split) + " + part_] = " + pv + ";");
-            w.line("__threadfence();");
-            w.line("atomicAdd(&arrive_[" + at + "], 1u);");
-            w.line("while (*(volatile unsigned int *)&arrive_[" + at + "] < " + str(p.split) + "u)");
-            w.line("    __nanosleep(32);");
-            w.line("__threadfence();");
-            if (ri + 1 == rowOps.size()) {
-                w.comment("Past the row's last wait: the last block of the row to get here resets its counters for "
-                          "the next launch.");
-                w.open("if (atomicAdd(&done_[row_], 1u) == " + str(p.split - 1) + "u)");
-                w.line("#pragma unroll");
-                w.line("for (int q_ = 0; q_ < " + str(reductions) + "; ++q_)");
-                w.line("    arrive_[row_ * " + str(reductions) + " + q_] = 0u;");
-                w.line("done_[row_] = 0u;");
-                w.close();
-            }
-            w.close();
-            w.line("__syncthreads();");
-            w.line(pv + " = " + reductionIdentityLiteral(kind, accType) + ";");
-            w.comment("In rank order, through L2 (never a stale L1 line): every block gets the same value.");
-            w.line("#pragma unroll");
-            w.open("for (int b_ = 0; b_ < " + str(p.split) + "; ++b_)");
-            w.line(pv + " = " + combine(kind, accType, pv, "__ldcg(&partials_[" + at + " * " + str(p.split) + " + b_])") + ";");
-            w.close();
-        }
         ExprScope rowScope = base;
         for (int d = 0; d < a.rowRank; ++d)
             rowScope.vars[op.domain[static_cast<std::size_t>(d)].name] = "r" + str(d) + "_";
@@ -589,8 +500,7 @@ KernelCode generateRowKernel(const GenContext &ctx)
             for (int d = 0; d < a.rowRank; ++d)
                 idx.push_back("r" + str(d) + "_");
             const std::string leader = p.cluster > 1 ? "active_ && threadIdx.x == 0 && cluster_.block_rank() == 0"
-                                       : split        ? "active_ && threadIdx.x == 0 && part_ == 0"
-                                                      : "active_ && lane_ == 0";
+                                                     : "active_ && lane_ == 0";
             w.line("if (" + leader + ")");
             w.line("    " + emitGlobalAccess(*ctx.graph.tensor(op.output.id), idx, rowScope) + " = s_" + name + "_;");
         }
@@ -658,21 +568,15 @@ KernelCode generateRowKernel(const GenContext &ctx)
             w.line("cluster_.barrier_arrive();");
         w.line("cluster_.barrier_wait(); // keep this block's partial results alive until every block has read them");
     }
-    if (split) {
-        w.comment("Every block has its ticket once all have finished: the last one resets the ticket counter.");
-        w.open("if (threadIdx.x == 0)");
-        w.line("__threadfence();");
-        w.open("if (atomicAdd(finished_, 1u) == gridDim.x - 1)");
-        w.line("*next_ = 0u;");
-        w.line("*finished_ = 0u;");
-        w.close();
-        w.close();
-    }
     w.close();
     k.source = w.str();
 
+    Expr rowsExpr = Expr(1);
+    for (int d = 0; d < a.rowRank; ++d)
+        rowsExpr = rowsExpr.isIntConst(1) ? a.domain[static_cast<std::size_t>(d)]
+                                          : rowsExpr * a.domain[static_cast<std::size_t>(d)];
     Expr blocks = ceilDivExpr(rowsExpr, p.rpb * p.steps);
-    k.grid = {p.cluster > 1 ? blocks * p.cluster : split ? blocks * p.split : blocks, Expr(1), Expr(1)};
+    k.grid = {p.cluster > 1 ? blocks * p.cluster : blocks, Expr(1), Expr(1)};
     return k;
 }
 

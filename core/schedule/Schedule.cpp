@@ -104,10 +104,6 @@ std::vector<DecisionDef> rowDefs()
          "thread blocks of a cluster sharing one long row through distributed shared memory (sm_90; 16 is "
          "non-portable)",
          {1, 2, 4, 8, 16}, {}, 1},
-        {"row_split", C::ParallelMapping,
-         "ordinary thread blocks sharing one long row: each keeps its span in registers and their partial results "
-         "meet through global memory (atomic counters; no cluster)",
-         {1, 2, 4, 8, 16, 32}, {}, 1},
         {"row_steps", C::ParallelMapping,
          "rows each block (or cluster) handles one after another (fewer, longer-lived blocks and clusters)",
          {1, 2, 4, 8, 16}, {}, 1},

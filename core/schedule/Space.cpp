@@ -146,8 +146,7 @@ int cachedArrays(const GroupAnalysis &a)
 int rowItems(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
 {
     const std::int64_t C = eval(a.domain.back(), p);
-    const std::int64_t perPass =
-        std::int64_t(g.value("threads_per_row")) * g.value("vector") * g.value("cluster") * g.value("row_split");
+    const std::int64_t perPass = std::int64_t(g.value("threads_per_row")) * g.value("vector") * g.value("cluster");
     return static_cast<int>(std::max<std::int64_t>(1, ceilDiv(std::max<std::int64_t>(C, 1), perPass)));
 }
 
@@ -186,34 +185,7 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                                       " elements do not split evenly into " + std::to_string(cluster) +
                                                       " parts of whole vectors"});
     }
-    const int steps = g.value("row_steps"), prefetch = g.value("prefetch"), split = g.value("row_split");
-    if (split > 1) {
-        // The blocks of a row wait for each other through global memory: each keeps its span in
-        // registers and owns exactly one row.
-        const std::string rs = kv("row_split", split);
-        if (cluster != 1)
-            out.push_back({{"row_split", "cluster"}, rs + " shares a row through global memory, " +
-                                                         kv("cluster", cluster) +
-                                                         " through distributed shared memory: one of them must be 1"});
-        if (g.value("cache") != 1)
-            out.push_back({{"row_split", "cache"}, rs + " needs cache=registers: each block keeps its span of the row "
-                                                        "in registers while it waits for the other blocks' partials"});
-        if (rpb != 1)
-            out.push_back({{"row_split", "rows_per_block"}, rs + " splits one row over several blocks: "
-                                                                 "rows_per_block must be 1"});
-        if (steps != 1)
-            out.push_back({{"row_split", "row_steps"}, rs + ": each block takes one (row, part) from a work counter, "
-                                                            "so row_steps must be 1"});
-        if (prefetch != 0)
-            out.push_back({{"row_split", "prefetch"}, rs + ": a block handles one row, there is no next row to "
-                                                           "prefetch (prefetch must be off)"});
-        if (p.arch.computeMajor < 7)
-            out.push_back({{"row_split"}, rs + ": the blocks' wait polls with __nanosleep (sm_70 or newer), not " +
-                                              p.arch.name});
-        if (C % (std::int64_t(split) * vec) != 0)
-            out.push_back({{"row_split", "vector"}, rs + ": " + std::to_string(C) + " elements do not split evenly into " +
-                                                        std::to_string(split) + " parts of whole vectors"});
-    }
+    const int steps = g.value("row_steps"), prefetch = g.value("prefetch");
     if (prefetch == 1 && steps == 1)
         out.push_back({{"prefetch", "row_steps"}, "prefetch=next_row needs row_steps > 1: with one row per block "
                                                   "there is no next row"});
@@ -234,7 +206,7 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         const int budget = std::min(64, p.arch.registersPerSm / std::max(tpr * rpb, 1) - 24);
         const int regs = rowRegisters(a, g, p);
         if (regs > budget)
-            out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster", "prefetch", "row_split"},
+            out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster", "prefetch"},
                            "keeping the row in registers needs " + std::to_string(regs) + " registers per thread for data" +
                                (prefetch == 1 ? " (this row and the next, prefetch=next_row)" : "") + "; " +
                                std::to_string(tpr * rpb) + " threads per block leave " + std::to_string(budget) +
@@ -327,11 +299,9 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
         for (const auto *op : a.ops)
             rowOps += op->reduction ? 1 : 0;
         const int parity = g.value("row_steps") > 1 ? 2 : 1; // shared slots alternate between row steps
-        const int split = g.value("row_split");
-        r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0)) +
-                        (split > 1 ? 4 : 0); // row_split: the block's work ticket
+        r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0));
         r.estimatedRegisters = 24 + (g.value("cache") ? rowRegisters(a, g, p) : 8);
-        r.blocks = ceilDiv(rows, std::int64_t(rpb) * g.value("row_steps")) * g.value("cluster") * split;
+        r.blocks = ceilDiv(rows, std::int64_t(rpb) * g.value("row_steps")) * g.value("cluster");
         break;
     }
     case Strategy::Elementwise:
