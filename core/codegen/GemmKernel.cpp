@@ -502,7 +502,8 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
             w.line("float o_" + sink.name + "_[" + str(W) + "];");
         for (int q = 0; q < W; ++q) {
             w.open("");
-            w.line("const int gj_ = gj0_ + " + str(q) + ";");
+            if (SPLIT == 1) // the fused ops may read the column; split K stores the raw sums
+                w.line("const int gj_ = gj0_ + " + str(q) + ";");
             element("acc_[i_][h_ * " + str(W) + " + " + str(q) + "]", [&](std::size_t sink, const std::string &v) {
                 w.line("o_" + sinks[sink].name + "_[" + str(q) + "] = " + v + ";");
             });

@@ -73,24 +73,21 @@ std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
             continue;
         const std::string name = cIdentifier(t.name);
         std::string count = "1";
-        ExprScope s;
-        s.graph = &graph;
         for (const auto &d : t.shape.dims())
-            count += " * (size_t)(" + emitExpr(d, s) + ")";
+            count += " * (size_t)(" + emitExpr(d, host) + ")";
         w.line(std::string(ir::cudaTypeName(t.dtype)) + " *" + name + " = nullptr;");
         w.line("if ((status_ = cudaMallocAsync((void **)&" + name + ", " + count + " * sizeof(*" + name +
                "), stream)) != cudaSuccess)");
         w.line("    return status_;");
         scratch.push_back(name);
     }
-    ExprScope s;
-    s.graph = &graph;
+    // Workspace sizes in 64-bit arithmetic too (split K's M * N * slices passes 2^31).
     for (const auto &k : p.kernels)
         for (const auto &buffer : k.code.scratch) {
             if (std::find(scratch.begin(), scratch.end(), buffer.name) != scratch.end())
                 continue;
             w.line("float *" + buffer.name + " = nullptr;");
-            w.line("if ((status_ = cudaMallocAsync((void **)&" + buffer.name + ", (size_t)(" + emitExpr(buffer.elements, s) +
+            w.line("if ((status_ = cudaMallocAsync((void **)&" + buffer.name + ", (size_t)(" + emitExpr(buffer.elements, host) +
                    ") * sizeof(float), stream)) != cudaSuccess)");
             w.line("    return status_;");
             scratch.push_back(buffer.name);

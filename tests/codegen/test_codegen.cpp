@@ -182,6 +182,25 @@ TEST(Fusion, AnIllegalFusionSaysWhichOpBreaksItAndWhy)
     EXPECT_NE(g.error().message.find("not a sum"), std::string::npos) << g.error().message;
 }
 
+TEST(Codegen, HostLauncherSizesGridsAndWorkspacesIn64Bits)
+{
+    // 32768 x 32768 results in 4 K slices: the split-K workspace holds 2^32 floats and the sum
+    // kernel's grid has 2^22 blocks; int arithmetic would wrap both.
+    const Case c{"matmul_huge", ir::makeMatmul(), {{"M", 32768}, {"N", 32768}, {"K", 4096}}};
+    auto problem = problemFor(c);
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    s->groups.front().set("split_k", 4);
+    ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok());
+    auto p = codegen::generateProgram(problem, *s);
+    ASSERT_TRUE(p.ok()) << p.error().toString();
+    const std::string launcher = p->source.substr(p->source.find("_run("));
+    EXPECT_NE(launcher.find("cudaMallocAsync((void **)&C_partials, (size_t)((((long long)M * (long long)N) * 4))"),
+              std::string::npos)
+        << launcher;
+    EXPECT_NE(launcher.find("if (grid1_[0] < 1 || grid1_[0] > 2147483647LL"), std::string::npos) << launcher;
+}
+
 TEST(Codegen, GenerationIsDeterministic)
 {
     for (const auto &c : cases()) {
