@@ -358,18 +358,36 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     };
 
     w.line("const int kTiles_ = kEnd_ > kBegin_ ? (kEnd_ - kBegin_ + " + str(BK - 1) + ") / " + str(BK) + " : 0;");
+    // The cp.async ring: one commit group per tile; tiles 0 .. STAGES-2 go out before the loop.
+    auto commitGroup = [&]() { w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");"); };
+    auto waitGroups = [&](int pending) {
+        w.line("asm volatile(\"cp.async.wait_group " + str(pending) + ";\\n\" ::: \"memory\");");
+    };
+    auto ringPrologue = [&]() {
+        fastSetup();
+        for (int s = 0; s + 1 < STAGES; ++s) {
+            w.line("if (" + str(s) + " < kTiles_)");
+            copyTile(str(s), str(s));
+            commitGroup();
+        }
+    };
+    // Tile kt_ + STAGES - 1 into the buffer just freed (an empty group past the last tile).
+    auto refill = [&]() {
+        w.line("if (kt_ + " + str(STAGES - 1) + " < kTiles_)");
+        copyTile("kt_ + " + str(STAGES - 1), "write_");
+        commitGroup();
+    };
+    auto advanceRing = [&]() {
+        w.line("read_ = read_ + 1 == " + str(STAGES) + " ? 0 : read_ + 1;");
+        w.line("write_ = write_ + 1 == " + str(STAGES) + " ? 0 : write_ + 1;");
+    };
     if (ASYNC && STAGES >= 3) {
         w.comment(str(STAGES) + " stages: cp.async keeps the next " + str(STAGES - 1) +
                   " tiles in flight while the math runs on this one; one commit group per tile. Fragments are\n"
                   "double-buffered in registers: each k step loads the next step's (across tiles too: the wait\n"
                   "and barrier come before a tile's last step, so the next tile's first fragments load under it).");
-        fastSetup();
-        for (int s = 0; s + 1 < STAGES; ++s) {
-            w.line("if (" + str(s) + " < kTiles_)");
-            copyTile(str(s), str(s));
-            w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
-        }
-        w.line("asm volatile(\"cp.async.wait_group " + str(STAGES - 2) + ";\\n\" ::: \"memory\");");
+        ringPrologue();
+        waitGroups(STAGES - 2);
         w.line("__syncthreads();");
         w.line("int read_ = 0, write_ = " + str(STAGES - 1) + ";");
         w.line("float a_[2][" + str(TM) + "], b_[2][" + str(TN) + "];");
@@ -381,13 +399,10 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
         w.open("if (kk_ == " + str(BK - 1) + ")");
         w.comment("Tile kt_ + 1 has landed (at most " + str(STAGES - 3) +
                   " newer groups pending) and every thread is done with tile kt_ - 1's buffer, refilled now.");
-        w.line("asm volatile(\"cp.async.wait_group " + str(STAGES - 3) + ";\\n\" ::: \"memory\");");
+        waitGroups(STAGES - 3);
         w.line("__syncthreads();");
-        w.line("if (kt_ + " + str(STAGES - 1) + " < kTiles_)");
-        copyTile("kt_ + " + str(STAGES - 1), "write_");
-        w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
-        w.line("read_ = read_ + 1 == " + str(STAGES) + " ? 0 : read_ + 1;");
-        w.line("write_ = write_ + 1 == " + str(STAGES) + " ? 0 : write_ + 1;");
+        refill();
+        advanceRing();
         w.close();
         w.comment("The next step's fragments (the next tile's first after the last step), then this step's FMAs.");
         fragment("a_[(kk_ + 1) % 2]", "As_", TM / 2, "ty_", BM, SA, "read_", "(kk_ + 1) % " + str(BK), "na_");
@@ -402,24 +417,16 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     } else if (ASYNC) {
         w.comment(str(STAGES) + " stages: cp.async keeps the next " + str(STAGES - 1) +
                   " tiles in flight while the math runs on this one; one commit group per tile.");
-        fastSetup();
-        for (int s = 0; s + 1 < STAGES; ++s) {
-            w.line("if (" + str(s) + " < kTiles_)");
-            copyTile(str(s), str(s));
-            w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
-        }
+        ringPrologue();
         w.line("int read_ = 0, write_ = " + str(STAGES - 1) + ";");
         w.open("for (int kt_ = 0; kt_ < kTiles_; ++kt_)");
         w.comment("Tile kt_ has landed (at most " + str(STAGES - 2) +
                   " newer groups pending), and every thread is done with the buffer refilled next.");
-        w.line("asm volatile(\"cp.async.wait_group " + str(STAGES - 2) + ";\\n\" ::: \"memory\");");
+        waitGroups(STAGES - 2);
         w.line("__syncthreads();");
-        w.line("if (kt_ + " + str(STAGES - 1) + " < kTiles_)");
-        copyTile("kt_ + " + str(STAGES - 1), "write_");
-        w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
+        refill();
         compute("read_");
-        w.line("read_ = read_ + 1 == " + str(STAGES) + " ? 0 : read_ + 1;");
-        w.line("write_ = write_ + 1 == " + str(STAGES) + " ? 0 : write_ + 1;");
+        advanceRing();
         w.close();
     } else if (STAGES == 2) {
         w.comment("Two stages: while the math runs on one shared tile, the next tile's loads are in flight.");
