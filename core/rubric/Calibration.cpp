@@ -15,13 +15,6 @@ namespace stitch::rubric {
 namespace {
 
 const std::vector<std::string> kFixedColumns = {"case", "shape", "candidate", "measured_ms", "predicted_ms", "schedule"};
-/// calibrationFacts' keys, in its order.
-const char *const kFactColumns[] = {"kernels", "main_kernel", "blocks", "threads", "cluster", "registers",
-                                    "shared_bytes", "blocks_per_sm", "ptx_instructions", "flops", "unique_bytes",
-                                    "traffic_bytes", "shared_traffic_bytes", "bytes_in_flight", "ilp", "fma_share",
-                                    "compute_ms", "dram_ms", "l2_ms", "shared_ms", "issue_ms", "latency_ms", "bound",
-                                    "loop_instructions", "loop_fma", "loop_shared_loads", "other_kernels_ms"};
-
 std::string number(double v)
 {
     std::ostringstream s;
@@ -29,6 +22,52 @@ std::string number(double v)
     s << v;
     return s.str();
 }
+
+/// What a fact column is computed from: the slowest kernel's facts and prediction.
+struct FactSource {
+    const ProgramFacts &facts;
+    const ProgramPrediction &prediction;
+    const KernelFacts &k;
+    const KernelPrediction &p;
+    PtxMix loop; ///< the issue mix of the FMA-heaviest loop (zeros: none, or not compiled)
+};
+
+/// The fact columns of a calibration file, in order: the header and every row come from this one
+/// list.
+struct FactColumn {
+    const char *name;
+    std::string (*value)(const FactSource &);
+};
+const FactColumn kFactColumns[] = {
+    {"kernels", [](const FactSource &s) { return std::to_string(s.facts.kernels.size()); }},
+    {"main_kernel", [](const FactSource &s) { return s.k.name; }},
+    {"blocks", [](const FactSource &s) { return std::to_string(s.k.blocks); }},
+    {"threads", [](const FactSource &s) { return std::to_string(s.k.threads); }},
+    {"cluster", [](const FactSource &s) { return std::to_string(s.k.clusterSize); }},
+    {"registers", [](const FactSource &s) { return std::to_string(s.k.registers); }},
+    {"shared_bytes", [](const FactSource &s) { return std::to_string(s.k.sharedBytesTotal()); }},
+    {"blocks_per_sm",
+     [](const FactSource &s) { return std::to_string(s.k.occupancy ? s.k.occupancy->activeBlocksPerSm : 0); }},
+    {"ptx_instructions", [](const FactSource &s) { return std::to_string(s.k.ptxInstructions); }},
+    {"flops", [](const FactSource &s) { return number(s.k.flops); }},
+    {"unique_bytes", [](const FactSource &s) { return number(s.k.uniqueBytes); }},
+    {"traffic_bytes", [](const FactSource &s) { return number(s.k.trafficBytes); }},
+    {"shared_traffic_bytes", [](const FactSource &s) { return number(s.k.sharedTrafficBytes); }},
+    {"bytes_in_flight", [](const FactSource &s) { return number(s.k.bytesInFlightPerThread); }},
+    {"ilp", [](const FactSource &s) { return number(s.k.ilp); }},
+    {"fma_share", [](const FactSource &s) { return number(s.k.fmaShare); }},
+    {"compute_ms", [](const FactSource &s) { return number(s.p.computeMs); }},
+    {"dram_ms", [](const FactSource &s) { return number(s.p.dramMs); }},
+    {"l2_ms", [](const FactSource &s) { return number(s.p.l2Ms); }},
+    {"shared_ms", [](const FactSource &s) { return number(s.p.sharedMs); }},
+    {"issue_ms", [](const FactSource &s) { return number(s.p.issueMs); }},
+    {"latency_ms", [](const FactSource &s) { return number(s.p.latencyMs); }},
+    {"bound", [](const FactSource &s) { return s.p.bound; }},
+    {"loop_instructions", [](const FactSource &s) { return std::to_string(s.loop.total); }},
+    {"loop_fma", [](const FactSource &s) { return std::to_string(s.loop.fma); }},
+    {"loop_shared_loads", [](const FactSource &s) { return std::to_string(s.loop.sharedLoads); }},
+    {"other_kernels_ms", [](const FactSource &s) { return number(s.prediction.ms - s.p.ms); }},
+};
 
 } // namespace
 
@@ -112,46 +151,20 @@ std::vector<std::pair<std::string, std::string>> calibrationFacts(const ProgramF
             main = i;
     if (facts.kernels.empty() || main >= facts.kernels.size())
         return {};
-    const KernelFacts &k = facts.kernels[main];
-    const KernelPrediction &p = prediction.kernels[main];
-    const PtxMix loop = hotLoopPtx(k.ptxBody); // the issue mix of the FMA-heaviest loop (zeros: none, or not compiled)
-    return {
-        {"kernels", std::to_string(facts.kernels.size())},
-        {"main_kernel", k.name},
-        {"blocks", std::to_string(k.blocks)},
-        {"threads", std::to_string(k.threads)},
-        {"cluster", std::to_string(k.clusterSize)},
-        {"registers", std::to_string(k.registers)},
-        {"shared_bytes", std::to_string(k.sharedBytesTotal())},
-        {"blocks_per_sm", std::to_string(k.occupancy ? k.occupancy->activeBlocksPerSm : 0)},
-        {"ptx_instructions", std::to_string(k.ptxInstructions)},
-        {"flops", number(k.flops)},
-        {"unique_bytes", number(k.uniqueBytes)},
-        {"traffic_bytes", number(k.trafficBytes)},
-        {"shared_traffic_bytes", number(k.sharedTrafficBytes)},
-        {"bytes_in_flight", number(k.bytesInFlightPerThread)},
-        {"ilp", number(k.ilp)},
-        {"fma_share", number(k.fmaShare)},
-        {"compute_ms", number(p.computeMs)},
-        {"dram_ms", number(p.dramMs)},
-        {"l2_ms", number(p.l2Ms)},
-        {"shared_ms", number(p.sharedMs)},
-        {"issue_ms", number(p.issueMs)},
-        {"latency_ms", number(p.latencyMs)},
-        {"bound", p.bound},
-        {"loop_instructions", std::to_string(loop.total)},
-        {"loop_fma", std::to_string(loop.fma)},
-        {"loop_shared_loads", std::to_string(loop.sharedLoads)},
-        {"other_kernels_ms", number(prediction.ms - p.ms)},
-    };
+    const FactSource source{facts, prediction, facts.kernels[main], prediction.kernels[main],
+                            hotLoopPtx(facts.kernels[main].ptxBody)};
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const FactColumn &c : kFactColumns)
+        out.emplace_back(c.name, c.value(source));
+    return out;
 }
 
 void writeCalibrationHeader(std::ostream &out)
 {
     for (std::size_t i = 0; i < kFixedColumns.size(); ++i)
         out << (i ? "," : "") << kFixedColumns[i];
-    for (const char *c : kFactColumns)
-        out << "," << c;
+    for (const FactColumn &c : kFactColumns)
+        out << "," << c.name;
     out << "\n";
 }
 
