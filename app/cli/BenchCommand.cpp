@@ -63,35 +63,43 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                          {256, 128, 16, 8}, {128, 64, 8, 8},   {64, 128, 8, 8},   {256, 128, 8, 8},
                                          {128, 256, 8, 8},  {64, 64, 8, 8},    {64, 64, 4, 4},    {128, 64, 8, 16},
                                          {64, 128, 8, 16},  {32, 64, 4, 4},    {64, 32, 4, 4},    {32, 32, 4, 4}};
+        // One tile with its staging; the other decisions stay the default schedule's.
+        auto tileGroup = [&](const Tile &t, int bk, int copy, int stages, int minBlocks) {
+            schedule::KernelGroup g = g0;
+            g.set("block_m", t.bm);
+            g.set("block_n", t.bn);
+            g.set("thread_m", t.tm);
+            g.set("thread_n", t.tn);
+            g.set("block_k", bk);
+            g.set("min_blocks", minBlocks);
+            g.set("copy", copy);
+            g.set("stages", stages);
+            g.set("smem_pad", 4);
+            bestVector(g);
+            return g;
+        };
+        // Too few tiles to fill the GPU (132 SMs) twice over: split K too.
+        const auto M = problem.sizes.at("M"), N = problem.sizes.at("N");
+        auto fewTiles = [&](const Tile &t) { return ((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn) < 264; };
+        auto addSplits = [&](schedule::KernelGroup g, std::initializer_list<int> splits) {
+            for (int split : splits) {
+                g.set("split_k", split);
+                add(g);
+            }
+        };
+        // Register staging, two buffers.
         for (const Tile &t : tiles)
             for (int bk : {8, 16})
                 for (int minBlocks : {1, 2}) {
                     if (quick && (bk != 8 || minBlocks != 1))
                         continue;
-                    schedule::KernelGroup g = g0;
-                    g.set("block_m", t.bm);
-                    g.set("block_n", t.bn);
-                    g.set("thread_m", t.tm);
-                    g.set("thread_n", t.tn);
-                    g.set("block_k", bk);
-                    g.set("min_blocks", minBlocks);
-                    g.set("copy", 0);
-                    g.set("stages", 2);
-                    g.set("smem_pad", 4);
-                    bestVector(g);
+                    const schedule::KernelGroup g = tileGroup(t, bk, 0, 2, minBlocks);
                     add(g);
-                    // Too few tiles to fill the GPU twice over: also split K.
-                    const auto M = problem.sizes.at("M"), N = problem.sizes.at("N");
-                    const auto tiles = ((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn);
-                    if (tiles < 264 && minBlocks == 1)
-                        for (int split : {2, 4, 8}) {
-                            g.set("split_k", split);
-                            add(g);
-                        }
+                    if (fewTiles(t) && minBlocks == 1)
+                        addSplits(g, {2, 4, 8});
                 }
-        // cp.async rings of 2-4 buffers for the larger tiles (no staging registers), split K where
-        // the tiles do not fill the GPU twice over; 3-4 resident blocks for the 128-thread tiles
-        // (one block's epilogue under the others' math).
+        // cp.async rings of 2-4 buffers for the larger tiles (no staging registers); 3-4 resident
+        // blocks for the 128-thread tiles (one block's epilogue under the others' math).
         for (std::size_t t = 0; t < 7; ++t)
             for (int bk : {8, 16, 32})
                 for (int stages : {2, 3, 4})
@@ -100,32 +108,17 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                             continue;
                         if (minBlocks > 2 && (bk == 32 || tiles[t].bm * tiles[t].bn > 128 * 128))
                             continue;
-                        schedule::KernelGroup g = g0;
-                        g.set("block_m", tiles[t].bm);
-                        g.set("block_n", tiles[t].bn);
-                        g.set("thread_m", tiles[t].tm);
-                        g.set("thread_n", tiles[t].tn);
-                        g.set("block_k", bk);
-                        g.set("min_blocks", minBlocks);
-                        g.set("copy", 1);
-                        g.set("stages", stages);
-                        g.set("smem_pad", 4);
-                        bestVector(g);
+                        const schedule::KernelGroup g = tileGroup(tiles[t], bk, 1, stages, minBlocks);
                         add(g);
                         // Rasterization groups other than 8 block rows for the largest tiles.
-                        if (t == 0 || t == 2 || t == 3 || t == 4)
+                        if ((t == 0 || t == 2 || t == 3 || t == 4) && bk == 16 && stages >= 3)
                             for (int swizzle : {1, 4, 16}) {
                                 schedule::KernelGroup o = g;
                                 o.set("swizzle", swizzle);
-                                if (bk == 16 && stages >= 3)
-                                    add(o);
+                                add(o);
                             }
-                        const auto M = problem.sizes.at("M"), N = problem.sizes.at("N");
-                        if (((M + tiles[t].bm - 1) / tiles[t].bm) * ((N + tiles[t].bn - 1) / tiles[t].bn) < 264)
-                            for (int split : {2, 4}) {
-                                g.set("split_k", split);
-                                add(g);
-                            }
+                        if (fewTiles(tiles[t]))
+                            addSplits(g, {2, 4});
                     }
         break;
     }
