@@ -14,14 +14,14 @@
 #include "core/rubric/PerfModel.h"
 #include "core/schedule/Space.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
-#include <algorithm>
-#include <tuple>
-#include <map>
 #include <functional>
+#include <iostream>
+#include <map>
+#include <tuple>
 
 namespace stitch::cli {
 
@@ -44,12 +44,6 @@ Result<Rebuilt> rebuild(const rubric::CalibrationRow &measured, const std::vecto
     auto base = schedule::defaultSchedule(problem);
     if (!base)
         return base.error();
-    // Runs recorded before the GEMM `copy` decision existed staged tiles in registers; the default
-    // is now cp.async, so a description without `copy=` means registers.
-    if (measured.schedule.find("copy=") == std::string::npos)
-        for (auto &group : base->groups)
-            if (group.strategy == schedule::Strategy::Gemm)
-                group.set("copy", 0);
     auto s = schedule::applyDescriptions(*base, measured.schedule);
     if (!s)
         return s.error();

@@ -352,6 +352,9 @@ Result<Schedule> applyDescriptions(const Schedule &base, const std::string &text
         if (strategy != std::string("[") + strategyName(g->strategy) + "]")
             return Error{ErrorKind::InvalidArgument,
                          name + ": strategy " + strategy + " differs from the schedule's " + strategyName(g->strategy)};
+        // A decision the line leaves out takes its default, as in a schedule file: lines recorded
+        // before a decision existed keep their meaning (a GEMM line without copy= staged in registers).
+        g->values.clear();
         while (words >> word) {
             const std::size_t eq = word.find('=');
             const DecisionDef *d = eq == std::string::npos ? nullptr : findDecision(g->strategy, word.substr(0, eq));

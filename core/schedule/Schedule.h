@@ -83,7 +83,8 @@ Result<Schedule> parseSchedule(const std::string &text, const std::string &fileN
 /// "gemm_bias_gelu [gemm] block_m=128 block_n=128 ..." on one line.
 std::string describe(const KernelGroup &group);
 /// The schedule with each group's decisions set from `describe` lines joined by "; " (how the
-/// bench's calibration CSV records candidates). Names and strategies must match `base`'s groups.
+/// bench's calibration CSV records candidates). Names and strategies must match `base`'s groups; a
+/// named group's decisions missing from its line take their defaults (DecisionDef), not `base`'s.
 Result<Schedule> applyDescriptions(const Schedule &base, const std::string &text);
 
 } // namespace stitch::schedule

@@ -114,6 +114,11 @@ TEST(RubricCalibration, DescriptionsSetTheDecisionsBack)
     ASSERT_TRUE(back.ok()) << back.error().toString();
     EXPECT_EQ(back->groups.front().value("block_m"), 64);
     EXPECT_EQ(back->groups.front().value("block_k"), 16);
+    // A line recorded before `copy` existed: register staging, although the sm_90 default is cp.async.
+    ASSERT_EQ(base->groups.front().value("copy"), 1);
+    auto old = schedule::applyDescriptions(*base, base->groups.front().name + " [gemm] block_m=64 stages=2");
+    ASSERT_TRUE(old.ok()) << old.error().toString();
+    EXPECT_EQ(old->groups.front().value("copy"), 0);
     EXPECT_FALSE(schedule::applyDescriptions(*base, "nosuch [gemm] block_m=64").ok());
     EXPECT_FALSE(schedule::applyDescriptions(*base, base->groups.front().name + " [gemm] block_m=96").ok());
     EXPECT_FALSE(schedule::applyDescriptions(*base, base->groups.front().name + " [row_reduction] block_m=64").ok());
