@@ -9,6 +9,7 @@
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
 #include "core/rubric/Calibration.h"
+#include "core/rubric/CompileStore.h"
 #include "core/rubric/Dimensions.h"
 #include "core/rubric/MeasuredDimensions.h"
 #include "core/rubric/PerfModel.h"
@@ -21,6 +22,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace stitch::cli {
@@ -34,8 +36,9 @@ struct Rebuilt {
     cuda::CompileResult compiled;
 };
 
+/// `store` (may be null) keeps NVRTC results between runs.
 Result<Rebuilt> rebuild(const rubric::CalibrationRow &measured, const std::vector<BenchCase> &cases,
-                        const ArchLimits &arch)
+                        const ArchLimits &arch, const rubric::CompileStore *store = nullptr)
 {
     const BenchCase *c = findCase(cases, measured.family, measured.shape);
     if (!c)
@@ -50,17 +53,24 @@ Result<Rebuilt> rebuild(const rubric::CalibrationRow &measured, const std::vecto
     auto program = codegen::generateProgram(problem, *s);
     if (!program)
         return program.error();
+    if (store)
+        if (auto kept = store->load(program->source, arch.name))
+            return Rebuilt{problem, std::move(*program), std::move(*kept)};
     auto compiled = codegen::compileGenerated(program->source, program->name + ".cu", arch.name);
     if (!compiled)
         return compiled.error();
+    if (store)
+        if (auto saved = store->save(program->source, arch.name, *compiled); !saved)
+            std::fprintf(stderr, "stitchcuda: %s (compiling without the cache)\n", saved.error().toString().c_str());
     return Rebuilt{problem, std::move(*program), std::move(*compiled)};
 }
 
 /// Re-predicts one measured candidate; the row keeps its measurement.
 Result<rubric::CalibrationRow> repredict(const rubric::CalibrationRow &measured, const std::vector<BenchCase> &cases,
-                                         const ArchLimits &arch, const rubric::PerfModel &model)
+                                         const ArchLimits &arch, const rubric::PerfModel &model,
+                                         const rubric::CompileStore *store)
 {
-    auto built = rebuild(measured, cases, arch);
+    auto built = rebuild(measured, cases, arch, store);
     if (!built)
         return built.error();
     rubric::ProgramFacts facts;
@@ -240,7 +250,11 @@ int runCalibrate(const CalibrateOptions &options)
     }
     const auto cases = allCases();
     const rubric::PerfModel model;
-    auto rows = parallelMap(measured->size(), [&](std::size_t j) { return repredict((*measured)[j], cases, *arch, model); });
+    const std::optional<rubric::CompileStore> store =
+        options.cache.empty() ? std::nullopt : std::optional<rubric::CompileStore>(options.cache);
+    auto rows = parallelMap(measured->size(), [&](std::size_t j) {
+        return repredict((*measured)[j], cases, *arch, model, store ? &*store : nullptr);
+    });
     int failures = 0;
     std::vector<rubric::CalibrationRow> done;
     for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -87,6 +87,7 @@ struct CalibrateOptions {
     std::string arch = "sm_90";
     bool summaryOnly = false;          ///< rank the file's own predictions, do not re-predict
     std::string dimensions;            ///< a bench --metrics *.dimensions.csv: static vs measured per dimension
+    std::string cache;                 ///< keep NVRTC results here between runs (empty: compile every candidate)
 };
 /// Re-predicts measured bench candidates with the current model (no GPU) and prints Spearman's rho per case.
 int runCalibrate(const CalibrateOptions &options);

@@ -96,6 +96,8 @@ int main(int argc, char **argv)
     calibrateCmd->add_option("--out", calibrate.out, "Write the re-predicted rows, with the model's facts, here");
     calibrateCmd->add_option("--arch", calibrate.arch, "Target architecture")->capture_default_str();
     calibrateCmd->add_flag("--summary", calibrate.summaryOnly, "Only rank the file's own predictions");
+    calibrateCmd->add_option("--cache", calibrate.cache,
+                             "Keep the NVRTC results (PTX, registers) in this folder and reuse them on the next run");
 
     stitch::cli::RubricOptions rubric;
     auto *rubricCmd = app.add_subcommand("rubric", "Score the generated program on every rubric dimension (docs/RUBRIC.md)");

@@ -4,10 +4,12 @@
 #include "RubricTestSupport.h"
 
 #include "core/rubric/Calibration.h"
+#include "core/rubric/CompileStore.h"
 #include "core/rubric/Dimensions.h"
 #include "core/rubric/MeasuredDimensions.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 using namespace rubric_test;
@@ -99,6 +101,53 @@ TEST(RubricCalibration, CsvRoundTripsAndBadFilesAreLocated)
     std::ofstream(path) << "case,shape,measured_ms\n";
     EXPECT_FALSE(rubric::readCalibration(path).ok());
     EXPECT_FALSE(rubric::readCalibration(path + ".missing").ok());
+}
+
+TEST(RubricCalibration, CompileStoreKeepsWhatTheRubricReads)
+{
+    // calibrate --cache: PTX and per-kernel resources come back as saved, for the same source and
+    // arch only; a damaged entry is a miss (compile again), never a wrong result.
+    const std::string dir = ::testing::TempDir() + "/compile-store";
+    std::filesystem::remove_all(dir);
+    const rubric::CompileStore store(dir);
+    cuda::CompileResult r;
+    r.ptx = ".visible .entry C(\n)\n{\n\tfma.rn.f32 %f1, %f2, %f3, %f1;\n}\n";
+    cuda::KernelResources k;
+    k.mangledName = k.name = "C";
+    k.registers = 168;
+    k.sharedBytes = 0;
+    k.spillStoreBytes = 16;
+    k.spillLoadBytes = 24;
+    k.localBytes = 40;
+    k.arch = "sm_90";
+    r.kernels = {k};
+    const std::string source = "extern \"C\" __global__ void C() {}";
+    EXPECT_FALSE(store.load(source, "sm_90").has_value()) << "nothing saved yet";
+    ASSERT_TRUE(store.save(source, "sm_90", r).ok());
+    const auto back = store.load(source, "sm_90");
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->ptx, r.ptx);
+    ASSERT_EQ(back->kernels.size(), 1u);
+    const auto *kb = back->kernel("C");
+    ASSERT_NE(kb, nullptr);
+    EXPECT_EQ(kb->registers, 168);
+    EXPECT_EQ(kb->spillStoreBytes, 16);
+    EXPECT_EQ(kb->spillLoadBytes, 24);
+    EXPECT_EQ(kb->localBytes, 40);
+    EXPECT_FALSE(store.load(source, "sm_80").has_value()) << "another arch is another entry";
+    EXPECT_FALSE(store.load(source + " ", "sm_90").has_value()) << "another source is another entry";
+
+    // Cut short (a run killed while writing outside the rename, a full disk): a miss.
+    const std::string path = store.entryPath(source, "sm_90");
+    std::string text;
+    {
+        std::ifstream in(path, std::ios::binary);
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text.substr(0, text.size() - 5);
+    EXPECT_FALSE(store.load(source, "sm_90").has_value());
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << "stitchcuda-compile-store/0\n";
+    EXPECT_FALSE(store.load(source, "sm_90").has_value()) << "another format";
 }
 
 TEST(RubricCalibration, DescriptionsSetTheDecisionsBack)
