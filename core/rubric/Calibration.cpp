@@ -67,6 +67,9 @@ const FactColumn kFactColumns[] = {
     {"loop_fma", [](const FactSource &s) { return std::to_string(s.loop.fma); }},
     {"loop_shared_loads", [](const FactSource &s) { return std::to_string(s.loop.sharedLoads); }},
     {"other_kernels_ms", [](const FactSource &s) { return number(s.prediction.ms - s.p.ms); }},
+    {"spill_bytes", [](const FactSource &s) { return std::to_string(s.k.spillBytes); }},
+    {"loop_iterations", [](const FactSource &s) { return number(s.k.loopIterations); }},
+    {"epilogue_ms", [](const FactSource &s) { return number(s.p.epilogueMs); }},
 };
 
 } // namespace

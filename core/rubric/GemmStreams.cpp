@@ -163,6 +163,7 @@ void StreamBuilder::gemm()
             {"if (gi_ >= M_) / if (gj_ >= N_): guarded stores in boundary tiles", std::max(0.0, storeIdle)});
     facts.ilp = TM * TN;
     facts.loopIterations = static_cast<double>(kTiles);
+    facts.copyStages = ASYNC ? STAGES : 0;
     const double tileFloats = static_cast<double>(BM + BN) * BK / T; // per thread and k-tile
     // cp.async keeps stages - 1 tiles in flight, register staging one (two buffers) or none.
     facts.bytesInFlightPerThread =

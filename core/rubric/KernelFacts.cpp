@@ -334,6 +334,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             const PtxMix loop = hotLoopPtx(k.ptxBody);
             k.loopFma = loop.fma;
             k.loopSharedLoads = loop.sharedLoads;
+            k.loopInstructions = loop.total;
         } else {
             auto est = schedule::groupResources(*analysis, gk.group, problem);
             k.registers = k.splitSum ? 32 : est.ok() ? est->estimatedRegisters : 32;
@@ -356,6 +357,8 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             }
             if (gemm && split > 1 && !k.splitSum && !head)
                 continue;
+            if (gemm && !k.splitSum && !head)
+                ++k.epilogueOps;
             auto [f, s] = opFlops(op, sizes, true, !(gemm && split > 1 && head));
             k.flops += f;
             k.specialOps += s;

@@ -100,6 +100,13 @@ struct KernelFacts {
     /// formula, so a different staging (register or cp.async copies) is read, not assumed.
     int loopFma = 0;
     int loopSharedLoads = 0;
+    int loopInstructions = 0; ///< every PTX instruction of that loop (the rest of the entry runs once: prologue, epilogue)
+    /// A GEMM that copies tiles with cp.async: the ring's depth (`stages`, stages - 1 tiles in
+    /// flight); 0 for register staging and every other kernel.
+    int copyStages = 0;
+    /// A GEMM kernel's element-wise ops applied to its results before the stores (bias, GELU, ...;
+    /// 0 with split K, whose sum kernel applies them).
+    int epilogueOps = 0;
     int rowSteps = 1; ///< rows a row-reduction block walks one after the other (row_steps)
 
     std::optional<Occupancy> occupancy; ///< computeOccupancy on registers + static + dynamic shared memory

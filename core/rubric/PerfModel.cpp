@@ -58,7 +58,11 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
         issueShare = double(k.loopFma) / (k.loopFma + k.loopSharedLoads);
     p.dramMs = quant * k.uniqueBytes / (bw * p.memoryHiding) * 1e3;
     p.l2Ms = quant * k.trafficBytes / (bw * m_params.l2BandwidthFactor * p.memoryHiding) * 1e3;
-    if (tiledGemm) {
+    if (tiledGemm && k.copyStages > 0) {
+        predictAsyncGemm(k, program, p);
+        const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
+        smQuant = std::ceil(std::ceil(perSm) / resident) * resident / perSm;
+    } else if (tiledGemm) {
         // A tiled GEMM's blocks run in rounds of `resident` per SM on the busiest SM; a round
         // with free slots runs no faster (each block is bound by its own k-loop), and the warps
         // resident together hide shared-memory loads, fully from gemmFullHidingWarps on.
@@ -142,6 +146,69 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
         resident = std::min(resident, std::max(1.0, perActiveSm * lifeUs / (p.ms * 1e3)));
     p.achievedOccupancy = theoretical * resident / k.occupancy->activeBlocksPerSm;
     return p;
+}
+
+void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &program, KernelPrediction &p) const
+{
+    // Per SM, blocks run in rounds of `resident`. A round lasts as long as the larger of two, combined
+    // as a p-norm because each hides part of the other: the SM's issue (the FMA pipe at the
+    // k-loop's issue share, the shared-memory pipe, the prologue and epilogue instructions of every
+    // resident block) and one block's own chain (k-tiles no faster than the ring delivers them, then
+    // its epilogue one dependent instruction after another). Register-staged tiles keep the
+    // barrier model above: a cp.async ring keeps stages - 1 tiles in flight across the barrier, so
+    // more resident blocks do not hide the tile latency the way they hide a register round trip.
+    const GpuSpec &gpu = *program.gpu;
+    const ArchLimits &arch = *program.arch;
+    const Params &c = m_params;
+    const double sms = gpu.multiprocessors;
+    const double clockHz = gpu.boostClockMHz * 1e6;
+    const double peak = gpu.fp32Tflops * 1e12;
+    const double bw = gpu.memoryBandwidthGBs * 1e9 * c.dramEfficiency;
+    const double blocks = static_cast<double>(k.blocks);
+    const double perSm = blocks / sms;
+    const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
+    const double rounds = std::ceil(std::ceil(perSm) / resident);
+    const double warpsPerBlock = std::ceil(k.threads / static_cast<double>(arch.warpSize));
+    const double warps = resident * warpsPerBlock;
+    auto pnorm = [q = c.asyncChainExponent](double a, double b) { return std::pow(std::pow(a, q) + std::pow(b, q), 1 / q); };
+
+    // The k-loop's issue share: FMAs against shared loads, spill traffic and the rest of its PTX.
+    double issueShare = std::clamp(k.fmaShare, 0.05, 1.0);
+    if (k.loopFma > 0) {
+        const double other = std::max(0, k.loopInstructions - k.loopFma - k.loopSharedLoads);
+        const double spillWords = std::max(0, k.spillBytes) / 4.0;
+        issueShare = k.loopFma / (k.loopFma + k.loopSharedLoads + c.asyncSpillIssue * spillWords +
+                                  c.asyncLoopOtherIssue * other);
+    }
+    p.computeHiding = std::pow(std::min(1.0, warps / c.asyncHidingWarps), c.asyncHidingExponent);
+    const double fmaBlock = k.flops / blocks / (peak / sms * issueShare); // one block alone, pipe fed
+    const double fma = resident * fmaBlock / p.computeHiding;
+    const double shared = resident * k.sharedTrafficBytes / blocks / (c.sharedBytesPerClock * clockHz);
+    // PTX outside the k-loop runs once per block (prologue, epilogue); without PTX it is not counted.
+    const double onceInstructions =
+        k.loopInstructions > 0 ? std::max(0, k.ptxInstructions - k.loopInstructions) : 0.0;
+    const double issue = onceInstructions * warpsPerBlock * resident / (c.schedulersPerSm * clockHz);
+    const double throughput = fma + shared + issue;
+
+    const double tiles = std::max(1.0, k.loopIterations);
+    const double ownTile = fmaBlock / tiles / std::min(1.0, warpsPerBlock / c.asyncBlockWarps);
+    const double ringTile = c.asyncTileLatencyUs * 1e-6 *
+                            (k.copyStages > 2 ? 1.0 / (k.copyStages - 1) : c.asyncTwoStageFactor);
+    const double tile = pnorm(ownTile, ringTile) + c.asyncTileUs * 1e-6;
+    const double cycles = (k.epilogueOps > 0 ? c.asyncFusedEpilogueCycles : c.asyncEpilogueCycles) *
+                          std::pow(std::max(1.0, k.ilp) / 64.0, c.asyncEpilogueTileExponent);
+    const double chain = tiles * tile + onceInstructions * cycles / clockHz;
+
+    double storedBytes = 0;
+    for (const auto &st : k.streams)
+        if (!st.shared && st.store)
+            storedBytes += sectorsPerRequest(st).sectors * 32.0 * st.requests;
+    const double stores = resident * storedBytes / blocks / (bw * c.l2BandwidthFactor / sms);
+    p.sharedMs = rounds * shared * 1e3;
+    p.issueMs = rounds * issue * 1e3;
+    p.latencyMs = rounds * chain * 1e3;
+    p.epilogueMs = rounds * stores * 1e3;
+    p.computeMs = (rounds * (pnorm(throughput, chain) + stores) + c.asyncFillUs * 1e-6) * 1e3;
 }
 
 ProgramPrediction PerfModel::predict(ProgramFacts &facts) const

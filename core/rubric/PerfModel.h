@@ -70,6 +70,30 @@ public:
         /// The overlap loss of short-lived blocks falls as waves^-x (fitted on the even-numbered
         /// long-row candidates: 0.5; start times drift apart as the waves go on).
         double waveDriftExponent = 0.5;
+
+        /// cp.async GEMMs (KernelFacts::copyStages > 0), a model of their own (docs/RUBRIC.md, "cp.async
+        /// ring"). Fitted on the even-numbered candidates of H200 run 5 (963 cp.async GEMMs, 5 problems).
+        /// A block takes a k-tile at most every asyncTileLatencyUs / (stages - 1): the ring keeps
+        /// stages - 1 tiles in flight, each landing one latency after it was issued.
+        double asyncTileLatencyUs = 1.0;
+        /// Two stages wait for every tile (wait_group 0) and issue the next copy only after the
+        /// barrier: the tile latency times this.
+        double asyncTwoStageFactor = 2.0;
+        double asyncTileUs = 0.01;          ///< per k-tile of a block: wait, barrier, ring advance
+        double asyncChainExponent = 5;      ///< p-norm of overlapping terms (throughput vs one block's chain)
+        double asyncHidingWarps = 12;       ///< warps per SM from which the FMA pipe is fed fully ...
+        double asyncHidingExponent = 0.5;   ///< ... (warps / asyncHidingWarps)^this below
+        double asyncBlockWarps = 8;         ///< warps one block needs to issue its own FMAs at the SM's rate
+        double asyncSpillIssue = 16;        ///< issue slots per spilled 4-byte word, per k-tile
+        double asyncLoopOtherIssue = 0.6;   ///< issue weight of the k-loop's other PTX (addresses, cp.async)
+        /// One block's prologue and epilogue run once per block, one dependent instruction after
+        /// another: cycles per PTX instruction outside the k-loop, stores only / fused element-wise
+        /// ops (bias, GELU: longer dependent chains), times (thread tile / 64)^asyncEpilogueTileExponent
+        /// (more accumulators live, fewer registers to interleave elements).
+        double asyncEpilogueCycles = 8;
+        double asyncFusedEpilogueCycles = 14;
+        double asyncEpilogueTileExponent = 1.5;
+        double asyncFillUs = 1.0;           ///< the first tiles' latency, once per kernel (later blocks overlap it)
     };
 
     PerfModel() = default;
@@ -87,6 +111,10 @@ public:
     const Params &params() const { return m_params; }
 
 private:
+    /// A tiled GEMM whose tiles are copied by cp.async: fills computeMs, latencyMs, sharedMs,
+    /// issueMs and epilogueMs of `p` (see Params::asyncTileLatencyUs and below).
+    void predictAsyncGemm(const KernelFacts &k, const ProgramFacts &program, KernelPrediction &p) const;
+
     Params m_params;
 };
 
