@@ -128,11 +128,14 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                 for (int cluster : {1, 2, 4, 8, 16})
                     for (int cache : {1, 0})
                         for (int steps : {1, 2, 4, 8})
-                            for (int prefetch : {0, 1}) {
+                            for (int prefetch : {0, 1, 2}) {
                                 // Several rows per block (row_steps) with the register cache, with
-                                // or without loading the next row during this one (prefetch):
-                                // with clusters 2, 4 and 8; without, only 2 and not with --quick.
+                                // or without loading the next row during this one (prefetch, into
+                                // registers or, with clusters of 8 and more, shared memory): with
+                                // clusters 2, 4 and 8; without, only 2 and not with --quick.
                                 if (steps > 1 && (cache == 0 || (cluster == 1 && (quick || steps > 2))))
+                                    continue;
+                                if (prefetch == 2 && cluster < 8)
                                     continue;
                                 schedule::KernelGroup g = g0;
                                 g.set("threads_per_row", tpr);

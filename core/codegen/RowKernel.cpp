@@ -153,6 +153,10 @@ KernelCode generateRowKernel(const GenContext &ctx)
     // per step.
     const bool stepped = p.steps > 1;
     const bool prefetch = stepped && p.cache && g.value("prefetch") == 1 && !a.rowInputs.empty();
+    // prefetch=shared: the next row goes to shared memory by cp.async (each thread copies the
+    // slots it reads back, so no barrier guards them) while this row is reduced and stored.
+    const bool staged = stepped && p.cache && g.value("prefetch") == 2 && !a.rowInputs.empty();
+    const int stageElems = p.rpb * p.tpr * p.items * p.vec; // per row input
     const std::string slot = stepped ? "[step_ & 1]" : "";
 
     KernelCode k;
@@ -160,6 +164,8 @@ KernelCode generateRowKernel(const GenContext &ctx)
     k.params = kernelParams(ctx);
     k.block = {threads, 1, 1};
     k.clusterSize = p.cluster;
+    if (staged)
+        k.dynamicSharedBytes = static_cast<int>(a.rowInputs.size()) * stageElems * 4;
 
     std::vector<const ir::ComputeOp *> rowOps;
     for (const auto *op : a.ops)
@@ -186,7 +192,10 @@ KernelCode generateRowKernel(const GenContext &ctx)
     if (stepped)
         shape += "\n" + str(p.steps) + " rows per " + (p.cluster > 1 ? "cluster" : "block") +
                  (p.rpb > 1 ? " and sub-block" : "") + ", one after another" +
-                 (prefetch ? ": the next row's elements load into registers while this row is reduced and stored" : "");
+                 (prefetch ? ": the next row's elements load into registers while this row is reduced and stored"
+                  : staged ? ": the next row's elements copy into shared memory (cp.async, " +
+                                 str(k.dynamicSharedBytes) + " B) while this row is reduced and stored"
+                           : "");
     w.comment(headerComment(ctx) + "\n" + shape);
     std::string attrs = "__launch_bounds__(" + str(threads) + ")";
     if (p.cluster > 1)
@@ -274,6 +283,66 @@ KernelCode generateRowKernel(const GenContext &ctx)
         w.close();
         w.close();
     };
+    // prefetch=shared: thread lane_ of sub-row sub_ owns the slots of its elements in stage_.
+    auto stageSlot = [&](std::size_t input) {
+        return str(static_cast<long long>(input) * stageElems) + " + (sub_ * " + str(p.items * p.tpr) + " + it_ * " +
+               str(p.tpr) + " + lane_) * " + str(p.vec);
+    };
+    // cp.async of every cached element of one row into the thread's slots (nothing waits here):
+    // one source pointer and one shared address per input, the elements at fixed offsets.
+    auto stageRow = [&](const std::string &guard, const std::string &rowBase) {
+        w.open("");
+        for (std::size_t i = 0; i < a.rowInputs.size(); ++i) {
+            const std::string name = cIdentifier(ctx.graph.tensor(a.rowInputs[i])->name), n = str(static_cast<long long>(i));
+            w.line("const float *src" + n + "_ = reinterpret_cast<const float *>(" + name + " + " + rowBase +
+                   ") + begin_ + lane_ * " + str(p.vec) + ";");
+            w.line("const unsigned dst" + n + "_ = (unsigned)__cvta_generic_to_shared(stage_ + " +
+                   str(static_cast<long long>(i) * stageElems) + " + (sub_ * " + str(p.items * p.tpr) + " + lane_) * " +
+                   str(p.vec) + ");");
+        }
+        w.line("#pragma unroll");
+        w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
+        // Rows that split exactly into the threads' elements need no column test.
+        const bool exact = cols % (std::int64_t(p.tpr) * p.vec * p.cluster) == 0;
+        if (!exact)
+            w.line("const int c0_ = begin_ + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ";");
+        w.open("if (" + guard + (exact ? "" : " && c0_ < end_") + ")");
+        const int bytes = 4 * p.vec;
+        for (std::size_t i = 0; i < a.rowInputs.size(); ++i) {
+            const std::string n = str(static_cast<long long>(i));
+            w.line("asm volatile(\"cp.async." + std::string(bytes == 16 ? "cg" : "ca") + ".shared.global [%0], [%1], " +
+                   str(bytes) + ";\\n\" :: \"r\"(dst" + n + "_ + it_ * " + str(p.tpr * bytes) + "), \"l\"(src" + n +
+                   "_ + it_ * " + str(p.tpr * p.vec) + ") : \"memory\");");
+        }
+        w.close();
+        w.close();
+        w.close();
+        w.line("asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\");");
+    };
+    // This row's elements from the thread's slots into the register cache, once its copies landed.
+    auto unstageRow = [&] {
+        w.line("asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\"); // this thread's copies of this row");
+        w.line("#pragma unroll");
+        w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
+        w.line("const int c0_ = begin_ + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ";");
+        w.open("if (active_ && c0_ < end_)");
+        for (std::size_t i = 0; i < a.rowInputs.size(); ++i) {
+            const ir::Tensor *t = ctx.graph.tensor(a.rowInputs[i]);
+            const std::string type = ir::cudaTypeName(t->dtype), dst = "x_" + cIdentifier(t->name) + "_";
+            if (vectorLoads && t->dtype == ir::DType::F32) {
+                w.line("const " + vecType + " ld_ = *reinterpret_cast<const " + vecType + " *>(stage_ + " + stageSlot(i) +
+                       ");");
+                for (int q = 0; q < p.vec; ++q)
+                    w.line(dst + "[it_ * " + str(p.vec) + " + " + str(q) + "] = ld_." + lanes[q] + ";");
+            } else {
+                for (int q = 0; q < p.vec; ++q)
+                    w.line(dst + "[it_ * " + str(p.vec) + " + " + str(q) + "] = reinterpret_cast<const " + type +
+                           " *>(stage_)[" + stageSlot(i) + " + " + str(q) + "];");
+            }
+        }
+        w.close();
+        w.close();
+    };
     // Cached rows: each thread's elements of every row input, loaded once.
     if (p.cache) {
         for (ir::TensorId id : a.rowInputs) {
@@ -285,9 +354,13 @@ KernelCode generateRowKernel(const GenContext &ctx)
                        str(p.items * p.vec) + "]; // the next row's elements");
         }
         if (!a.rowInputs.empty()) {
-            if (prefetch)
+            if (prefetch) {
                 loadRow("x_", "first_ < rows_", "first_ * (long long)cols_");
-            else if (!stepped)
+            } else if (staged) {
+                w.line("extern __shared__ float4 stage4_[];");
+                w.line("float *const stage_ = reinterpret_cast<float *>(stage4_);");
+                stageRow("first_ < rows_", "first_ * (long long)cols_");
+            } else if (!stepped)
                 loadRow("x_", "active_", "rowBase_");
         }
     }
@@ -301,10 +374,20 @@ KernelCode generateRowKernel(const GenContext &ctx)
             w.comment("Prefetch: the next row's loads are in flight during this row's reductions and stores.");
             w.line("const long long next_ = row_ + " + str(p.rpb) + ";");
             loadRow("n_", "step_ + 1 < " + str(p.steps) + " && next_ < rows_", "next_ * (long long)cols_");
+        } else if (staged) {
+            unstageRow();
         } else if (p.cache && !a.rowInputs.empty()) {
             loadRow("x_", "active_", "rowBase_");
         }
     }
+    // prefetch=shared: the next row's copies go out once this row's first pass has consumed
+    // every element read from the slots they overwrite.
+    auto stageNextRow = [&] {
+        w.comment("Prefetch: the next row's copies to shared memory are in flight during this row's reductions and "
+                  "stores.");
+        w.line("const long long next_ = row_ + " + str(p.rpb) + ";");
+        stageRow("step_ + 1 < " + str(p.steps) + " && next_ < rows_", "next_ * (long long)cols_");
+    };
 
     // Per-column vectors (gamma[j], w[j]: 1-D, one element per column) read at the column: one
     // vector load per thread and vector, issued at the first use in the pass.
@@ -441,6 +524,8 @@ KernelCode generateRowKernel(const GenContext &ctx)
             }
             w.line("p_" + name + "_ = " + combine(kind, accType, "p_" + name + "_", v) + ";");
         });
+        if (staged && ri == 0)
+            stageNextRow();
         const std::string pv = "p_" + name + "_";
         if (p.sharedReduce) {
             w.line(red + "[sub_][lane_] = " + pv + ";");
@@ -506,6 +591,8 @@ KernelCode generateRowKernel(const GenContext &ctx)
         }
     }
 
+    if (staged && rowOps.empty())
+        stageNextRow();
     // Element-wise results that leave the kernel, computed once every row value is known.
     if (!stored.empty()) {
         auto contiguousRow = [&](const ir::Tensor &t) {

@@ -111,9 +111,9 @@ std::vector<DecisionDef> rowDefs()
         {"cache", C::MemoryAccess, "keep the row in registers between passes, or re-read it from memory",
          {0, 1}, {"none", "registers"}, 1},
         {"prefetch", C::MemoryAccess,
-         "with row_steps > 1 and the row cached: load the next row into registers while this one is reduced and "
-         "stored (twice the registers)",
-         {0, 1}, {"off", "next_row"}, 0},
+         "with row_steps > 1 and the row cached: load the next row while this one is reduced and stored, into "
+         "registers (next_row: twice the registers) or by cp.async into shared memory (shared: sm_80+)",
+         {0, 1, 2}, {"off", "next_row", "shared"}, 0},
         {"reduce", C::InstructionScheduling, "how a row's partial results combine", {0, 1},
          {"shuffle", "shared"}, 0},
     };

@@ -157,6 +157,17 @@ int rowRegisters(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
     return rowItems(a, g, p) * g.value("vector") * cachedArrays(a) * (g.value("prefetch") == 1 ? 2 : 1);
 }
 
+/// Shared memory for prefetch=shared: each thread's elements of the next row of every row input,
+/// copied there by cp.async (4-byte elements; the slots a thread copies are the ones it reads back).
+int rowStagingBytes(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
+{
+    if (g.value("prefetch") != 2)
+        return 0;
+    const std::int64_t bytes = std::int64_t(a.rowInputs.size()) * g.value("rows_per_block") *
+                               g.value("threads_per_row") * rowItems(a, g, p) * g.value("vector") * 4;
+    return static_cast<int>(std::min<std::int64_t>(bytes, std::int64_t(1) << 30));
+}
+
 void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
 {
     const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block"), vec = g.value("vector"),
@@ -186,12 +197,31 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                                       " parts of whole vectors"});
     }
     const int steps = g.value("row_steps"), prefetch = g.value("prefetch");
-    if (prefetch == 1 && steps == 1)
-        out.push_back({{"prefetch", "row_steps"}, "prefetch=next_row needs row_steps > 1: with one row per block "
-                                                  "there is no next row"});
-    if (prefetch == 1 && g.value("cache") != 1)
-        out.push_back({{"prefetch", "cache"}, "prefetch=next_row loads the next row into the register cache: it "
-                                              "needs cache=registers"});
+    const std::string prefetchText = prefetch == 2 ? "prefetch=shared" : "prefetch=next_row";
+    if (prefetch != 0 && steps == 1)
+        out.push_back({{"prefetch", "row_steps"}, prefetchText + " needs row_steps > 1: with one row per block "
+                                                                "there is no next row"});
+    if (prefetch != 0 && g.value("cache") != 1)
+        out.push_back({{"prefetch", "cache"}, prefetchText + " loads the next row for the register cache: it "
+                                                             "needs cache=registers"});
+    if (prefetch == 2) {
+        if (p.arch.computeMajor < 8)
+            out.push_back({{"prefetch"}, "prefetch=shared copies with cp.async, which needs sm_80 or newer, not " +
+                                             p.arch.name});
+        if (a.rowInputs.empty())
+            out.push_back({{"prefetch"}, "prefetch=shared: the group reads no row input to prefetch"});
+        for (ir::TensorId id : a.rowInputs)
+            if (ir::dtypeSize(p.graph.tensor(id)->dtype) != 4)
+                out.push_back({{"prefetch"}, "prefetch=shared copies 4-byte elements; " + p.graph.tensor(id)->name +
+                                                 " is " + ir::dtypeName(p.graph.tensor(id)->dtype)});
+        const int bytes = rowStagingBytes(a, g, p);
+        const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
+        if (bytes > limit)
+            out.push_back({{"prefetch", "threads_per_row", "rows_per_block", "vector", "cluster"},
+                           "prefetch=shared stages " + std::to_string(bytes) + " B of the next row per block > the " +
+                               std::to_string(limit) + " B of shared memory " + p.arch.name +
+                               " leaves for it: use a larger cluster or prefetch=off"});
+    }
     if (steps > 1) {
         std::int64_t rows = 1;
         for (int i = 0; i < a.rowRank; ++i)
@@ -299,7 +329,8 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
         for (const auto *op : a.ops)
             rowOps += op->reduction ? 1 : 0;
         const int parity = g.value("row_steps") > 1 ? 2 : 1; // shared slots alternate between row steps
-        r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0));
+        r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0)) +
+                        rowStagingBytes(a, g, p);
         r.estimatedRegisters = 24 + (g.value("cache") ? rowRegisters(a, g, p) : 8);
         r.blocks = ceilDiv(rows, std::int64_t(rpb) * g.value("row_steps")) * g.value("cluster");
         break;

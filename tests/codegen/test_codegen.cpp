@@ -291,6 +291,68 @@ TEST(Codegen, GenericStrategyHandlesEveryCanonicalOp)
     }
 }
 
+TEST(Codegen, LongRowsPrefetchTheNextRowIntoSharedMemory)
+{
+    // Layer norm over 256 rows of 262144, a cluster of 8 blocks of 512 threads per row, 16 rows
+    // per cluster (one wave of clusters): the next row's elements copy into shared memory by
+    // cp.async while this row is reduced and stored, so the registers hold one row only.
+    const Case c{"layernorm_rows", ir::makeLayerNormRows(), {{"M", 256}, {"N", 262144}}};
+    auto problem = problemFor(c);
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    auto &g = s->groups.front();
+    g.set("threads_per_row", 512);
+    g.set("rows_per_block", 1);
+    g.set("cluster", 8);
+    g.set("vector", 4);
+    g.set("cache", 1);
+    g.set("row_steps", 16);
+    g.set("prefetch", 2);
+    ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok());
+    auto p = codegen::generateProgram(problem, *s);
+    ASSERT_TRUE(p.ok()) << p.error().toString();
+    const std::string &src = p->source;
+    const auto prologue = src.find("cp.async.cg.shared.global");
+    const auto loop = src.find("for (int step_ = 0; step_ < 16; ++step_)");
+    const auto wait = src.find("cp.async.wait_all");
+    const auto firstPass = src.find("p_mean_ = p_mean_ + ");
+    const auto next = src.find("reinterpret_cast<const float *>(X + next_ * (long long)cols_)");
+    const auto firstBarrier = src.find("cluster_.sync();");
+    ASSERT_NE(prologue, std::string::npos) << src;
+    EXPECT_LT(prologue, loop) << "the first row is copied before the loop";
+    EXPECT_LT(loop, wait);
+    EXPECT_LT(wait, firstPass) << "the copies land before the registers are filled";
+    EXPECT_LT(firstPass, next) << "the next row overwrites the slots only after the first pass read them";
+    EXPECT_LT(next, firstBarrier) << "the next row is in flight during the reductions";
+    EXPECT_EQ(src.find("n_X_["), std::string::npos) << "no second register copy of the row";
+    EXPECT_EQ(p->kernels.front().code.dynamicSharedBytes, 512 * 64 * 4);
+    auto compiled = compileProgram(*p, "sm_90");
+    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    const auto *k = compiled->kernel(g.name);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->spillStoreBytes, 0);
+    EXPECT_EQ(k->localBytes, 0);
+    EXPECT_LE(k->registers, 128) << "one 512-thread block per SM";
+
+    // Offered on sm_90 as "shared"; refused before sm_80 (no cp.async), with the reason.
+    auto a = schedule::analyzeGroup(c.graph, g.ops, g.strategy);
+    ASSERT_TRUE(a.ok());
+    auto values = schedule::legalValues(*a, g, "prefetch", problem);
+    ASSERT_EQ(values.size(), 3u);
+    EXPECT_EQ(values[2].text, "shared");
+    EXPECT_TRUE(values[2].legal) << values[2].why;
+    const ArchLimits *sm75 = ArchDatabase::builtin().arch("sm_75");
+    ASSERT_NE(sm75, nullptr);
+    const schedule::Problem turing{c.graph, c.sizes, *sm75, schedule::Precision::FP32};
+    g.set("cluster", 1);
+    g.set("threads_per_row", 1024);
+    g.set("row_steps", 2);
+    auto old = schedule::legalValues(*a, g, "prefetch", turing);
+    ASSERT_EQ(old.size(), 3u);
+    EXPECT_FALSE(old[2].legal);
+    EXPECT_NE(old[2].why.find("cp.async, which needs sm_80 or newer, not sm_75"), std::string::npos) << old[2].why;
+}
+
 TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)
 {
     // 256 rows of 262144: too few rows for the SMs, so a cluster of 16 blocks shares each row and
@@ -335,7 +397,7 @@ TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)
     g.set("cache", 0);
     auto noCache = schedule::checkGroup(*a, g, problem);
     ASSERT_FALSE(noCache.empty());
-    EXPECT_NE(noCache.front().message.find("prefetch=next_row loads the next row into the register cache"),
+    EXPECT_NE(noCache.front().message.find("prefetch=next_row loads the next row for the register cache"),
               std::string::npos)
         << noCache.front().message;
     g.set("cache", 1);

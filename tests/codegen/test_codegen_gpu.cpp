@@ -80,3 +80,73 @@ TEST_P(CodegenGpu, SampledSchedulesMatchTheInterpreter)
 
 INSTANTIATE_TEST_SUITE_P(Programs, CodegenGpu, ::testing::Range<std::size_t>(0, 8),
                          [](const ::testing::TestParamInfo<std::size_t> &info) { return cases()[info.param].name; });
+
+namespace {
+
+/// Row kernels that prefetch the next row into shared memory by cp.async (prefetch=shared):
+/// clusters and single blocks, rows that do not fill the last cluster's steps, and rows whose
+/// length leaves the last elements of a block's span unused.
+class CodegenGpuRowPrefetch : public CodegenGpu {};
+
+struct RowPrefetchConfig {
+    int rows, cols, threadsPerRow, cluster, steps;
+};
+
+} // namespace
+
+TEST_P(CodegenGpuRowPrefetch, SharedMemoryPrefetchMatchesTheInterpreter)
+{
+    const bool layerNorm = GetParam() == 1;
+    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
+    ASSERT_NE(arch, nullptr) << s_arch;
+    if (arch->computeMajor < 8)
+        GTEST_SKIP() << s_arch << " has no cp.async";
+    std::vector<RowPrefetchConfig> configs = {{37, 8192, 1024, 1, 2}, {5, 16384, 256, 1, 4}};
+    if (arch->computeMajor >= 9)
+        configs.insert(configs.end(), {{37, 65552, 512, 4, 8}, {19, 262144, 512, 8, 16}, {20, 262144, 1024, 8, 4}});
+    const ir::Graph graph = layerNorm ? ir::makeLayerNormRows() : ir::makeSoftmaxRows();
+    for (const RowPrefetchConfig &cfg : configs) {
+        const ir::SizeBindings sizes{{"M", cfg.rows}, {"N", cfg.cols}};
+        schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
+        auto s = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(s.ok()) << s.error().toString();
+        auto &g = s->groups.front();
+        g.set("threads_per_row", cfg.threadsPerRow);
+        g.set("rows_per_block", 1);
+        g.set("cluster", cfg.cluster);
+        g.set("vector", 4);
+        g.set("cache", 1);
+        g.set("reduce", 0);
+        g.set("row_steps", cfg.steps);
+        g.set("prefetch", 2);
+        const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
+                                 schedule::describe(g);
+        ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok()) << what;
+        auto p = codegen::generateProgram(problem, *s);
+        ASSERT_TRUE(p.ok()) << p.error().toString();
+        auto compiled = compileProgram(*p, s_arch);
+        ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+        auto plan = codegen::toLaunchPlan(*p, graph, sizes);
+        ASSERT_TRUE(plan.ok()) << plan.error().toString();
+        runner::RunRequest request;
+        request.job.module = compiled->cubin;
+        request.job.plan = *plan;
+        request.job.measure.time = false;
+        request.job.precision = runner::PrecisionPolicy::FP32;
+        request.cpuReference = runner::CpuReference{graph, sizes, {}};
+        auto r = s_runner->run(std::move(request));
+        ASSERT_TRUE(r.ok()) << what << ": " << r.error().toString();
+        ASSERT_TRUE(r->verification.has_value());
+        std::string detail;
+        for (const auto &o : r->verification->outputs)
+            detail += o.buffer + " rel " + std::to_string(o.relativeError) + " unwritten " +
+                      std::to_string(o.unwrittenCount) + " mismatches " + std::to_string(o.mismatchCount) + "; ";
+        EXPECT_TRUE(r->verification->verified) << what << ": " << detail;
+        std::cout << "  " << what << ": " << detail << "\n";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, CodegenGpuRowPrefetch, ::testing::Range<std::size_t>(0, 2),
+                         [](const ::testing::TestParamInfo<std::size_t> &info) {
+                             return std::string(info.param == 1 ? "layernorm" : "softmax");
+                         });
