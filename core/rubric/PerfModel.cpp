@@ -180,7 +180,8 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
         issueShare = k.loopFma / (k.loopFma + k.loopSharedLoads + c.asyncSpillIssue * spillWords +
                                   c.asyncLoopOtherIssue * other);
     }
-    p.computeHiding = std::pow(std::min(1.0, warps / c.asyncHidingWarps), c.asyncHidingExponent);
+    const double hidingWarps = k.copyStages == 2 ? c.asyncTwoStageHidingWarps : c.asyncHidingWarps;
+    p.computeHiding = std::pow(std::min(1.0, warps / hidingWarps), c.asyncHidingExponent);
     const double fmaBlock = k.flops / blocks / (peak / sms * issueShare); // one block alone, pipe fed
     const double fma = resident * fmaBlock / p.computeHiding;
     const double shared = resident * k.sharedTrafficBytes / blocks / (c.sharedBytesPerClock * clockHz);

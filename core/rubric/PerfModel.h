@@ -82,6 +82,8 @@ public:
         double asyncTileUs = 0.01;          ///< per k-tile of a block: wait, barrier, ring advance
         double asyncChainExponent = 5;      ///< p-norm of overlapping terms (throughput vs one block's chain)
         double asyncHidingWarps = 12;       ///< warps per SM from which the FMA pipe is fed fully ...
+        /// ... with two stages (no fragment double-buffering: each k step waits for its shared loads)
+        double asyncTwoStageHidingWarps = 16;
         double asyncHidingExponent = 0.5;   ///< ... (warps / asyncHidingWarps)^this below
         double asyncBlockWarps = 8;         ///< warps one block needs to issue its own FMAs at the SM's rate
         double asyncSpillIssue = 16;        ///< issue slots per spilled 4-byte word, per k-tile
