@@ -19,6 +19,11 @@ std::vector<BenchCase> allCases()
     gemm("gemm", ir::makeMatmul(), 4097, 4097, 4097);
     gemm("gemm", ir::makeMatmul(), 1000, 3000, 700);
     gemm("gemm", ir::makeMatmul(), 128, 8192, 8192);
+    // The same GEMM with TF32 allowed (PyTorch's allow_tf32): against cuBLAS on TF32 tensor cores.
+    for (std::int64_t n : {4096, 8192}) {
+        gemm("gemm_tf32", ir::makeMatmul(), n, n, n);
+        out.back().precision = schedule::Precision::TF32;
+    }
     auto rows = [&](const std::string &family, ir::Graph g, std::int64_t M, std::int64_t N, double extraBytes) {
         out.push_back({family, std::to_string(M) + "x" + std::to_string(N), std::move(g), {{"M", M}, {"N", N}}, 0,
                        8.0 * M * N + extraBytes});

@@ -4,6 +4,7 @@
 
 #include "core/ir/Graph.h"
 #include "core/ir/Shape.h"
+#include "core/schedule/Schedule.h"
 
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ struct BenchCase {
     ir::SizeBindings sizes;
     double flops = 0;    ///< for TFLOP/s
     double bytes = 0;    ///< minimal DRAM traffic, for GB/s
+    /// tf32 (gemm_tf32): the schedules may round GEMM operands to TF32 (tensor cores) and the
+    /// result is verified with the TF32 bound.
+    schedule::Precision precision = schedule::Precision::FP32;
 };
 
 /// Every case, in table order.

@@ -59,6 +59,42 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
         struct Tile {
             int bm, bn, tm, tn;
         };
+        if (g0.value("math") == 1) {
+            // TF32 tensor cores (the default under precision tf32): block tiles of 4 or 8 warps, warp
+            // tiles of 64x64, 64x32 and 32x64 (8 thread_m x 4 thread_n), 16- and 32-deep tiles in
+            // 2-4 stage cp.async rings; two blocks per SM where they fit, else one.
+            const Tile mmaTiles[] = {{128, 128, 8, 16}, {128, 256, 8, 16}, {256, 128, 8, 16}, {128, 128, 8, 8},
+                                     {128, 128, 4, 16}, {256, 128, 16, 8}, {128, 64, 8, 8},   {64, 128, 8, 16}};
+            for (const Tile &t : mmaTiles)
+                for (int bk : {16, 32})
+                    for (int stages : {2, 3, 4}) {
+                        if (quick && (bk != 32 || stages != 3))
+                            continue;
+                        schedule::KernelGroup g = g0;
+                        g.set("block_m", t.bm);
+                        g.set("block_n", t.bn);
+                        g.set("thread_m", t.tm);
+                        g.set("thread_n", t.tn);
+                        g.set("block_k", bk);
+                        g.set("stages", stages);
+                        g.set("smem_pad", 4);
+                        g.set("split_k", 1);
+                        g.set("min_blocks", 1);
+                        bestVector(g);
+                        g.set("min_blocks", 2);
+                        if (!schedule::checkGroup(*analysis, g, problem).empty())
+                            g.set("min_blocks", 1);
+                        add(g);
+                        // Rasterization groups other than 8 block rows for the 4-warp 64x64 tiles.
+                        if (!quick && t.bm == 128 && t.bn == 128 && t.tn == 16 && stages == 3)
+                            for (int swizzle : {1, 4, 16}) {
+                                schedule::KernelGroup o = g;
+                                o.set("swizzle", swizzle);
+                                add(o);
+                            }
+                    }
+            break;
+        }
         const std::vector<Tile> tiles = {{128, 128, 8, 8},  {128, 128, 8, 16}, {128, 128, 16, 8}, {128, 256, 8, 16},
                                          {256, 128, 16, 8}, {128, 64, 8, 8},   {64, 128, 8, 8},   {256, 128, 8, 8},
                                          {128, 256, 8, 8},  {64, 64, 8, 8},    {64, 64, 4, 4},    {128, 64, 8, 16},
@@ -325,7 +361,7 @@ int listCandidates(const BenchOptions &options)
         const std::string id = c.family + ":" + c.shape;
         if (!selected(options, id))
             continue;
-        schedule::Problem problem{c.graph, c.sizes, *limits, schedule::Precision::FP32};
+        schedule::Problem problem{c.graph, c.sizes, *limits, c.precision};
         auto candidates = caseCandidates(id, problem, options);
         if (!candidates) {
             std::cerr << candidates.error().message << "\n";
@@ -386,7 +422,7 @@ int runBench(const BenchOptions &options)
         const std::string id = c.family + ":" + c.shape;
         if (!selected(options, id))
             continue;
-        schedule::Problem problem{c.graph, c.sizes, *limits, schedule::Precision::FP32};
+        schedule::Problem problem{c.graph, c.sizes, *limits, c.precision};
         auto found = caseCandidates(id, problem, options);
         if (!found) {
             std::fprintf(stderr, "%s\n", found.error().message.c_str());
@@ -474,7 +510,8 @@ int runBench(const BenchOptions &options)
         request.job.plan = built[static_cast<std::size_t>(best)]->plan;
         request.job.reference = runner::GpuReference{reference->cubin, reference->plan, {}};
         request.job.measure = {true, true, 3, options.repeats, true, false, false};
-        request.job.precision = runner::PrecisionPolicy::FP32;
+        request.job.precision =
+            c.precision == schedule::Precision::TF32 ? runner::PrecisionPolicy::TF32 : runner::PrecisionPolicy::FP32;
         request.job.deadlineMs = 120000;
         auto r = runner.run(std::move(request));
         if (!r) {

@@ -7,6 +7,7 @@
 //   so a warp reads consecutive 16-byte words without bank conflicts)--> TM x TN FMAs per k.
 #include "core/codegen/CudaWriter.h"
 #include "core/codegen/Kernels.h"
+#include "core/codegen/MmaGemm.h"
 
 #include <algorithm>
 #include <functional>
@@ -67,6 +68,13 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
               TN = g.value("thread_n"), VEC = g.value("vector"), PAD = g.value("smem_pad"), STAGES = g.value("stages"),
               SWZ = g.value("swizzle"), MINB = g.value("min_blocks"), SPLIT = g.value("split_k");
     const bool ASYNC = g.value("copy") == 1;
+    // math=tf32_mma: the same tiles and ring, the products on TF32 tensor cores (MmaGemm.cpp).
+    const bool MMA = g.value("math") == 1;
+    // Shared tiles: k-major [stage][BK][other + PAD], or k-contiguous [stage][other][stride] for an
+    // operand whose rows run along k under the tensor cores.
+    const mma::MmaTiles mmaTiles{BM, BN, BK, TM, TN, mma::sharedTile(MMA && a.aRowMajor, BK, BM, PAD),
+                                 mma::sharedTile(MMA && !a.bRowMajor, BK, BN, PAD)};
+    const mma::SharedTile &tileA = mmaTiles.a, &tileB = mmaTiles.b;
     const int TX = BN / TN, TY = BM / TM, T = TX * TY;
     const int LA = BM * BK / (VEC * T), LB = BN * BK / (VEC * T);
     const int SA = BM + PAD, SB = BN + PAD;
@@ -76,7 +84,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     k.name = ctx.kernelName;
     k.params = kernelParams(ctx);
     k.block = {T, 1, 1};
-    k.dynamicSharedBytes = STAGES * BK * (SA + SB) * 4;
+    k.dynamicSharedBytes = STAGES * (tileA.stageFloats() + tileB.stageFloats()) * 4;
     const std::string wsName = ctx.kernelName + "_partials";
     if (SPLIT > 1) {
         KernelParam ws;
@@ -96,16 +104,19 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     CudaWriter w;
     w.comment(headerComment(ctx) + "\nA is " + A.name + (a.aRowMajor ? "[i, k]" : "[k, i] (transposed)") + ", B is " +
               B.name + (a.bRowMajor ? "[k, j]" : "[j, k] (transposed)") + "; " + str(T) + " threads, " + str(TM) + "x" +
-              str(TN) + " results each; " + str(k.dynamicSharedBytes) + " B of shared memory" +
+              str(TN) + " results each" +
+              (MMA ? " (warps of " + str(mmaTiles.warpM()) + "x" + str(mmaTiles.warpN()) + " on TF32 tensor cores)" : "") +
+              "; " + str(k.dynamicSharedBytes) + " B of shared memory" +
               (ASYNC ? "; tiles copied by cp.async, " + str(STAGES) + " in flight" : ""));
     w.line("extern \"C\" __global__ void __launch_bounds__(" + str(T) + ", " + str(MINB) + ") " + k.name + "(" +
            paramList(k.params) + ")");
     w.open("");
     w.line("extern __shared__ float4 smem4_[];");
-    w.line("float *As_ = reinterpret_cast<float *>(smem4_);                 // [" + str(STAGES) + "][" + str(BK) + "][" +
-           str(SA) + "]");
-    w.line("float *Bs_ = As_ + " + str(STAGES * BK * SA) + ";                              // [" + str(STAGES) + "][" +
-           str(BK) + "][" + str(SB) + "]");
+    w.line("float *As_ = reinterpret_cast<float *>(smem4_);                 // [" + str(STAGES) + "][" +
+           str(tileA.rows) + "][" + str(tileA.stride) + "]" + (tileA.kContiguous ? " (k-contiguous)" : ""));
+    w.line("float *Bs_ = As_ + " + str(STAGES * tileA.stageFloats()) + ";                              // [" +
+           str(STAGES) + "][" + str(tileB.rows) + "][" + str(tileB.stride) + "]" +
+           (tileB.kContiguous ? " (k-contiguous)" : ""));
     w.line("const int M_ = " + emitExpr(a.domain[0], base) + ", N_ = " + emitExpr(a.domain[1], base) +
            ", K_ = " + emitExpr(a.k, base) + ";");
     w.line("const long long lda_ = " + emitExpr(A.shape[1], base) + ", ldb_ = " + emitExpr(B.shape[1], base) + ";");
@@ -127,7 +138,10 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     w.line("const int inGroup_ = tile_ % (" + str(SWZ) + " * gridN_);");
     w.line("const int m0_ = (firstM_ + inGroup_ % groupRows_) * " + str(BM) + ";");
     w.line("const int n0_ = (inGroup_ / groupRows_) * " + str(BN) + ";");
-    w.line("const int tx_ = threadIdx.x % " + str(TX) + ", ty_ = threadIdx.x / " + str(TX) + ";");
+    if (MMA)
+        mma::emitMmaSetup(w, mmaTiles);
+    else
+        w.line("const int tx_ = threadIdx.x % " + str(TX) + ", ty_ = threadIdx.x / " + str(TX) + ";");
     w.line("float acc_[" + str(TM) + "][" + str(TN) + "];");
     w.line("#pragma unroll");
     w.line("for (int i_ = 0; i_ < " + str(TM) + "; ++i_)");
@@ -249,26 +263,31 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
 
     // Global -> shared stage s_ by cp.async, for the tile at depth k0_. An operand whose rows run
     // along k is copied one float per lane (consecutive lanes read consecutive k), transposed into
-    // the k-major tile; the other one VEC floats per lane. Out-of-range elements are zero-filled
-    // (source size 0, nothing read).
+    // the k-major tile, or (k-contiguous tile) VEC floats per lane; the other one VEC floats per
+    // lane. Out-of-range elements are zero-filled (source size 0, nothing read).
+    auto copyWidth = [&](bool kFastest, const mma::SharedTile &layout) { return kFastest && !layout.kContiguous ? 1 : VEC; };
+    // Beside the tensor-core accumulators and fragments, the addresses of many narrow copies, fully
+    // unrolled and hoisted out of the k loop, would spill: those loops unroll by 4.
+    auto copyUnroll = [&](int copies) { return MMA && copies > 8 ? "#pragma unroll 4" : "#pragma unroll"; };
     auto copyOperand = [&](const std::string &tensor, const std::string &tile, bool kFastest, int tileOther,
                            const std::string &other0, const std::string &otherLimit, const std::string &ld,
-                           int stride) {
-        const int width = kFastest ? 1 : VEC, bytes = width * 4;
+                           const mma::SharedTile &layout) {
+        const int width = copyWidth(kFastest, layout), bytes = width * 4;
         const int perRow = (kFastest ? BK : tileOther) / width, copies = tileOther * BK / (width * T);
-        w.line("#pragma unroll");
+        w.line(copyUnroll(copies));
         w.open("for (int l_ = 0; l_ < " + str(copies) + "; ++l_)");
         w.line("const int v_ = threadIdx.x + l_ * " + str(T) + ";");
         if (kFastest)
-            w.line("const int o_ = v_ / " + str(perRow) + ", kk_ = v_ % " + str(perRow) + ";");
+            w.line("const int o_ = v_ / " + str(perRow) + ", kk_ = " +
+                   (width > 1 ? "(v_ % " + str(perRow) + ") * " + str(width) : "v_ % " + str(perRow)) + ";");
         else
             w.line("const int kk_ = v_ / " + str(perRow) + ", o_ = (v_ % " + str(perRow) + ") * " + str(width) + ";");
         w.line("const int go_ = " + other0 + " + o_, gk_ = k0_ + kk_;");
         w.line("const bool in_ = go_ < " + otherLimit + " && gk_ < kEnd_;");
         w.line("const float *src_ = " + tensor + " + (in_ ? " +
                (kFastest ? "(long long)go_ * " + ld + " + gk_" : "(long long)gk_ * " + ld + " + go_") + " : 0);");
-        w.line("const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[(s_ * " + str(BK) +
-               " + kk_) * " + str(stride) + " + o_]);");
+        w.line("const unsigned dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[" + layout.at("s_", "kk_", "o_") +
+               "]);");
         w.line(std::string("asm volatile(\"cp.async.") + (bytes == 16 ? "cg" : "ca") + ".shared.global [%0], [%1], " +
                str(bytes) + ", %2;\\n\" :: \"r\"(dst_), \"l\"(src_), \"r\"(in_ ? " + str(bytes) + " : 0));");
         w.close();
@@ -280,19 +299,20 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     struct FastCopy {
         std::string prefix, tensor, ld;
         bool kFastest;
-        int width, perRow, copies, stride;
+        int width, perRow, copies;
+        mma::SharedTile layout;
     };
     std::vector<FastCopy> fast;
     {
         auto plan = [&](const std::string &prefix, const std::string &tensor, const std::string &ld, bool kFastest,
-                        int tileOther, int stride) {
-            const int width = kFastest ? 1 : VEC, perRow = (kFastest ? BK : tileOther) / width;
+                        int tileOther, const mma::SharedTile &layout) {
+            const int width = copyWidth(kFastest, layout), perRow = (kFastest ? BK : tileOther) / width;
             if (T % perRow == 0)
-                fast.push_back({prefix, tensor, ld, kFastest, width, perRow, tileOther * BK / (width * T), stride});
+                fast.push_back({prefix, tensor, ld, kFastest, width, perRow, tileOther * BK / (width * T), layout});
         };
         if (ASYNC) {
-            plan("a", an, "lda_", a.aRowMajor, BM, SA);
-            plan("b", bn, "ldb_", !a.bRowMajor, BN, SB);
+            plan("a", an, "lda_", a.aRowMajor, BM, tileA);
+            plan("b", bn, "ldb_", !a.bRowMajor, BN, tileB);
             if (fast.size() != 2)
                 fast.clear();
         }
@@ -312,15 +332,19 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
                        " + kBegin_ + " + p + "Col_;");
                 w.line("const long long " + p + "Step_ = " + str(rowsPerStep) + "LL * " + f.ld + ", " + p + "Tile_ = " +
                        str(BK) + ";");
-                w.line("const unsigned " + p + "Dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[" + p +
-                       "Col_ * " + str(f.stride) + " + " + p + "Row_]);");
+                if (f.layout.kContiguous)
+                    w.line("const unsigned " + p + "Dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[" + p +
+                           "Row_ * " + str(f.layout.stride) + " + " + p + "Col_]);");
+                else
+                    w.line("const unsigned " + p + "Dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[" + p +
+                           "Col_ * " + str(f.layout.stride) + " + " + p + "Row_]);");
             } else {
                 w.line("const float *" + p + "Src_ = " + f.tensor + " + (long long)(kBegin_ + " + p + "Row_) * " + f.ld +
                        " + " + other0 + " + " + p + "Col_;");
                 w.line("const long long " + p + "Step_ = " + str(rowsPerStep) + "LL * " + f.ld + ", " + p + "Tile_ = " +
                        str(BK) + "LL * " + f.ld + ";");
                 w.line("const unsigned " + p + "Dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[" + p +
-                       "Row_ * " + str(f.stride) + " + " + p + "Col_]);");
+                       "Row_ * " + str(f.layout.stride) + " + " + p + "Col_]);");
             }
         }
     };
@@ -329,11 +353,11 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
             const std::string p = f.prefix;
             const int rowsPerStep = T / f.perRow, bytes = f.width * 4;
             // Shared bytes between consecutive copies: along the other dimension (transposed tile)
-            // or down the k rows.
-            const int dstStep = (f.kFastest ? rowsPerStep : rowsPerStep * f.stride) * 4;
+            // or down the rows (k rows, or the rows of a k-contiguous tile).
+            const int dstStep = (f.kFastest && !f.layout.kContiguous ? rowsPerStep : rowsPerStep * f.layout.stride) * 4;
             w.line("const float *" + p + "s_ = " + p + "Src_ + (long long)kt0_ * " + p + "Tile_;");
-            w.line("const unsigned " + p + "d_ = " + p + "Dst_ + s_ * " + str(BK * f.stride * 4) + ";");
-            w.line("#pragma unroll");
+            w.line("const unsigned " + p + "d_ = " + p + "Dst_ + s_ * " + str(f.layout.stageFloats() * 4) + ";");
+            w.line(copyUnroll(f.copies));
             w.line("for (int l_ = 0; l_ < " + str(f.copies) + "; ++l_)");
             w.line(std::string("    asm volatile(\"cp.async.") + (bytes == 16 ? "cg" : "ca") +
                    ".shared.global [%0], [%1], " + str(bytes) + ";\\n\" :: \"r\"(" + p + "d_ + l_ * " + str(dstStep) +
@@ -350,8 +374,8 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
             w.close();
             w.open("else");
         }
-        copyOperand(an, "As_", a.aRowMajor, BM, "m0_", "M_", "lda_", SA);
-        copyOperand(bn, "Bs_", !a.bRowMajor, BN, "n0_", "N_", "ldb_", SB);
+        copyOperand(an, "As_", a.aRowMajor, BM, "m0_", "M_", "lda_", tileA);
+        copyOperand(bn, "Bs_", !a.bRowMajor, BN, "n0_", "N_", "ldb_", tileB);
         if (!fast.empty())
             w.close();
         w.close();
@@ -381,7 +405,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
         w.line("read_ = read_ + 1 == " + str(STAGES) + " ? 0 : read_ + 1;");
         w.line("write_ = write_ + 1 == " + str(STAGES) + " ? 0 : write_ + 1;");
     };
-    if (ASYNC && STAGES >= 3) {
+    if (ASYNC && STAGES >= 3 && !MMA) {
         w.comment(str(STAGES) + " stages: cp.async keeps the next " + str(STAGES - 1) +
                   " tiles in flight while the math runs on this one; one commit group per tile. Fragments are\n"
                   "double-buffered in registers: each k step loads the next step's (across tiles too: the wait\n"
@@ -425,7 +449,10 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
         waitGroups(STAGES - 2);
         w.line("__syncthreads();");
         refill();
-        compute("read_");
+        if (MMA)
+            mma::emitMmaStage(w, mmaTiles, "read_");
+        else
+            compute("read_");
         advanceRing();
         w.close();
     } else if (STAGES == 2) {
@@ -459,7 +486,9 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
         std::function<std::string(const std::string &gj)> at; ///< the element (gi_, gj)
     };
     std::vector<Sink> sinks;
-    const int W = TN / 2;
+    // A thread's columns: two groups of TN/2 adjacent ones BN/2 apart (SIMT), or TN/2 pairs, one per
+    // m16n8 tile of its warp (tensor cores); acc_[i_][h_ * W + q] is column q of group h_.
+    const int W = MMA ? 2 : TN / 2, columnGroups = MMA ? TN / 2 : 2;
     const auto N = ir::evaluateSizeExpr(a.domain[1], ctx.sizes);
     const int chunk = std::min(W, 4);
     bool vectorStore = W >= 2 && N.ok() && *N % chunk == 0;
@@ -496,13 +525,19 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     w.comment("Epilogue: the fused element-wise ops on each result, then the only store.");
     w.line("#pragma unroll");
     w.open("for (int i_ = 0; i_ < " + str(TM) + "; ++i_)");
-    w.line("const int gi_ = m0_ + (i_ < " + str(TM / 2) + " ? ty_ * " + str(TM / 2) + " + i_ : " + str(BM / 2) +
-           " + ty_ * " + str(TM / 2) + " + i_ - " + str(TM / 2) + ");");
+    if (MMA)
+        w.line("const int gi_ = m0_ + " + mma::epilogueRow(mmaTiles) + ";");
+    else
+        w.line("const int gi_ = m0_ + (i_ < " + str(TM / 2) + " ? ty_ * " + str(TM / 2) + " + i_ : " + str(BM / 2) +
+               " + ty_ * " + str(TM / 2) + " + i_ - " + str(TM / 2) + ");");
     w.line("if (gi_ >= M_)");
     w.line("    continue;");
     w.line("#pragma unroll");
-    w.open("for (int h_ = 0; h_ < 2; ++h_)");
-    w.line("const int gj0_ = n0_ + h_ * " + str(BN / 2) + " + tx_ * " + str(W) + ";");
+    w.open("for (int h_ = 0; h_ < " + str(columnGroups) + "; ++h_)");
+    if (MMA)
+        w.line("const int gj0_ = n0_ + " + mma::epilogueColumn(mmaTiles) + ";");
+    else
+        w.line("const int gj0_ = n0_ + h_ * " + str(BN / 2) + " + tx_ * " + str(W) + ";");
     if (vectorStore) {
         w.open("if (gj0_ + " + str(W - 1) + " < N_)");
         for (const Sink &sink : sinks)

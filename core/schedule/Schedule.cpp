@@ -92,6 +92,10 @@ std::vector<DecisionDef> gemmDefs()
          "several tiles in flight",
          {1, 2, 3, 4}, {}, 2},
         {"min_blocks", C::InstructionScheduling, "__launch_bounds__ minimum blocks per SM (caps registers)", {1, 2, 3, 4}, {}, 1},
+        {"math", C::InstructionScheduling,
+         "what computes the products: FP32 FMAs on the CUDA cores, or TF32 tensor cores (mma.sync m16n8k8; needs "
+         "precision tf32 and sm_80+; a warp then computes 8*thread_m x 4*thread_n results)",
+         {0, 1}, {"simt", "tf32_mma"}, 0},
     };
 }
 

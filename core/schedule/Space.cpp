@@ -24,20 +24,46 @@ int sharedLimit(const ArchLimits &arch)
 
 std::string kv(const std::string &key, int v) { return key + "=" + std::to_string(v); }
 
+} // namespace
+
+int mmaKContiguousStride(int blockK, int pad)
+{
+    if (pad == 0)
+        return blockK;
+    int stride = blockK + 8;
+    while (stride % 16 != 8)
+        stride += 8;
+    return stride;
+}
+
+namespace {
+
 struct GemmShape {
     int bm, bn, bk, tm, tn, vector, pad, stages, minBlocks;
     bool async;            ///< copy=async: cp.async straight to shared memory, no staging registers
+    bool mma;              ///< math=tf32_mma: warps of 8*tm x 4*tn results on TF32 tensor cores
     bool aKFastest, bKFastest; ///< the operand's rows run along k in memory
     int threads() const { return (bm / tm) * (bn / tn); }
-    int shared() const { return stages * bk * (bm + pad + bn + pad) * 4; }
-    /// Elements per global load (or cp.async) of an operand: cp.async copies an operand whose rows
-    /// run along k one float at a time, transposing it into the k-major tile.
-    int widthA() const { return async && aKFastest ? 1 : vector; }
-    int widthB() const { return async && bKFastest ? 1 : vector; }
+    /// Floats of one stage of an operand's tile: k-major rows of other + pad, or (tensor cores, rows
+    /// along k) k-contiguous rows.
+    int tileFloats(int other, bool kFastest) const
+    {
+        return mma && kFastest ? other * mmaKContiguousStride(bk, pad) : bk * (other + pad);
+    }
+    int shared() const { return stages * (tileFloats(bm, aKFastest) + tileFloats(bn, bKFastest)) * 4; }
+    /// Elements per global load (or cp.async) of an operand: the SIMT kernel's cp.async copies an
+    /// operand whose rows run along k one float at a time, transposing it into the k-major tile.
+    int widthA() const { return async && aKFastest && !mma ? 1 : vector; }
+    int widthB() const { return async && bKFastest && !mma ? 1 : vector; }
     int loadsA() const { return bm * bk / (widthA() * std::max(threads(), 1)); }
     int loadsB() const { return bn * bk / (widthB() * std::max(threads(), 1)); }
     int registers() const
     {
+        // Tensor cores: the fragments of a k step (4 registers per 16 rows of A, 2 per 8 columns of B:
+        // 2 tm + tn), half of them again for the next step's loads, and the cp.async ring's addresses
+        // (ptxas for sm_90: a 64x64 warp tile takes 250 registers, 64x32 ones spill under 128).
+        if (mma)
+            return tm * tn + 3 * (2 * tm + tn) / 2 + 56;
         return tm * tn + tm + tn + (!async && stages == 2 ? (loadsA() + loadsB()) * vector : 0) + 28;
     }
 };
@@ -46,7 +72,7 @@ GemmShape gemmShape(const GroupAnalysis &a, const KernelGroup &g)
 {
     return {g.value("block_m"), g.value("block_n"), g.value("block_k"), g.value("thread_m"), g.value("thread_n"),
             g.value("vector"),  g.value("smem_pad"), g.value("stages"), g.value("min_blocks"),
-            g.value("copy") == 1, a.aRowMajor,        !a.bRowMajor};
+            g.value("copy") == 1, g.value("math") == 1, a.aRowMajor, !a.bRowMajor};
 }
 
 void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
@@ -62,6 +88,24 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         out.push_back({{"block_m", "thread_m", "block_n", "thread_n"},
                        std::to_string(T) + " threads per block > the limit of " +
                            std::to_string(p.arch.maxThreadsPerBlock)});
+    if (s.mma) {
+        if (p.precision != Precision::TF32)
+            out.push_back({{"math"}, "math=tf32_mma rounds A and B to TF32: the schedule's precision is fp32 (precision "
+                                     "tf32 allows it)"});
+        if (!p.arch.tensorCoresTf32)
+            out.push_back({{"math"}, "math=tf32_mma: " + p.arch.name + " has no TF32 tensor cores (sm_80 and newer)"});
+        if (!s.async)
+            out.push_back({{"math", "copy"}, "math=tf32_mma stages its tiles through the cp.async ring: it needs copy=async"});
+        // A warp computes (thread_m / 2) x (thread_n / 2) m16n8 tiles: 8 * thread_m rows, 4 * thread_n columns.
+        if (s.bm % (8 * s.tm) != 0)
+            out.push_back({{"math", "block_m", "thread_m"},
+                           "math=tf32_mma: a warp computes 8 x thread_m = " + std::to_string(8 * s.tm) +
+                               " rows, which does not divide block_m=" + std::to_string(s.bm)});
+        if (s.bn % (4 * s.tn) != 0)
+            out.push_back({{"math", "block_n", "thread_n"},
+                           "math=tf32_mma: a warp computes 4 x thread_n = " + std::to_string(4 * s.tn) +
+                               " columns, which does not divide block_n=" + std::to_string(s.bn)});
+    }
     if (s.async && !p.arch.asyncCopy)
         out.push_back({{"copy"}, "copy=async: " + p.arch.name + " has no cp.async (sm_80 and newer)"});
     if (s.async && s.stages < 2)
@@ -405,7 +449,26 @@ void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
     g.set("block_n", pick.bn);
     g.set("thread_m", pick.tm);
     g.set("thread_n", pick.tn);
-    if (p.arch.asyncCopy) {
+    if (p.precision == Precision::TF32 && p.arch.tensorCoresTf32 && p.arch.asyncCopy) {
+        // TF32 tensor cores: warps of 64x64 results (thread_m=8, thread_n=16) where the tiles still
+        // fill the SMs, 32-deep tiles in a 3-stage cp.async ring, two blocks per SM.
+        const Tile mmaTiles[] = {{128, 128, 8, 16}, {128, 64, 8, 8}, {64, 64, 4, 8}, {32, 32, 2, 4}};
+        for (const Tile &t : mmaTiles) {
+            pick = t;
+            if (((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn) >= sms)
+                break;
+        }
+        g.set("block_m", pick.bm);
+        g.set("block_n", pick.bn);
+        g.set("thread_m", pick.tm);
+        g.set("thread_n", pick.tn);
+        g.set("math", 1);
+        g.set("copy", 1);
+        g.set("stages", 3);
+        g.set("block_k", 32);
+        g.set("smem_pad", 4);
+        g.set("min_blocks", 2);
+    } else if (p.arch.asyncCopy) {
         // cp.async rings measured faster than register staging at every GEMM shape of the H200
         // runs (docs/PERFORMANCE.md, run 5); 3 stages of BK 16, two blocks per SM.
         g.set("copy", 1);

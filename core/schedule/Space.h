@@ -63,6 +63,11 @@ Result<Schedule> defaultSchedule(const Problem &problem);
 /// the decision, its value and the rule (every problem listed in diagnostics).
 Status validateSchedule(const Schedule &schedule, const Problem &problem);
 
+/// Floats per row of a k-contiguous shared tile of the TF32 tensor-core GEMM (math=tf32_mma, an
+/// operand whose rows run along k): block_k, padded with smem_pad > 0 to 8 more than a multiple of 16
+/// floats, so the 8-byte fragment loads of a half warp hit 16 different bank pairs.
+int mmaKContiguousStride(int blockK, int pad);
+
 /// Legal combinations of the group's decisions (cartesian product of the candidates, filtered),
 /// at most `limit`, in a stable order: the search space the bench and the agents explore.
 std::vector<KernelGroup> enumerateLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,

@@ -3,6 +3,7 @@
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
+#include "core/ir/GraphBuilder.h"
 #include "core/ir/Programs.h"
 #include "core/schedule/Space.h"
 
@@ -32,6 +33,37 @@ inline std::vector<Case> cases()
         {"chain_odd", ir::makeElementwiseChain(), {{"M", 33}, {"N", 47}}},
         {"chain_aligned", ir::makeElementwiseChain(), {{"M", 64}, {"N", 128}}},
         {"gemm_bias_gelu_odd", ir::makeGemmBiasGelu(), {{"M", 70}, {"N", 52}, {"K", 30}}},
+    };
+}
+
+/// C = A^T B^T with A stored [K, M] and B stored [N, K]: both operands transposed (the tensor-core
+/// path's other layouts; odd sizes give odd leading dimensions).
+inline ir::Graph makeMatmulTransposed()
+{
+    ir::GraphBuilder b("matmul_tt");
+    const ir::Expr M = ir::sizeVar("M"), N = ir::sizeVar("N"), K = ir::sizeVar("K");
+    const ir::Tensor A = b.input("A", ir::DType::F32, {K, M});
+    const ir::Tensor B = b.input("B", ir::DType::F32, {N, K});
+    const ir::Tensor C = b.output("C", ir::DType::F32, {M, N});
+    const ir::Expr i = ir::var("i"), j = ir::var("j"), k = ir::var("k");
+    b.compute(C, {i, j}, ir::reduceSum({{"k", K}}), A(k, i) * B(j, k));
+    return b.finish();
+}
+
+/// GEMMs for the TF32 tensor-core path (precision tf32): the shapes the GPU test runs, odd ones
+/// (no tile divides them, odd leading dimensions) and aligned ones, both operand layouts, and the
+/// fused bias + GELU epilogue.
+inline std::vector<Case> tf32Cases()
+{
+    return {
+        {"matmul_128", ir::makeMatmul(), {{"M", 128}, {"N", 128}, {"K", 128}}},
+        {"matmul_257x131x77", ir::makeMatmul(), {{"M", 257}, {"N", 131}, {"K", 77}}},
+        {"matmul_1000x3000x700", ir::makeMatmul(), {{"M", 1000}, {"N", 3000}, {"K", 700}}},
+        {"matmul_4097x257x1031", ir::makeMatmul(), {{"M", 4097}, {"N", 257}, {"K", 1031}}},
+        {"matmul_tt_odd", makeMatmulTransposed(), {{"M", 133}, {"N", 71}, {"K", 45}}},
+        {"matmul_tt_aligned", makeMatmulTransposed(), {{"M", 256}, {"N", 128}, {"K", 96}}},
+        {"gemm_bias_gelu_odd", ir::makeGemmBiasGelu(), {{"M", 70}, {"N", 52}, {"K", 30}}},
+        {"gemm_bias_gelu_512", ir::makeGemmBiasGelu(), {{"M", 512}, {"N", 512}, {"K", 128}}},
     };
 }
 
@@ -80,6 +112,34 @@ inline std::vector<schedule::Schedule> sampleSchedules(const schedule::Problem &
                     out.push_back(std::move(s));
                 }
             }
+    }
+    return out;
+}
+
+/// Variants of a default tensor-core schedule that the tests run besides it, each kept when legal:
+/// split K, 8 warps of 64x64, 32x32 warps in a 64x64 block with a 16-deep 4-stage ring, no padding
+/// with a 2-stage ring, and small 16x16 warps with 8-deep tiles, row-major rasterization and 4 K slices.
+inline std::vector<schedule::Schedule> tf32Variants(const schedule::Problem &problem, const schedule::Schedule &base)
+{
+    const std::vector<std::vector<std::pair<std::string, int>>> changes = {
+        {{"split_k", 2}, {"block_k", 8}},
+        {{"block_m", 128}, {"block_n", 256}, {"thread_m", 8}, {"thread_n", 16}, {"min_blocks", 1}},
+        {{"block_m", 64}, {"block_n", 64}, {"thread_m", 4}, {"thread_n", 8}, {"block_k", 16}, {"stages", 4}},
+        {{"smem_pad", 0}, {"stages", 2}},
+        {{"block_m", 32}, {"block_n", 32}, {"thread_m", 2}, {"thread_n", 4}, {"block_k", 8}, {"swizzle", 1},
+         {"split_k", 4}},
+    };
+    std::vector<schedule::Schedule> out;
+    const auto &g0 = base.groups.front();
+    auto analysis = schedule::analyzeGroup(problem.graph, g0.ops, g0.strategy);
+    if (!analysis.ok())
+        return out;
+    for (const auto &change : changes) {
+        schedule::Schedule s = base;
+        for (const auto &[key, value] : change)
+            s.groups.front().set(key, value);
+        if (schedule::checkGroup(*analysis, s.groups.front(), problem).empty())
+            out.push_back(std::move(s));
     }
     return out;
 }

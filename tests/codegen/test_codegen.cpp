@@ -220,6 +220,7 @@ TEST(Codegen, GoldenFilesOfTheDefaultSchedules)
     struct Golden {
         Case c;
         std::vector<std::pair<std::string, int>> decisions; ///< set on the first group over the defaults
+        schedule::Precision precision = schedule::Precision::FP32;
     };
     const std::vector<Golden> golden = {
         {{"matmul", ir::makeMatmul(), {{"M", 1024}, {"N", 1024}, {"K", 1024}}}, {}},
@@ -230,9 +231,16 @@ TEST(Codegen, GoldenFilesOfTheDefaultSchedules)
         {{"layernorm_rows", ir::makeLayerNormRows(), {{"M", 4096}, {"N", 768}}}, {}},
         {{"elementwise_chain", ir::makeElementwiseChain(), {{"M", 4096}, {"N", 4096}}}, {}},
         {{"gemm_bias_gelu", ir::makeGemmBiasGelu(), {{"M", 8192}, {"N", 8192}, {"K", 128}}}, {}},
+        // TF32 tensor cores (the default under precision tf32): 128x128 blocks of four 64x64 warp tiles
+        // of m16n8k8 MMAs fed by the 3-stage ring, A in k-contiguous rows; M = 2000 and K = 1020 leave
+        // boundary tiles, the fused bias + GELU runs on the accumulators.
+        {{"gemm_bias_gelu_tf32", ir::makeGemmBiasGelu(), {{"M", 2000}, {"N", 2048}, {"K", 1020}}},
+         {},
+         schedule::Precision::TF32},
     };
-    for (const auto &[c, decisions] : golden) {
+    for (const auto &[c, decisions, precision] : golden) {
         auto problem = problemFor(c);
+        problem.precision = precision;
         auto s = schedule::defaultSchedule(problem);
         ASSERT_TRUE(s.ok());
         for (const auto &[key, value] : decisions)

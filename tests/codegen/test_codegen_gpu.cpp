@@ -83,6 +83,61 @@ INSTANTIATE_TEST_SUITE_P(Programs, CodegenGpu, ::testing::Range<std::size_t>(0, 
 
 namespace {
 
+/// The TF32 tensor-core GEMMs (math=tf32_mma): precision tf32, verified with the TF32 bound.
+class CodegenGpuTf32 : public CodegenGpu {};
+
+} // namespace
+
+TEST_P(CodegenGpuTf32, TensorCoreGemmsMatchTheInterpreter)
+{
+    const Case c = tf32Cases()[GetParam()];
+    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
+    ASSERT_NE(arch, nullptr) << s_arch;
+    if (!arch->tensorCoresTf32)
+        GTEST_SKIP() << s_arch << " has no TF32 tensor cores";
+    schedule::Problem problem{c.graph, c.sizes, *arch, schedule::Precision::TF32};
+    auto base = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(base.ok()) << base.error().toString();
+    ASSERT_EQ(base->groups.front().value("math"), 1) << "the default under tf32 is the tensor-core path";
+    std::vector<schedule::Schedule> schedules = {*base};
+    for (auto &s : tf32Variants(problem, *base))
+        schedules.push_back(std::move(s));
+    for (const auto &s : schedules) {
+        const std::string what = c.name + " " + schedule::describe(s.groups.front());
+        auto p = codegen::generateProgram(problem, s);
+        ASSERT_TRUE(p.ok()) << p.error().toString();
+        auto compiled = compileProgram(*p, s_arch);
+        ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+        auto plan = codegen::toLaunchPlan(*p, c.graph, c.sizes);
+        ASSERT_TRUE(plan.ok()) << plan.error().toString();
+        runner::RunRequest request;
+        request.job.module = compiled->cubin;
+        request.job.plan = *plan;
+        request.job.measure.time = false;
+        request.job.precision = runner::PrecisionPolicy::TF32;
+        request.job.deadlineMs = 120000;
+        request.cpuReference = runner::CpuReference{c.graph, c.sizes, {}};
+        auto r = s_runner->run(std::move(request));
+        ASSERT_TRUE(r.ok()) << what << ": " << r.error().toString();
+        ASSERT_TRUE(r->verification.has_value());
+        std::string detail;
+        for (const auto &o : r->verification->outputs) {
+            detail += o.buffer + " rel " + std::to_string(o.relativeError) + " unwritten " +
+                      std::to_string(o.unwrittenCount) + " mismatches " + std::to_string(o.mismatchCount);
+            for (const auto &m : o.firstMismatches)
+                detail += " [" + std::to_string(m.index) + "] " + std::to_string(m.got) + " vs " + std::to_string(m.expected);
+            detail += "; ";
+        }
+        EXPECT_TRUE(r->verification->verified) << what << ": " << detail;
+        std::cout << "  " << what << ": " << detail << "\n";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tf32, CodegenGpuTf32, ::testing::Range<std::size_t>(0, 8),
+                         [](const ::testing::TestParamInfo<std::size_t> &info) { return tf32Cases()[info.param].name; });
+
+namespace {
+
 /// Row kernels that prefetch the next row into shared memory by cp.async (prefetch=shared):
 /// clusters and single blocks, rows that do not fill the last cluster's steps, and rows whose
 /// length leaves the last elements of a block's span unused.
