@@ -222,8 +222,7 @@ Result<Ok> keepWhere(std::vector<schedule::Schedule> &candidates, const std::vec
         const schedule::DecisionDef *d = schedule::findDecision(strategy, key);
         if (!d) {
             bool known = false;
-            for (auto st : {schedule::Strategy::Elementwise, schedule::Strategy::RowReduction,
-                            schedule::Strategy::Gemm, schedule::Strategy::Generic})
+            for (schedule::Strategy st : schedule::kAllStrategies)
                 known = known || schedule::findDecision(st, key);
             if (!known)
                 return Error{ErrorKind::InvalidArgument, "'" + key + "' is not a decision of any strategy"};

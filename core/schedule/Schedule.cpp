@@ -23,7 +23,7 @@ const char *strategyName(Strategy s)
 
 Result<Strategy> parseStrategy(const std::string &name)
 {
-    for (Strategy s : {Strategy::Elementwise, Strategy::RowReduction, Strategy::Gemm, Strategy::Generic})
+    for (Strategy s : kAllStrategies)
         if (name == strategyName(s))
             return s;
     return makeError(ErrorKind::Parse,

@@ -21,6 +21,9 @@ enum class Strategy {
     Generic,      ///< one op, one thread per output element, reductions as loops: always legal
 };
 
+/// Every strategy, in the order the studio and the error messages list them.
+inline constexpr Strategy kAllStrategies[] = {Strategy::Elementwise, Strategy::RowReduction, Strategy::Gemm,
+                                              Strategy::Generic};
 const char *strategyName(Strategy s); ///< "elementwise", "row_reduction", "gemm", "generic"
 Result<Strategy> parseStrategy(const std::string &name);
 
