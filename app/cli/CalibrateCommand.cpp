@@ -43,7 +43,7 @@ Result<Rebuilt> rebuild(const rubric::CalibrationRow &measured, const std::vecto
     const BenchCase *c = findCase(cases, measured.family, measured.shape);
     if (!c)
         return Error{ErrorKind::InvalidArgument, "no bench case " + measured.family + ":" + measured.shape};
-    schedule::Problem problem{c->graph, c->sizes, arch, schedule::Precision::FP32};
+    schedule::Problem problem{c->graph, c->sizes, arch, c->precision};
     auto base = schedule::defaultSchedule(problem);
     if (!base)
         return base.error();
