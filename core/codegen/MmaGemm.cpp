@@ -15,6 +15,10 @@
 // apart (mod 32), so the 32 lanes of a load hit 32 different banks (k rows t would collide 2-way,
 // smem_pad=0 4-way). In a k-contiguous tile, k rows 2t and 2t + 1 are adjacent: one 8-byte load,
 // rows 8 more than a multiple of 16 floats apart, so each half warp reads 16 different bank pairs.
+// Not used (yet): ldmatrix (it moves 16-bit elements; a 32-bit fragment fits its 8x8 b16 matrices
+// only from a k-contiguous tile with k unpermuted, which the k-major tile of the other operand
+// would then read 2-way conflicted) and sm_90's wgmma (asynchronous warpgroup MMA from shared-memory
+// descriptors; what cuBLAS uses on the H200).
 #include "core/codegen/MmaGemm.h"
 
 namespace stitch::codegen::mma {
