@@ -85,13 +85,14 @@ Result<rubric::CalibrationRow> repredict(const rubric::CalibrationRow &measured,
 
 void printSummary(const std::vector<rubric::CalibrationRow> &rows)
 {
-    std::printf("| case | shape | schedules | Spearman rho (predicted vs measured) | target >= 0.85 |\n");
-    std::printf("|---|---|---|---|---|\n");
+    std::printf("| case | shape | schedules | Spearman rho (predicted vs measured) | even candidates | odd candidates "
+                "| target >= 0.85 |\n");
+    std::printf("|---|---|---|---|---|---|---|\n");
     int total = 0;
     for (const auto &s : rubric::summarizeCalibration(rows)) {
         total += s.schedules;
-        std::printf("| %s | %s | %d | %.3f | %s |\n", s.family.c_str(), s.shape.c_str(), s.schedules, s.rho,
-                    !std::isnan(s.rho) && s.rho >= 0.85 ? "met" : "missed");
+        std::printf("| %s | %s | %d | %.3f | %.3f | %.3f | %s |\n", s.family.c_str(), s.shape.c_str(), s.schedules, s.rho,
+                    s.rhoEven, s.rhoOdd, !std::isnan(s.rho) && s.rho >= 0.85 ? "met" : "missed");
     }
     std::printf("\n%d schedules in all\n", total);
 }

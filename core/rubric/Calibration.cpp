@@ -3,6 +3,7 @@
 #include "core/rubric/Dimensions.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -243,16 +244,24 @@ double spearman(const std::vector<double> &xs, const std::vector<double> &ys)
 
 std::vector<CalibrationSummary> summarizeCalibration(const std::vector<CalibrationRow> &rows)
 {
-    std::map<std::pair<std::string, std::string>, std::pair<std::vector<double>, std::vector<double>>> groups;
+    struct Series {
+        std::vector<double> predicted, measured;
+    };
+    // [0]: every candidate, [1]: even indices, [2]: odd ones
+    std::map<std::pair<std::string, std::string>, std::array<Series, 3>> groups;
     for (const auto &r : rows)
         if (r.predictedMs > 0) {
             auto &g = groups[{r.family, r.shape}];
-            g.first.push_back(r.predictedMs);
-            g.second.push_back(r.measuredMs);
+            for (Series *s : {&g[0], &g[r.candidate % 2 == 0 ? 1 : 2]}) {
+                s->predicted.push_back(r.predictedMs);
+                s->measured.push_back(r.measuredMs);
+            }
         }
     std::vector<CalibrationSummary> out;
     for (const auto &[key, series] : groups)
-        out.push_back({key.first, key.second, static_cast<int>(series.first.size()), spearman(series.first, series.second)});
+        out.push_back({key.first, key.second, static_cast<int>(series[0].predicted.size()),
+                       spearman(series[0].predicted, series[0].measured), spearman(series[1].predicted, series[1].measured),
+                       spearman(series[2].predicted, series[2].measured)});
     return out;
 }
 

@@ -47,11 +47,14 @@ std::vector<std::string> splitCsvRecord(const std::string &line);
 /// constant series.
 double spearman(const std::vector<double> &xs, const std::vector<double> &ys);
 
-/// Per case: schedules and Spearman's rho of predicted against measured times.
+/// Per case: schedules and Spearman's rho of predicted against measured times, also over the
+/// candidates of even and of odd index (fit constants on one half, report the other held out).
 struct CalibrationSummary {
     std::string family, shape;
     int schedules = 0;
     double rho = 0;
+    double rhoEven = 0; ///< NaN with fewer than 3 candidates in the half
+    double rhoOdd = 0;
 };
 std::vector<CalibrationSummary> summarizeCalibration(const std::vector<CalibrationRow> &rows);
 

@@ -69,6 +69,31 @@ TEST(RubricCalibration, SpearmanRanksWithTies)
     EXPECT_TRUE(std::isnan(rubric::spearman({1, 1, 1}, {1, 2, 3})));
 }
 
+TEST(RubricCalibration, SummaryRanksEachHalfOfTheCandidates)
+{
+    // Even candidates predicted in order, odd ones in reverse: the halves show what the whole hides.
+    std::vector<rubric::CalibrationRow> rows;
+    for (int i = 0; i < 8; ++i) {
+        rubric::CalibrationRow r;
+        r.family = "gemm";
+        r.shape = "1x1x1";
+        r.candidate = i;
+        r.measuredMs = 1 + i;
+        r.predictedMs = i % 2 == 0 ? 1 + i : 10 - i;
+        rows.push_back(r);
+    }
+    rows.push_back({"gemm", "2x2x2", 0, 1.0, 1.0, "", {}}); // another case, too small to rank
+    const auto summary = rubric::summarizeCalibration(rows);
+    ASSERT_EQ(summary.size(), 2u);
+    EXPECT_EQ(summary[0].shape, "1x1x1");
+    EXPECT_EQ(summary[0].schedules, 8);
+    EXPECT_DOUBLE_EQ(summary[0].rhoEven, 1.0);
+    EXPECT_DOUBLE_EQ(summary[0].rhoOdd, -1.0);
+    EXPECT_DOUBLE_EQ(summary[0].rho, rubric::spearman({1, 9, 3, 7, 5, 5, 7, 3}, {1, 2, 3, 4, 5, 6, 7, 8}));
+    EXPECT_TRUE(std::isnan(summary[1].rho));
+    EXPECT_TRUE(std::isnan(summary[1].rhoEven));
+}
+
 TEST(RubricCalibration, CsvRoundTripsAndBadFilesAreLocated)
 {
     const std::string path = ::testing::TempDir() + "/calibration.csv";
