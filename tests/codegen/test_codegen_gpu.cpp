@@ -37,6 +37,48 @@ protected:
         if (!s_skip.empty())
             GTEST_SKIP() << "no GPU: " << s_skip;
     }
+    /// Whether one schedule's program, generated, compiled for this GPU and run in the worker
+    /// on fresh random inputs with poisoned outputs, matches the CPU interpreter; `detail` gives
+    /// each output's relative error, unwritten and mismatching elements (the first ones too).
+    struct Check {
+        bool verified = false;
+        std::string detail;
+    };
+    static Result<Check> matchesInterpreter(const schedule::Problem &problem, const schedule::Schedule &s,
+                                            runner::PrecisionPolicy precision, int deadlineMs = 10000)
+    {
+        auto p = codegen::generateProgram(problem, s);
+        if (!p)
+            return p.error();
+        auto compiled = compileProgram(*p, s_arch);
+        if (!compiled)
+            return compiled.error();
+        auto plan = codegen::toLaunchPlan(*p, problem.graph, problem.sizes);
+        if (!plan)
+            return plan.error();
+        runner::RunRequest request;
+        request.job.module = compiled->cubin;
+        request.job.plan = *plan;
+        request.job.measure.time = false;
+        request.job.precision = precision;
+        request.job.deadlineMs = deadlineMs;
+        request.cpuReference = runner::CpuReference{problem.graph, problem.sizes, {}};
+        auto r = s_runner->run(std::move(request));
+        if (!r)
+            return r.error();
+        if (!r->verification)
+            return makeError(ErrorKind::WrongAnswer, "the run has no verification");
+        Check check{r->verification->verified, {}};
+        for (const auto &o : r->verification->outputs) {
+            check.detail += o.buffer + " rel " + std::to_string(o.relativeError) + " unwritten " +
+                            std::to_string(o.unwrittenCount) + " mismatches " + std::to_string(o.mismatchCount);
+            for (const auto &m : o.firstMismatches)
+                check.detail +=
+                    " [" + std::to_string(m.index) + "] " + std::to_string(m.got) + " vs " + std::to_string(m.expected);
+            check.detail += "; ";
+        }
+        return check;
+    }
     static inline runner::Runner *s_runner = nullptr;
     static inline std::string s_skip, s_arch;
 };
@@ -53,26 +95,10 @@ TEST_P(CodegenGpu, SampledSchedulesMatchTheInterpreter)
     ASSERT_GE(schedules.size(), 2u);
     int checked = 0;
     for (const auto &s : schedules) {
-        auto p = codegen::generateProgram(problem, s);
-        ASSERT_TRUE(p.ok()) << p.error().toString();
-        auto compiled = compileProgram(*p, s_arch);
-        ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
-        auto plan = codegen::toLaunchPlan(*p, c.graph, c.sizes);
-        ASSERT_TRUE(plan.ok()) << plan.error().toString();
-        runner::RunRequest request;
-        request.job.module = compiled->cubin;
-        request.job.plan = *plan;
-        request.job.measure.time = false;
-        request.job.precision = runner::PrecisionPolicy::FP32;
-        request.cpuReference = runner::CpuReference{c.graph, c.sizes, {}};
-        auto r = s_runner->run(std::move(request));
-        ASSERT_TRUE(r.ok()) << c.name << " " << schedule::describe(s.groups.front()) << ": " << r.error().toString();
-        ASSERT_TRUE(r->verification.has_value());
-        std::string detail;
-        for (const auto &o : r->verification->outputs)
-            detail += o.buffer + " rel " + std::to_string(o.relativeError) + " unwritten " + std::to_string(o.unwrittenCount) +
-                      " mismatches " + std::to_string(o.mismatchCount) + "; ";
-        EXPECT_TRUE(r->verification->verified) << c.name << " " << schedule::describe(s.groups.front()) << ": " << detail;
+        const std::string what = c.name + " " + schedule::describe(s.groups.front());
+        auto check = matchesInterpreter(problem, s, runner::PrecisionPolicy::FP32);
+        ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
+        EXPECT_TRUE(check->verified) << what << ": " << check->detail;
         ++checked;
     }
     std::cout << "  " << c.name << ": " << checked << " schedules verified\n";
@@ -109,32 +135,10 @@ TEST_P(CodegenGpuTf32, TensorCoreGemmsMatchTheInterpreter)
         schedules.resize(2);
     for (const auto &s : schedules) {
         const std::string what = c.name + " " + schedule::describe(s.groups.front());
-        auto p = codegen::generateProgram(problem, s);
-        ASSERT_TRUE(p.ok()) << p.error().toString();
-        auto compiled = compileProgram(*p, s_arch);
-        ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
-        auto plan = codegen::toLaunchPlan(*p, c.graph, c.sizes);
-        ASSERT_TRUE(plan.ok()) << plan.error().toString();
-        runner::RunRequest request;
-        request.job.module = compiled->cubin;
-        request.job.plan = *plan;
-        request.job.measure.time = false;
-        request.job.precision = runner::PrecisionPolicy::TF32;
-        request.job.deadlineMs = 120000;
-        request.cpuReference = runner::CpuReference{c.graph, c.sizes, {}};
-        auto r = s_runner->run(std::move(request));
-        ASSERT_TRUE(r.ok()) << what << ": " << r.error().toString();
-        ASSERT_TRUE(r->verification.has_value());
-        std::string detail;
-        for (const auto &o : r->verification->outputs) {
-            detail += o.buffer + " rel " + std::to_string(o.relativeError) + " unwritten " +
-                      std::to_string(o.unwrittenCount) + " mismatches " + std::to_string(o.mismatchCount);
-            for (const auto &m : o.firstMismatches)
-                detail += " [" + std::to_string(m.index) + "] " + std::to_string(m.got) + " vs " + std::to_string(m.expected);
-            detail += "; ";
-        }
-        EXPECT_TRUE(r->verification->verified) << what << ": " << detail;
-        std::cout << "  " << what << ": " << detail << "\n";
+        auto check = matchesInterpreter(problem, s, runner::PrecisionPolicy::TF32, 120000);
+        ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
+        EXPECT_TRUE(check->verified) << what << ": " << check->detail;
+        std::cout << "  " << what << ": " << check->detail << "\n";
     }
 }
 
@@ -182,27 +186,10 @@ TEST_P(CodegenGpuRowPrefetch, SharedMemoryPrefetchMatchesTheInterpreter)
         const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
                                  schedule::describe(g);
         ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok()) << what;
-        auto p = codegen::generateProgram(problem, *s);
-        ASSERT_TRUE(p.ok()) << p.error().toString();
-        auto compiled = compileProgram(*p, s_arch);
-        ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
-        auto plan = codegen::toLaunchPlan(*p, graph, sizes);
-        ASSERT_TRUE(plan.ok()) << plan.error().toString();
-        runner::RunRequest request;
-        request.job.module = compiled->cubin;
-        request.job.plan = *plan;
-        request.job.measure.time = false;
-        request.job.precision = runner::PrecisionPolicy::FP32;
-        request.cpuReference = runner::CpuReference{graph, sizes, {}};
-        auto r = s_runner->run(std::move(request));
-        ASSERT_TRUE(r.ok()) << what << ": " << r.error().toString();
-        ASSERT_TRUE(r->verification.has_value());
-        std::string detail;
-        for (const auto &o : r->verification->outputs)
-            detail += o.buffer + " rel " + std::to_string(o.relativeError) + " unwritten " +
-                      std::to_string(o.unwrittenCount) + " mismatches " + std::to_string(o.mismatchCount) + "; ";
-        EXPECT_TRUE(r->verification->verified) << what << ": " << detail;
-        std::cout << "  " << what << ": " << detail << "\n";
+        auto check = matchesInterpreter(problem, *s, runner::PrecisionPolicy::FP32);
+        ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
+        EXPECT_TRUE(check->verified) << what << ": " << check->detail;
+        std::cout << "  " << what << ": " << check->detail << "\n";
     }
 }
 
