@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <set>
 
 namespace stitch::schedule {
@@ -437,23 +438,10 @@ void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
     struct Tile {
         int bm, bn, tm, tn;
     };
-    // Largest tiles first; take the first that gives every SM at least one block.
-    const Tile tiles[] = {{128, 128, 8, 8}, {128, 64, 8, 4}, {64, 128, 4, 8}, {64, 64, 4, 4}, {32, 64, 4, 4}, {32, 32, 2, 4}};
-    Tile pick = tiles[0];
-    for (const Tile &t : tiles) {
-        pick = t;
-        if (((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn) >= sms)
-            break;
-    }
-    g.set("block_m", pick.bm);
-    g.set("block_n", pick.bn);
-    g.set("thread_m", pick.tm);
-    g.set("thread_n", pick.tn);
-    if (p.precision == Precision::TF32 && p.arch.tensorCoresTf32 && p.arch.asyncCopy) {
-        // TF32 tensor cores: warps of 64x64 results (thread_m=8, thread_n=16) where the tiles still
-        // fill the SMs, 32-deep tiles in a 3-stage cp.async ring, two blocks per SM.
-        const Tile mmaTiles[] = {{128, 128, 8, 16}, {128, 64, 8, 8}, {64, 64, 4, 8}, {32, 32, 2, 4}};
-        for (const Tile &t : mmaTiles) {
+    // Largest tiles first; take the first that gives every SM at least one block (else the last).
+    auto setFirstFilling = [&](std::initializer_list<Tile> tiles) {
+        Tile pick = *tiles.begin();
+        for (const Tile &t : tiles) {
             pick = t;
             if (((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn) >= sms)
                 break;
@@ -462,6 +450,12 @@ void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
         g.set("block_n", pick.bn);
         g.set("thread_m", pick.tm);
         g.set("thread_n", pick.tn);
+    };
+    setFirstFilling({{128, 128, 8, 8}, {128, 64, 8, 4}, {64, 128, 4, 8}, {64, 64, 4, 4}, {32, 64, 4, 4}, {32, 32, 2, 4}});
+    if (p.precision == Precision::TF32 && p.arch.tensorCoresTf32 && p.arch.asyncCopy) {
+        // TF32 tensor cores: warps of 64x64 results (thread_m=8, thread_n=16) where the tiles still
+        // fill the SMs, 32-deep tiles in a 3-stage cp.async ring, two blocks per SM.
+        setFirstFilling({{128, 128, 8, 16}, {128, 64, 8, 8}, {64, 64, 4, 8}, {32, 32, 2, 4}});
         g.set("math", 1);
         g.set("copy", 1);
         g.set("stages", 3);
