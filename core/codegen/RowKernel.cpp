@@ -267,12 +267,18 @@ KernelCode generateRowKernel(const GenContext &ctx)
                 w.line(dst + "[" + dstBase + str(q) + "] = " + name + "[" + rowBase + " + c0_ + " + str(q) + "];");
         }
     };
-    // Every load of a thread's cached elements of one row, issued together before any use.
-    auto loadRow = [&](const std::string &prefix, const std::string &guard, const std::string &rowBase) {
+    // The loop over a thread's cached items (it_, first column c0_) and the test of `guard` and,
+    // unless the caller knows every item lies in the span, of the column; the caller closes both.
+    auto openItems = [&](const std::string &guard, bool columnTest = true) {
         w.line("#pragma unroll");
         w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
-        w.line("const int c0_ = begin_ + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ";");
-        w.open("if (" + guard + " && c0_ < end_)");
+        if (columnTest)
+            w.line("const int c0_ = begin_ + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ";");
+        w.open("if (" + guard + (columnTest ? " && c0_ < end_" : "") + ")");
+    };
+    // Every load of a thread's cached elements of one row, issued together before any use.
+    auto loadRow = [&](const std::string &prefix, const std::string &guard, const std::string &rowBase) {
+        openItems(guard);
         for (ir::TensorId id : a.rowInputs) {
             const ir::Tensor *t = ctx.graph.tensor(id);
             w.open("");
@@ -300,13 +306,8 @@ KernelCode generateRowKernel(const GenContext &ctx)
                    str(static_cast<long long>(i) * stageElems) + " + (sub_ * " + str(p.items * p.tpr) + " + lane_) * " +
                    str(p.vec) + ");");
         }
-        w.line("#pragma unroll");
-        w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
         // Rows that split exactly into the threads' elements need no column test.
-        const bool exact = cols % (std::int64_t(p.tpr) * p.vec * p.cluster) == 0;
-        if (!exact)
-            w.line("const int c0_ = begin_ + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ";");
-        w.open("if (" + guard + (exact ? "" : " && c0_ < end_") + ")");
+        openItems(guard, cols % (std::int64_t(p.tpr) * p.vec * p.cluster) != 0);
         const int bytes = 4 * p.vec;
         for (std::size_t i = 0; i < a.rowInputs.size(); ++i) {
             const std::string n = str(static_cast<long long>(i));
@@ -322,10 +323,7 @@ KernelCode generateRowKernel(const GenContext &ctx)
     // This row's elements from the thread's slots into the register cache, once its copies landed.
     auto unstageRow = [&] {
         w.line("asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\"); // this thread's copies of this row");
-        w.line("#pragma unroll");
-        w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
-        w.line("const int c0_ = begin_ + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ";");
-        w.open("if (active_ && c0_ < end_)");
+        openItems("active_");
         for (std::size_t i = 0; i < a.rowInputs.size(); ++i) {
             const ir::Tensor *t = ctx.graph.tensor(a.rowInputs[i]);
             const std::string type = ir::cudaTypeName(t->dtype), dst = "x_" + cIdentifier(t->name) + "_";
@@ -410,10 +408,7 @@ KernelCode generateRowKernel(const GenContext &ctx)
     auto elementLoop = [&](const std::function<void(int)> &body, const std::function<void()> &after = {}) {
         columnLoaded.clear();
         if (p.cache) {
-            w.line("#pragma unroll");
-            w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
-            w.line("const int c0_ = begin_ + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ";");
-            w.open("if (active_ && c0_ < end_)");
+            openItems("active_");
         } else {
             w.open("for (int c0_ = begin_ + lane_ * " + str(p.vec) + "; active_ && c0_ < end_; c0_ += " +
                    str(p.tpr * p.vec) + ")");
