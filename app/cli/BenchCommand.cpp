@@ -59,6 +59,21 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
         struct Tile {
             int bm, bn, tm, tn;
         };
+        // One tile with its staging; the other decisions stay the default schedule's.
+        auto tileGroup = [&](const Tile &t, int bk, int copy, int stages, int minBlocks) {
+            schedule::KernelGroup g = g0;
+            g.set("block_m", t.bm);
+            g.set("block_n", t.bn);
+            g.set("thread_m", t.tm);
+            g.set("thread_n", t.tn);
+            g.set("block_k", bk);
+            g.set("min_blocks", minBlocks);
+            g.set("copy", copy);
+            g.set("stages", stages);
+            g.set("smem_pad", 4);
+            bestVector(g);
+            return g;
+        };
         if (g0.value("math") == 1) {
             // TF32 tensor cores (the default under precision tf32): block tiles of 4 or 8 warps, warp
             // tiles of 64x64, 64x32 and 32x64 (8 thread_m x 4 thread_n), 16- and 32-deep tiles in
@@ -70,17 +85,8 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                     for (int stages : {2, 3, 4}) {
                         if (quick && (bk != 32 || stages != 3))
                             continue;
-                        schedule::KernelGroup g = g0;
-                        g.set("block_m", t.bm);
-                        g.set("block_n", t.bn);
-                        g.set("thread_m", t.tm);
-                        g.set("thread_n", t.tn);
-                        g.set("block_k", bk);
-                        g.set("stages", stages);
-                        g.set("smem_pad", 4);
+                        schedule::KernelGroup g = tileGroup(t, bk, 1, stages, 1);
                         g.set("split_k", 1);
-                        g.set("min_blocks", 1);
-                        bestVector(g);
                         g.set("min_blocks", 2);
                         if (!schedule::checkGroup(*analysis, g, problem).empty())
                             g.set("min_blocks", 1);
@@ -99,21 +105,6 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                          {256, 128, 16, 8}, {128, 64, 8, 8},   {64, 128, 8, 8},   {256, 128, 8, 8},
                                          {128, 256, 8, 8},  {64, 64, 8, 8},    {64, 64, 4, 4},    {128, 64, 8, 16},
                                          {64, 128, 8, 16},  {32, 64, 4, 4},    {64, 32, 4, 4},    {32, 32, 4, 4}};
-        // One tile with its staging; the other decisions stay the default schedule's.
-        auto tileGroup = [&](const Tile &t, int bk, int copy, int stages, int minBlocks) {
-            schedule::KernelGroup g = g0;
-            g.set("block_m", t.bm);
-            g.set("block_n", t.bn);
-            g.set("thread_m", t.tm);
-            g.set("thread_n", t.tn);
-            g.set("block_k", bk);
-            g.set("min_blocks", minBlocks);
-            g.set("copy", copy);
-            g.set("stages", stages);
-            g.set("smem_pad", 4);
-            bestVector(g);
-            return g;
-        };
         // Too few tiles to fill the GPU (132 SMs) twice over: split K too.
         const auto M = problem.sizes.at("M"), N = problem.sizes.at("N");
         auto fewTiles = [&](const Tile &t) { return ((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn) < 264; };
