@@ -32,7 +32,11 @@ json.dump(d, open(p, "w"), indent=2)
 PY
 sectionArgs=()
 for s in "${sections[@]}"; do sectionArgs+=(--section "$s"); done
+rc=0
 ncu --target-processes all -k "regex:^${kernel}\$" --launch-count 1 "${sectionArgs[@]}" \
-    ./build-gpu/app/cli/stitchcuda run --no-cache "$plan" > "$OUT/ncu-$kernel.txt" 2>&1 || true
+    ./build-gpu/app/cli/stitchcuda run --no-cache "$plan" > "$OUT/ncu-$kernel.txt" 2>&1 || rc=$?
+if [ $rc -ne 0 ] || ! grep -q "Section:" "$OUT/ncu-$kernel.txt"; then
+    echo "ncu did not profile $kernel (exit $rc):"; tail -20 "$OUT/ncu-$kernel.txt"; exit 1
+fi
 grep -E "Duration|Stall|Issue|Eligible|Throughput|Warp Cycles|Occupancy|Registers|Bank|Pipe|Executed Ipc" \
     "$OUT/ncu-$kernel.txt" | head -80
