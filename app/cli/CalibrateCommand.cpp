@@ -13,6 +13,7 @@
 #include "core/rubric/Dimensions.h"
 #include "core/rubric/MeasuredDimensions.h"
 #include "core/rubric/PerfModel.h"
+#include "core/rubric/Rubric.h"
 #include "core/schedule/Space.h"
 
 #include <algorithm>
@@ -33,12 +34,12 @@ namespace {
 struct Rebuilt {
     schedule::Problem problem;
     codegen::GeneratedProgram program;
-    cuda::CompileResult compiled;
+    std::shared_ptr<const cuda::CompileResult> compiled;
 };
 
-/// `store` (may be null) keeps NVRTC results between runs.
+/// `cache` (backed by the --cache store, if any) keeps NVRTC results between runs.
 Result<Rebuilt> rebuild(const rubric::CalibrationRow &measured, const std::vector<BenchCase> &cases,
-                        const ArchLimits &arch, const rubric::CompileStore *store = nullptr)
+                        const ArchLimits &arch, rubric::CompileCache &cache)
 {
     const BenchCase *c = findCase(cases, measured.family, measured.shape);
     if (!c)
@@ -53,28 +54,22 @@ Result<Rebuilt> rebuild(const rubric::CalibrationRow &measured, const std::vecto
     auto program = codegen::generateProgram(problem, *s);
     if (!program)
         return program.error();
-    if (store)
-        if (auto kept = store->load(program->source, arch.name))
-            return Rebuilt{problem, std::move(*program), std::move(*kept)};
-    auto compiled = codegen::compileGenerated(program->source, program->name + ".cu", arch.name);
+    auto compiled = cache.compile(program->source, arch.name, program->name + ".cu");
     if (!compiled)
         return compiled.error();
-    if (store)
-        if (auto saved = store->save(program->source, arch.name, *compiled); !saved)
-            std::fprintf(stderr, "stitchcuda: %s (compiling without the cache)\n", saved.error().toString().c_str());
     return Rebuilt{problem, std::move(*program), std::move(*compiled)};
 }
 
 /// Re-predicts one measured candidate; the row keeps its measurement.
 Result<rubric::CalibrationRow> repredict(const rubric::CalibrationRow &measured, const std::vector<BenchCase> &cases,
                                          const ArchLimits &arch, const rubric::PerfModel &model,
-                                         const rubric::CompileStore *store)
+                                         rubric::CompileCache &cache)
 {
-    auto built = rebuild(measured, cases, arch, store);
+    auto built = rebuild(measured, cases, arch, cache);
     if (!built)
         return built.error();
     rubric::ProgramFacts facts;
-    auto predicted = model.predictProgram(built->problem, built->program, &built->compiled, &facts);
+    auto predicted = model.predictProgram(built->problem, built->program, built->compiled.get(), &facts);
     if (!predicted)
         return predicted.error();
     rubric::CalibrationRow row = measured;
@@ -145,7 +140,7 @@ int printDimensions(const std::vector<rubric::DimensionRow> *rows)
 /// candidates' schedules (the calibration CSV of the same run); the measured side is kept.
 /// Coalescing and bank conflicts keep the run's values (see below).
 Status restaticDimensions(std::vector<rubric::DimensionRow> &rows, const std::vector<rubric::CalibrationRow> &candidates,
-                          const ArchLimits &arch)
+                          const ArchLimits &arch, rubric::CompileCache &cache)
 {
     const auto cases = allCases();
     std::map<std::tuple<std::string, std::string, int>, std::size_t> index;
@@ -165,10 +160,10 @@ Status restaticDimensions(std::vector<rubric::DimensionRow> &rows, const std::ve
     std::vector<std::string> errors(candidates.size());
     const auto failed = parallelMap(needed.size(), [&](std::size_t n) -> std::string {
         const std::size_t i = needed[n];
-        auto built = rebuild(candidates[i], cases, arch);
+        auto built = rebuild(candidates[i], cases, arch, cache);
         if (!built)
             return built.error().message;
-        auto facts = rubric::analyzeProgram(built->problem, built->program, &built->compiled);
+        auto facts = rubric::analyzeProgram(built->problem, built->program, built->compiled.get());
         if (!facts)
             return facts.error().message;
         rubric::PerfModel().predict(*facts); // the expected achieved occupancy
@@ -201,8 +196,18 @@ Status restaticDimensions(std::vector<rubric::DimensionRow> &rows, const std::ve
     return Ok{};
 }
 
+/// Says once, after the run, that some results were not kept (each was still compiled and used).
+void reportStoreFailures(const rubric::CompileCache &cache)
+{
+    if (const auto error = cache.storeError())
+        std::fprintf(stderr, "stitchcuda: %d results not kept in the cache: %s\n", cache.stats().storeFailures,
+                     error->toString().c_str());
+}
+
 int runCalibrate(const CalibrateOptions &options)
 {
+    // One compile path with the rubric: memory, then the --cache store, then NVRTC (saved to the store).
+    rubric::CompileCache cache(options.cache.empty() ? std::nullopt : std::optional<rubric::CompileStore>(options.cache));
     if (!options.dimensions.empty()) {
         auto rows = rubric::readDimensions(options.dimensions);
         if (!rows) {
@@ -218,7 +223,9 @@ int runCalibrate(const CalibrateOptions &options)
                           << "\n";
                 return arch ? 1 : 2;
             }
-            if (auto st = restaticDimensions(*rows, *candidates, *arch); !st) {
+            const Status st = restaticDimensions(*rows, *candidates, *arch, cache);
+            reportStoreFailures(cache);
+            if (!st) {
                 std::cerr << "stitchcuda: " << st.error().toString() << "\n";
                 return 1;
             }
@@ -251,11 +258,9 @@ int runCalibrate(const CalibrateOptions &options)
     }
     const auto cases = allCases();
     const rubric::PerfModel model;
-    const std::optional<rubric::CompileStore> store =
-        options.cache.empty() ? std::nullopt : std::optional<rubric::CompileStore>(options.cache);
-    auto rows = parallelMap(measured->size(), [&](std::size_t j) {
-        return repredict((*measured)[j], cases, *arch, model, store ? &*store : nullptr);
-    });
+    auto rows = parallelMap(measured->size(),
+                            [&](std::size_t j) { return repredict((*measured)[j], cases, *arch, model, cache); });
+    reportStoreFailures(cache);
     int failures = 0;
     std::vector<rubric::CalibrationRow> done;
     for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -1,6 +1,7 @@
 #pragma once
 // NVRTC results kept on disk between runs, keyed by source hash, architecture and NVRTC version.
-//   generated source -> CompileStore::load (hit) | compileGenerated -> CompileStore::save -> analyzeProgram
+//   generated source -> CompileCache (memory) -> CompileStore::load (hit) | compileGenerated -> CompileStore::save
+// The disk layer of rubric::CompileCache (Rubric.h), which is how callers use it:
 // `stitchcuda calibrate --cache DIR` re-predicts stored measurements after a model change without
 // compiling every candidate again (963 cp.async GEMMs: 27 min of NVRTC on two cores, seconds from disk).
 // Only what the rubric reads is kept: the PTX and the per-kernel resources (no CUBIN, no log).

@@ -112,28 +112,66 @@ Result<RubricReport> Rubric::scoreProgram(const schedule::Problem &problem, cons
     return report;
 }
 
+CompileCache::CompileCache(std::optional<CompileStore> store, Compiler compiler)
+    : m_store(std::move(store)), m_compiler(std::move(compiler))
+{
+}
+
 Result<std::shared_ptr<const cuda::CompileResult>>
 CompileCache::compile(const std::string &source, const std::string &arch, const std::string &fileName)
 {
     const std::string key = sha256Hex(source) + "|" + arch;
     {
         std::lock_guard lock(m_mutex);
-        if (auto it = m_results.find(key); it != m_results.end())
+        if (auto it = m_results.find(key); it != m_results.end()) {
+            ++m_stats.memoryHits;
             return it->second;
+        }
     }
-    auto r = codegen::compileGenerated(source, fileName, arch);
-    if (!r.ok())
-        return r.error();
-    auto shared = std::make_shared<const cuda::CompileResult>(std::move(*r));
+    // The store and NVRTC are read outside the lock: calibrate fills the cache from every core.
+    std::shared_ptr<const cuda::CompileResult> result;
+    bool fromStore = false;
+    std::optional<Error> saveError;
+    if (m_store)
+        if (auto kept = m_store->load(source, arch)) {
+            result = std::make_shared<const cuda::CompileResult>(std::move(*kept));
+            fromStore = true;
+        }
+    if (!result) {
+        auto r = m_compiler ? m_compiler(source, fileName, arch) : codegen::compileGenerated(source, fileName, arch);
+        if (!r.ok())
+            return r.error();
+        if (m_store)
+            if (auto saved = m_store->save(source, arch, *r); !saved)
+                saveError = saved.error();
+        result = std::make_shared<const cuda::CompileResult>(std::move(*r));
+    }
     std::lock_guard lock(m_mutex);
-    m_results[key] = shared;
-    return shared;
+    ++(fromStore ? m_stats.storeHits : m_stats.compiled);
+    if (saveError) {
+        ++m_stats.storeFailures;
+        if (!m_storeError)
+            m_storeError = std::move(saveError);
+    }
+    return m_results.try_emplace(key, std::move(result)).first->second;
 }
 
 std::size_t CompileCache::size() const
 {
     std::lock_guard lock(m_mutex);
     return m_results.size();
+}
+
+CompileCache::Stats CompileCache::stats() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_stats;
+}
+
+std::optional<Error> CompileCache::storeError() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_storeError;
 }
 
 } // namespace stitch::rubric

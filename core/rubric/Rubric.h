@@ -4,10 +4,12 @@
 //   -> CLI (`stitchcuda rubric`), studio radar chart, agents' reward
 // Static analysis only (no GPU); a measured time, when given, replaces the final-performance estimate.
 
+#include "core/rubric/CompileStore.h"
 #include "core/rubric/Dimensions.h"
 #include "core/rubric/KernelFacts.h"
 #include "core/rubric/PerfModel.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -63,15 +65,42 @@ private:
 };
 
 /// NVRTC results by source hash and architecture, so re-scoring a program does not recompile it.
+/// One path for the CLI's rubric, `stitchcuda calibrate` and the studio: memory first, then the
+/// optional on-disk CompileStore (kept between runs), then a compile whose result goes to both.
+/// Safe to call from several threads (two threads missing on the same source both compile).
 class CompileCache {
 public:
+    /// How a miss is compiled: codegen::compileGenerated unless given (tests count the calls).
+    using Compiler = std::function<Result<cuda::CompileResult>(const std::string &source, const std::string &fileName,
+                                                               const std::string &arch)>;
+    /// Where each result came from, for progress lines and tests.
+    struct Stats {
+        int memoryHits = 0;
+        int storeHits = 0;
+        int compiled = 0;
+        int storeFailures = 0; ///< results compiled but not saved (the first error in storeError())
+    };
+
+    CompileCache() = default;
+    /// `store` backs the memory layer: a stored entry is read instead of compiling, and every
+    /// compile is saved there. An unreadable or damaged entry is a miss, never an error.
+    explicit CompileCache(std::optional<CompileStore> store, Compiler compiler = {});
+
     Result<std::shared_ptr<const cuda::CompileResult>> compile(const std::string &source, const std::string &arch,
                                                                const std::string &fileName = "program.cu");
     std::size_t size() const;
+    Stats stats() const;
+    /// The first failure to save to the store (the results are still returned), if any.
+    std::optional<Error> storeError() const;
+    const CompileStore *store() const { return m_store ? &*m_store : nullptr; }
 
 private:
+    std::optional<CompileStore> m_store;
+    Compiler m_compiler;
     mutable std::mutex m_mutex;
     std::map<std::string, std::shared_ptr<const cuda::CompileResult>> m_results;
+    Stats m_stats;
+    std::optional<Error> m_storeError;
 };
 
 } // namespace stitch::rubric

@@ -7,6 +7,7 @@
 #include "core/rubric/CompileStore.h"
 #include "core/rubric/Dimensions.h"
 #include "core/rubric/MeasuredDimensions.h"
+#include "core/rubric/Rubric.h"
 
 #include <cmath>
 #include <filesystem>
@@ -173,6 +174,82 @@ TEST(RubricCalibration, CompileStoreKeepsWhatTheRubricReads)
     EXPECT_FALSE(store.load(source, "sm_90").has_value());
     std::ofstream(path, std::ios::binary | std::ios::trunc) << "stitchcuda-compile-store/0\n";
     EXPECT_FALSE(store.load(source, "sm_90").has_value()) << "another format";
+}
+
+TEST(RubricCalibration, CompileCacheReadsItsStoreBeforeCompiling)
+{
+    // The rubric and calibrate compile through CompileCache: memory, then the store, then the
+    // compiler (whose result is saved). A second cache on the same store (the next run) compiles
+    // nothing; a damaged or unreadable entry is compiled again, never an error or a wrong result.
+    const std::string dir = ::testing::TempDir() + "/compile-cache";
+    std::filesystem::remove_all(dir);
+    int compiles = 0;
+    const rubric::CompileCache::Compiler counting = [&compiles](const std::string &source, const std::string &,
+                                                                const std::string &arch) -> Result<cuda::CompileResult> {
+        if (source.find("broken") != std::string::npos)
+            return Error{ErrorKind::Compile, "broken"};
+        ++compiles;
+        cuda::CompileResult r;
+        r.ptx = "// " + source + "\n";
+        cuda::KernelResources k;
+        k.mangledName = k.name = "K";
+        k.registers = 40 + compiles; // which compile a result came from
+        k.arch = arch;
+        r.kernels = {k};
+        return r;
+    };
+    const std::string source = "extern \"C\" __global__ void K() {}";
+    {
+        rubric::CompileCache first(rubric::CompileStore(dir), counting);
+        auto a = first.compile(source, "sm_90");
+        ASSERT_TRUE(a.ok()) << a.error().toString();
+        auto again = first.compile(source, "sm_90");
+        ASSERT_TRUE(again.ok());
+        EXPECT_EQ(again->get(), a->get()) << "memory first";
+        EXPECT_EQ(compiles, 1);
+        EXPECT_EQ(first.stats().memoryHits, 1);
+        EXPECT_EQ(first.stats().compiled, 1);
+        EXPECT_FALSE(first.compile("broken", "sm_90").ok()) << "a failed compile is returned as is";
+        EXPECT_EQ(first.size(), 1u) << "and not kept";
+    }
+    rubric::CompileCache second(rubric::CompileStore(dir), counting);
+    auto b = second.compile(source, "sm_90");
+    ASSERT_TRUE(b.ok()) << b.error().toString();
+    EXPECT_EQ(compiles, 1) << "the next run reads the store";
+    EXPECT_EQ(second.stats().storeHits, 1);
+    EXPECT_EQ(second.stats().compiled, 0);
+    EXPECT_EQ((*b)->ptx, "// " + source + "\n");
+    ASSERT_NE((*b)->kernel("K"), nullptr);
+    EXPECT_EQ((*b)->kernel("K")->registers, 41);
+    ASSERT_TRUE(second.compile(source, "sm_80").ok());
+    EXPECT_EQ(compiles, 2) << "another arch is compiled";
+
+    // Damaged entry: compiled again, and the entry is written anew.
+    const rubric::CompileStore store(dir);
+    const std::string path = store.entryPath(source, "sm_90");
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << "stitchcuda-compile-store/1\nkernel K \x01\x02\n";
+    rubric::CompileCache third(store, counting);
+    auto c = third.compile(source, "sm_90");
+    ASSERT_TRUE(c.ok()) << c.error().toString();
+    EXPECT_EQ(compiles, 3);
+    EXPECT_EQ((*c)->kernel("K")->registers, 43);
+    EXPECT_FALSE(third.storeError().has_value());
+    const auto rewritten = store.load(source, "sm_90");
+    ASSERT_TRUE(rewritten.has_value());
+    EXPECT_EQ(rewritten->kernels.front().registers, 43);
+
+    // Unreadable entry (a folder in its place, which the save cannot replace either): compiled,
+    // and the failed save is reported beside the result.
+    std::filesystem::remove(path);
+    std::filesystem::create_directories(path + "/in-the-way");
+    rubric::CompileCache fourth(store, counting);
+    auto d = fourth.compile(source, "sm_90");
+    ASSERT_TRUE(d.ok()) << d.error().toString();
+    EXPECT_EQ(compiles, 4);
+    EXPECT_EQ((*d)->kernel("K")->registers, 44);
+    EXPECT_EQ(fourth.stats().storeFailures, 1);
+    EXPECT_TRUE(fourth.storeError().has_value());
+    std::filesystem::remove_all(dir);
 }
 
 TEST(RubricCalibration, DescriptionsSetTheDecisionsBack)
