@@ -152,7 +152,24 @@ Result<ArchDatabase> ArchDatabase::fromJson(const std::string &text, const std::
         r.getOptional("measuredCopyGBs", s.measuredCopyGBs);
         r.getOptional("measuredSgemmTflops", s.measuredSgemmTflops);
         r.get("measuredNote", s.measuredNote, false);
+        r.get("gpcs", s.gpcs, false);
+        std::map<std::string, int> clusters;
+        r.get("residentClusters", clusters, false);
+        r.get("residentClustersNote", s.residentClustersNote, false);
         r.finish();
+        if (!r.error().empty())
+            return bad(r.error());
+        for (const auto &[size, count] : clusters) {
+            int n = 0;
+            try {
+                n = std::stoi(size);
+            } catch (const std::exception &) {
+            }
+            if (n < 2 || count < 0)
+                return bad("gpu " + s.name + ": residentClusters needs cluster sizes >= 2 and counts >= 0 (\"" +
+                           size + "\")");
+            s.measuredResidentClusters[n] = count;
+        }
         if (!r.error().empty())
             return bad(r.error());
         if (!db.arch(s.arch))
@@ -201,6 +218,21 @@ const GpuSpec *ArchDatabase::gpu(const std::string &name) const
                 return &g;
     }
     return nullptr;
+}
+
+int residentClusters(const GpuSpec &gpu, int clusterSize, int blocksPerSm)
+{
+    if (clusterSize <= 1 || blocksPerSm <= 0 || gpu.multiprocessors <= 0)
+        return 0;
+    int single = gpu.multiprocessors / clusterSize;
+    if (const auto it = gpu.measuredResidentClusters.find(clusterSize); it != gpu.measuredResidentClusters.end())
+        single = it->second;
+    else if (gpu.gpcs > 0)
+        single = std::min(single, gpu.gpcs * (gpu.multiprocessors / gpu.gpcs / clusterSize));
+    // More blocks per SM: one more layer of the same placement per block (reported from the same
+    // H200 probe run as 30 clusters of 8 and 14 of 16 at two blocks per SM, figures not stored with
+    // run 7); never more blocks than the SMs hold.
+    return std::min(blocksPerSm * single, gpu.multiprocessors * blocksPerSm / clusterSize);
 }
 
 const GpuSpec *ArchDatabase::defaultGpuFor(const std::string &arch) const

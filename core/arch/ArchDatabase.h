@@ -55,6 +55,14 @@ struct GpuSpec {
     std::optional<double> measuredCopyGBs;     ///< device-to-device copy, read + write
     std::optional<double> measuredSgemmTflops; ///< cuBLAS FP32 at 4096^3
     std::string measuredNote;          ///< where and how the measured figures came
+    /// Graphics processing clusters (datasheet / whitepaper; 0 if unknown). A thread-block cluster
+    /// runs inside one GPC, so they bound how many clusters are resident (residentClusters).
+    int gpcs = 0;
+    /// Clusters of a given size resident at once with one block per SM, measured with
+    /// cudaOccupancyMaxActiveClusters (bench/tools/max_active_clusters.cu); sizes not listed use the
+    /// GPC rule of residentClusters.
+    std::map<int, int> measuredResidentClusters;
+    std::string residentClustersNote; ///< where the measured cluster counts came from
 };
 
 class ArchDatabase {
@@ -89,6 +97,14 @@ struct Occupancy {
     int blocksLimitWarps = 0;
     int blocksLimitBlocks = 0;
 };
+
+/// Thread-block clusters of `clusterSize` blocks the GPU keeps resident at once when each SM holds
+/// `blocksPerSm` blocks of the kernel (the occupancy calculator's figure): blocksPerSm x the count
+/// at one block per SM, which is the measured figure where gpus.json has one, else the GPC rule
+/// gpcs x floor(floor(SMs / gpcs) / clusterSize) (every GPC assumed equal; an upper bound where
+/// floor-swept GPCs have fewer SMs: it gives 16 and 8 for the H200's measured 15 clusters of 8
+/// and 7 of 16), else floor(SMs / clusterSize). Never more than the SMs' block slots allow.
+int residentClusters(const GpuSpec &gpu, int clusterSize, int blocksPerSm);
 
 /// Theoretical occupancy; ResourceLimit error when the kernel cannot launch at all.
 Result<Occupancy> computeOccupancy(const ArchLimits &arch, int threadsPerBlock, int registersPerThread,

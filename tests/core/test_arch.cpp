@@ -91,3 +91,53 @@ TEST(Occupancy, RefusesWhatCannotLaunch)
     ASSERT_FALSE(tooMany.ok());
     EXPECT_NE(tooMany.error().message.find("register file"), std::string::npos);
 }
+
+TEST(ArchDatabase, ResidentClustersFollowTheMeasuredH200FiguresAndTheGpcRule)
+{
+    const auto &db = ArchDatabase::builtin();
+    const GpuSpec *h200 = db.gpu("NVIDIA H200");
+    ASSERT_NE(h200, nullptr);
+    // cudaOccupancyMaxActiveClusters on the H200 (run 7): 15 clusters of 8, 7 of 16, one block per SM.
+    EXPECT_EQ(residentClusters(*h200, 8, 1), 15);
+    EXPECT_EQ(residentClusters(*h200, 16, 1), 7);
+    EXPECT_EQ(residentClusters(*h200, 8, 2), 30);
+    EXPECT_EQ(residentClusters(*h200, 16, 2), 14);
+    // Sizes not measured: 8 GPCs of floor(132 / 8) = 16 SMs.
+    EXPECT_EQ(residentClusters(*h200, 4, 1), 32);
+    EXPECT_EQ(residentClusters(*h200, 2, 1), 64);
+    EXPECT_EQ(residentClusters(*h200, 1, 4), 0) << "not a cluster launch";
+    // The H100 (same chip, not measured): the GPC rule, an upper bound.
+    const GpuSpec *h100 = db.gpu("H100");
+    ASSERT_NE(h100, nullptr);
+    EXPECT_EQ(residentClusters(*h100, 8, 1), 16);
+    EXPECT_EQ(residentClusters(*h100, 16, 1), 8);
+    // No GPC count: the SMs alone.
+    GpuSpec plain = *h100;
+    plain.gpcs = 0;
+    EXPECT_EQ(residentClusters(plain, 8, 1), 16);
+    EXPECT_EQ(residentClusters(plain, 16, 3), 24);
+}
+
+TEST(ArchDatabase, RejectsBadResidentClusters)
+{
+    const std::string arch = R"({"name":"sm_90","family":"Hopper","computeMajor":9,"computeMinor":0,"maxThreadsPerSm":2048,
+         "maxWarpsPerSm":64,"maxBlocksPerSm":32,"registersPerSm":65536,"registersPerBlock":65536,
+         "maxRegistersPerThread":255,"registerAllocationUnit":256,"warpAllocationGranularity":4,
+         "sharedMemoryPerSm":233472,"sharedMemoryPerBlock":49152,"sharedMemoryPerBlockOptin":232448,
+         "sharedMemoryAllocationUnit":128,"reservedSharedMemoryPerBlock":1024,"tensorCoresTf32":true,
+         "tensorCoresBf16":true,"asyncCopy":true,"tma":true})";
+    auto gpu = [&](const std::string &clusters) {
+        return ArchDatabase::fromJson(R"({"schema":"stitchcuda-arch/1","architectures":[)" + arch +
+                                          R"(],"gpus":[{"name":"X","arch":"sm_90","multiprocessors":132,
+            "memoryBandwidthGBs":1,"l2CacheMiB":1,"boostClockMHz":1,"fp32Tflops":1,"tf32Tflops":0,"bf16Tflops":0,
+            "gpcs":8,"residentClusters":)" + clusters + "}]}",
+                                      "x.json");
+    };
+    auto good = gpu(R"({"8": 15})");
+    ASSERT_TRUE(good.ok()) << good.error().toString();
+    EXPECT_EQ(residentClusters(good->gpus().front(), 8, 1), 15);
+    auto badSize = gpu(R"({"one": 15})");
+    ASSERT_FALSE(badSize.ok());
+    EXPECT_NE(badSize.error().message.find("residentClusters"), std::string::npos);
+    EXPECT_FALSE(gpu(R"({"8": "fifteen"})").ok());
+}
