@@ -71,6 +71,20 @@ void StreamBuilder::row()
                 return ln.active ? l.base + (ln.row * cols + ln.c0) * l.elementBytes : -1;
             });
     }
+    // prefetch=shared (value 2): the next row's inputs go global -> shared by cp.async, then shared ->
+    // registers when the block reaches that row (core/codegen/RowKernel.cpp). Every row is counted
+    // (a block's first row is loaded directly: a small over-count).
+    const bool staged = g.value("prefetch") == 2;
+    if (staged)
+        for (ir::TensorId id : a.rowInputs) {
+            const ir::Tensor &t = tensor(id);
+            const int bytes = vec > 1 && t.dtype == ir::DType::F32 ? vec * 4 : ir::dtypeSize(t.dtype);
+            const double requests = perRowIter * (bytes == vec * 4 ? 1 : vec);
+            auto at = [=](std::int64_t, int th) -> std::int64_t { return static_cast<std::int64_t>(th) * bytes; };
+            add("cp.async " + t.name + " (next row) to shared memory: " + std::to_string(bytes) + " B per lane", true,
+                true, bytes, requests, at);
+            add("read " + t.name + " from shared memory (the staged row)", true, false, bytes, requests, at);
+        }
     std::set<ir::TensorId> columnVectors;
     for (const auto *op : a.ops) {
         for (const auto &r : globalReads(*op, true, true)) {
@@ -213,7 +227,8 @@ void StreamBuilder::row()
     // the round trips overlap, the barriers and instructions repeat per row.
     facts.memoryRounds = passes;
     facts.rowSteps = std::max(steps, 1);
-    facts.blockBarriers = steps * reductions * (sharedReduce ? treeSteps + 1 : warpsPerRow > 1 ? 2 : 0);
+    facts.blockBarriers = steps * reductions * (sharedReduce ? treeSteps + 1 : warpsPerRow > 1 ? 2 : 0) +
+                          (staged ? steps : 0); // the staged row is complete (wait_group, __syncthreads)
     facts.clusterBarriers = cluster > 1 ? steps * (reductions + 1) : 0;
     facts.instructionsPerWarp = steps * (elementInstructions + treeInstructions + fullLaneInstructions);
 }

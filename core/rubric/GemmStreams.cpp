@@ -12,6 +12,9 @@ void StreamBuilder::gemm()
               TN = g.value("thread_n"), VEC = g.value("vector"), PAD = g.value("smem_pad"), STAGES = g.value("stages"),
               SPLIT = g.value("split_k");
     const bool ASYNC = g.value("copy") == 1; // cp.async: an operand with rows along k moves one float per lane
+    // math=tf32_mma (core/codegen/MmaGemm.cpp): warps of 8 TM x 4 TN results, an operand whose rows run
+    // along k keeps k-contiguous rows in shared memory (16-byte copies, no transposition).
+    const bool MMA = g.value("math") == 1;
     const int TX = BN / TN, T = (BM / TM) * TX, warps = std::max(T / 32, 1);
     const int SA = BM + PAD, SB = BN + PAD;
     const std::int64_t M = evalSize(a.domain[0], sizes()), N = evalSize(a.domain[1], sizes()),
@@ -30,7 +33,8 @@ void StreamBuilder::gemm()
     };
     auto operand = [&](bool isA, bool kFastest, int tileOther, std::int64_t limit, std::int64_t ld,
                        const TensorLayout &l) {
-        const int VW = ASYNC && kFastest ? 1 : VEC; // elements per load (or cp.async) of this operand
+        const bool kContiguous = MMA && kFastest;
+        const int VW = ASYNC && kFastest && !kContiguous ? 1 : VEC; // elements per load (or cp.async) of this operand
         const int loads = tileOther * BK / (VW * T);
         const int perRow = (kFastest ? BK : tileOther) / VW;
         const std::string name = isA ? A.name : B.name;
@@ -57,7 +61,16 @@ void StreamBuilder::gemm()
         // Registers (or cp.async) -> shared tile, stored k-major: [k][m] (A) or [k][n] (B).
         const std::int64_t tileBase = isA ? 0 : static_cast<std::int64_t>(STAGES) * BK * SA * 4;
         const int stride = isA ? SA : SB;
-        if (kFastest) {
+        if (kContiguous) {
+            const int rowStride = schedule::mmaKContiguousStride(BK, PAD);
+            add("cp.async " + name + " tile to shared memory, k-contiguous rows (stride " + std::to_string(rowStride) +
+                    " floats)",
+                true, true, VW * 4, blocks * static_cast<double>(kTiles) * loads * warps,
+                [=](std::int64_t, int t) -> std::int64_t {
+                    const int o = t / perRow, kk = (t % perRow) * VW;
+                    return tileBase + (static_cast<std::int64_t>(o) * rowStride + kk) * 4;
+                });
+        } else if (kFastest) {
             add("store " + name + " tile to shared memory, transposed (stride " + std::to_string(stride) + " floats)",
                 true, true, 4, blocks * static_cast<double>(kTiles) * loads * VW * warps,
                 [=](std::int64_t, int t) -> std::int64_t {
@@ -87,8 +100,12 @@ void StreamBuilder::gemm()
                     return tileBase + static_cast<std::int64_t>(idx) * half * 4;
                 });
         };
-        fragment(true, TM / 2, 0);
-        fragment(false, TN / 2, static_cast<std::int64_t>(STAGES) * BK * SA * 4);
+        if (MMA)
+            mmaFragments();
+        else {
+            fragment(true, TM / 2, 0);
+            fragment(false, TN / 2, static_cast<std::int64_t>(STAGES) * BK * SA * 4);
+        }
     }
 
     // Epilogue: stores (vector when every stored tensor is a plain [M, N] float matrix) and reads.
@@ -164,6 +181,11 @@ void StreamBuilder::gemm()
     facts.ilp = TM * TN;
     facts.loopIterations = static_cast<double>(kTiles);
     facts.copyStages = ASYNC ? STAGES : 0;
+    facts.tensorCores = MMA;
+    if (MMA)
+        for (const auto &st : facts.streams)
+            if (st.shared && !st.store)
+                facts.fragmentWavefronts += bankWavefronts(st, problem.arch.sharedMemoryBanks).wavefronts * st.requests / std::max(blocks, 1.0);
     const double tileFloats = static_cast<double>(BM + BN) * BK / T; // per thread and k-tile
     // cp.async keeps stages - 1 tiles in flight, register staging one (two buffers) or none.
     facts.bytesInFlightPerThread =
@@ -174,6 +196,40 @@ void StreamBuilder::gemm()
     const int copies = (a.aRowMajor ? BM * BK : BM * BK / VEC) / T + (!a.bRowMajor ? BN * BK : BN * BK / VEC) / T;
     const double tileOverhead = ASYNC ? 3.0 * copies / BK + 2.0 : 2.0 * tileFloats / BK + 2.0;
     facts.fmaShare = TM * TN / (TM * TN + lds + tileOverhead);
+}
+
+void StreamBuilder::mmaFragments()
+{
+    // Per 8-deep step each warp loads TM/2 A fragments (4 registers: rows g and g + 8, k rows 2t and
+    // 2t + 1) and TN/2 B fragments (2 registers: column g, k rows 2t and 2t + 1), as MmaGemm.cpp
+    // emits them: one 4-byte load per register from a k-major tile, one 8-byte load per register
+    // pair from a k-contiguous one. Addresses of the first register; the others are the same
+    // pattern shifted by whole rows.
+    const auto &g = facts.kernel->group;
+    const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), TM = g.value("thread_m"),
+              TN = g.value("thread_n"), PAD = g.value("smem_pad"), STAGES = g.value("stages"),
+              SPLIT = g.value("split_k");
+    const int T = (BM / TM) * (BN / TN), warps = std::max(T / 32, 1);
+    const std::int64_t K = evalSize(a.k, sizes());
+    const std::int64_t kChunk = SPLIT > 1 ? ceilDiv(ceilDiv(K, SPLIT), BK) * BK : K;
+    const double steps = static_cast<double>(facts.blocks) * static_cast<double>(ceilDiv(kChunk, BK)) * (BK / 8) * warps;
+    const bool aContiguous = a.aRowMajor, bContiguous = !a.bRowMajor;
+    const int strideA = aContiguous ? schedule::mmaKContiguousStride(BK, PAD) : BM + PAD;
+    const int strideB = bContiguous ? schedule::mmaKContiguousStride(BK, PAD) : BN + PAD;
+    const std::int64_t baseB = static_cast<std::int64_t>(STAGES) * (aContiguous ? BM : BK) * strideA * 4;
+    auto fragment = [&](bool isA, bool contiguous, int stride, std::int64_t base, int perStep) {
+        add(std::string("read ") + (isA ? "A" : "B") + " mma fragments from shared memory (" +
+                (contiguous ? "8 B per lane, k rows 2t and 2t + 1 together" : "4 B per lane") + ")",
+            true, false, contiguous ? 8 : 4, steps * perStep / (contiguous ? 2 : 1),
+            [=](std::int64_t, int t) -> std::int64_t {
+                const int lane = t % 32, gid = lane / 4, tig = lane % 4;
+                return base + (contiguous ? static_cast<std::int64_t>(gid) * stride + 2 * tig
+                                          : static_cast<std::int64_t>(2 * tig) * stride + gid) *
+                                  4;
+            });
+    };
+    fragment(true, aContiguous, strideA, 0, 4 * (TM / 2));
+    fragment(false, bContiguous, strideB, baseB, 2 * (TN / 2));
 }
 
 void StreamBuilder::gemmSum()

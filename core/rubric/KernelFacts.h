@@ -104,6 +104,12 @@ struct KernelFacts {
     /// A GEMM that copies tiles with cp.async: the ring's depth (`stages`, stages - 1 tiles in
     /// flight); 0 for register staging and every other kernel.
     int copyStages = 0;
+    /// A GEMM whose products run on TF32 tensor cores (math=tf32_mma: mma.sync m16n8k8, fragments
+    /// loaded from the shared tiles and rounded with cvt.rna); its FLOPs go to the tensor-core terms.
+    bool tensorCores = false;
+    /// math=tf32_mma: shared-memory wavefronts of one block's fragment loads over its k-loop (the
+    /// tensor-core kernel's shared-memory traffic, besides the cp.async tile stores).
+    double fragmentWavefronts = 0;
     /// A GEMM kernel's element-wise ops applied to its results before the stores (bias, GELU, ...;
     /// 0 with split K, whose sum kernel applies them).
     int epilogueOps = 0;

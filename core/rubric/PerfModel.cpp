@@ -26,14 +26,24 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     const double activeBlocks = k.clusterSize > 1 ? std::min(double(k.occupancy->activeBlocksPerSm),
                                                               m_params.clusterBlocksPerSm)
                                                   : double(k.occupancy->activeBlocksPerSm);
-    const double slots = sms * activeBlocks;
+    double slots = sms * activeBlocks;
+    // A cluster runs inside one GPC: only so many clusters fit at once (residentClusters, measured on
+    // the H200: 15 of 8 and 7 of 16 at one block per SM), and the SMs left over stay idle.
+    double usedSms = sms;
+    if (k.clusterSize > 1) {
+        const int clusters = residentClusters(gpu, k.clusterSize, static_cast<int>(activeBlocks));
+        if (clusters > 0 && clusters * k.clusterSize < slots) {
+            slots = double(clusters) * k.clusterSize;
+            usedSms = std::max(1.0, std::ceil(slots / activeBlocks));
+        }
+    }
     const double blocks = static_cast<double>(k.blocks);
     p.waves = std::ceil(blocks / slots);
     const double perWave = std::min(blocks, slots);
     // Wave quantization: every wave lasts as long as a full one (the shared DRAM and L2 see it).
     const double quant = p.waves * perWave / blocks;
     p.waveEfficiency = 1 / quant;
-    const double perSm = blocks / sms;
+    const double perSm = blocks / usedSms;
 
     const double warpsPerBlock = std::ceil(k.threads / static_cast<double>(arch.warpSize));
     const double warpsPerSm = perWave * warpsPerBlock / sms;
@@ -89,8 +99,8 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
         p.sharedMs = rounds * shared * 1e3;
         p.computeMs = rounds * (pipes + barrier + epilogue) * 1e3;
     } else {
-        p.computeMs = smQuant * k.flops / (peak * issueShare * p.computeHiding) * 1e3;
-        p.sharedMs = smQuant * k.sharedTrafficBytes / (sms * m_params.sharedBytesPerClock * clockHz) * 1e3;
+        p.computeMs = smQuant * k.flops / (peak * usedSms / sms * issueShare * p.computeHiding) * 1e3;
+        p.sharedMs = smQuant * k.sharedTrafficBytes / (usedSms * m_params.sharedBytesPerClock * clockHz) * 1e3;
     }
     p.smEfficiency = 1 / smQuant;
     // Re-read passes (row kernels without a register cache) hit L2 only while the slices the resident
@@ -121,7 +131,11 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     if (lifeUs > 0 && p.latencyMs > 0) {
         // Blocks of one wave start together: their load phases and their barriers, reductions and
         // launches line up instead of overlapping (one wave: the two add); later waves drift apart.
-        p.overlapMs = std::min(std::max(p.dramMs, p.l2Ms), p.latencyMs) / std::pow(p.waves, m_params.waveDriftExponent);
+        // Clusters of one block per SM do not drift: every block of a cluster waits at each cluster
+        // barrier, row after row, and no other block on its SM fills the wait.
+        const bool lockstep = k.clusterSize > 1 && activeBlocks <= 1;
+        const double drift = lockstep ? 1.0 : std::pow(p.waves, m_params.waveDriftExponent);
+        p.overlapMs = std::min(std::max(p.dramMs, p.l2Ms), p.latencyMs) / drift;
     }
     p.bound = work == p.computeMs ? "compute"
               : work == p.dramMs  ? "DRAM"
@@ -182,17 +196,33 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     }
     const double hidingWarps = k.copyStages == 2 ? c.asyncTwoStageHidingWarps : c.asyncHidingWarps;
     p.computeHiding = std::pow(std::min(1.0, warps / hidingWarps), c.asyncHidingExponent);
-    const double fmaBlock = k.flops / blocks / (peak / sms * issueShare); // one block alone, pipe fed
+    double fmaBlock = k.flops / blocks / (peak / sms * issueShare); // one block alone, pipe fed
+    double shared = resident * k.sharedTrafficBytes / blocks / (c.sharedBytesPerClock * clockHz);
+    const double tiles = std::max(1.0, k.loopIterations);
+    if (k.tensorCores) {
+        // TF32 tensor cores: one block's k-loop is its MMAs at the tensor peak, its fragment loads
+        // (conflict free: a wavefront per 4-byte load or half an 8-byte one) and the issue of the
+        // whole k-loop (fragment loads, cvt.rna, mma.sync, cp.async, addresses), one after the other:
+        // each 8-deep step loads and converts its fragments before its MMAs (no double-buffering).
+        const double tensorPeak = (gpu.tf32Tflops > 0 ? gpu.tf32Tflops : gpu.fp32Tflops) * 1e12;
+        const double tensor = k.flops / blocks / (tensorPeak / sms);
+        const double fragments = k.fragmentWavefronts * 128.0 / (c.sharedBytesPerClock * clockHz);
+        // Without PTX: an m16n8k8 MMA per 2048 FLOPs, a load and a conversion per fragment wavefront.
+        const double loopIssued = k.loopInstructions > 0 ? tiles * k.loopInstructions * warpsPerBlock
+                                                         : k.flops / blocks / 2048 + 2 * k.fragmentWavefronts;
+        p.computeHiding = std::pow(std::min(1.0, warps / c.asyncHidingWarps), c.mmaHidingExponent);
+        fmaBlock = tensor + fragments + loopIssued / (c.mmaIssuePerClock * clockHz);
+        shared = 0; // the fragment loads are in fmaBlock; the cp.async stores overlap them
+    }
     const double fma = resident * fmaBlock / p.computeHiding;
-    const double shared = resident * k.sharedTrafficBytes / blocks / (c.sharedBytesPerClock * clockHz);
     // PTX outside the k-loop runs once per block (prologue, epilogue); without PTX it is not counted.
     const double onceInstructions =
         k.loopInstructions > 0 ? std::max(0, k.ptxInstructions - k.loopInstructions) : 0.0;
     const double issue = onceInstructions * warpsPerBlock * resident / (c.schedulersPerSm * clockHz);
     const double throughput = fma + shared + issue;
 
-    const double tiles = std::max(1.0, k.loopIterations);
-    const double ownTile = fmaBlock / tiles / std::min(1.0, warpsPerBlock / c.asyncBlockWarps);
+    const double blockWarps = k.tensorCores ? c.mmaBlockWarps : c.asyncBlockWarps;
+    const double ownTile = fmaBlock / tiles / std::min(1.0, warpsPerBlock / blockWarps);
     const double ringTile = c.asyncTileLatencyUs * 1e-6 *
                             (k.copyStages > 2 ? 1.0 / (k.copyStages - 1) : c.asyncTwoStageFactor);
     const double tile = pnorm(ownTile, ringTile) + c.asyncTileUs * 1e-6;

@@ -96,6 +96,19 @@ public:
         double asyncFusedEpilogueCycles = 14;
         double asyncEpilogueTileExponent = 1.5;
         double asyncFillUs = 1.0;           ///< the first tiles' latency, once per kernel (later blocks overlap it)
+
+        /// TF32 tensor-core GEMMs (math=tf32_mma, KernelFacts::tensorCores): the cp.async ring above, with
+        /// one block's FMA time replaced by its MMAs at the datasheet TF32 peak (gpus.json tf32Tflops),
+        /// its fragment loads at sharedBytesPerClock and the issue of its whole k-loop at
+        /// mmaIssuePerClock PTX instructions per SM and clock; the tile latency, hiding warps, chain
+        /// exponent and epilogue are the FFMA ring's. Fitted by a coordinate search on the
+        /// even-numbered TF32 candidates of H200 run 7 (4096^3 and 8192^3): call 3 as `calibrate`
+        /// re-derives it, call 2 from its stored facts (half its kernels were generated differently
+        /// then); docs/RUBRIC.md, "TF32 tensor cores".
+        /// mma.sync, cvt.rna and the fragment loads each hold an issue slot for more than a clock: 1.
+        double mmaIssuePerClock = 1;
+        double mmaHidingExponent = 0.25; ///< (warps / asyncHidingWarps)^this: 8 warps lose 10 %, not 18 %
+        double mmaBlockWarps = 2;        ///< warps one block needs to issue its own k-loop at the SM's rate
     };
 
     PerfModel() = default;

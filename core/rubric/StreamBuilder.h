@@ -150,6 +150,7 @@ struct StreamBuilder {
     }
 
     void gemm();
+    void mmaFragments(); ///< math=tf32_mma: the mma.sync fragment loads (GemmStreams.cpp)
     void gemmSum();
     void row();
     void elementwise();

@@ -367,3 +367,111 @@ TEST(RubricModelTerms, AsyncLoopSpillsTakeIssueSlotsFromTheFmas)
     k.spillBytes = -1; // unknown (resources from the CUBIN): no spill term
     EXPECT_DOUBLE_EQ(model.predictKernel(k, base.facts).computeMs, clean.computeMs);
 }
+
+// Resident clusters (run 7, bench/results/2026-11-29/run7-prefetch-tf32/README.md) and TF32 tensor
+// cores (math=tf32_mma, the same run's calls 2 and 3).
+
+TEST(RubricModelTerms, ClusterLaunchNeedingMoreClustersThanResidentTakesTwoWaves)
+{
+    // 512-thread blocks with a staged row (prefetch=shared, 128 KiB of shared memory): one per SM.
+    // The H200 keeps 15 clusters of 8 resident (cudaOccupancyMaxActiveClusters), so clusters walking
+    // 16 rows (16 clusters, 128 blocks) need two waves although 128 blocks fit 132 SMs.
+    const ir::Graph g = ir::makeSoftmaxRows();
+    const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
+    std::map<std::string, int> d{{"threads_per_row", 512}, {"rows_per_block", 1}, {"cluster", 8}, {"vector", 4},
+                                 {"cache", 1},             {"prefetch", 2},       {"row_steps", 16}};
+    const auto sixteen = predictDecisions(problem, d);
+    const auto &k = sixteen.facts.kernels.front();
+    ASSERT_EQ(k.occupancy->activeBlocksPerSm, 1);
+    ASSERT_EQ(k.blocks, 128);
+    ASSERT_EQ(residentClusters(*sixteen.facts.gpu, 8, 1), 15);
+    EXPECT_EQ(sixteen.main.waves, 2) << "16 clusters of 8 on 15 resident";
+    // The same launch on a GPU whose every SM takes a cluster block: one wave, predicted faster.
+    GpuSpec uniform = *sixteen.facts.gpu;
+    uniform.measuredResidentClusters.clear();
+    uniform.gpcs = 0;
+    ASSERT_EQ(residentClusters(uniform, 8, 1), 16);
+    rubric::ProgramFacts facts = sixteen.facts;
+    facts.gpu = &uniform;
+    const auto oneWave = rubric::PerfModel().predictKernel(k, facts);
+    EXPECT_EQ(oneWave.waves, 1);
+    EXPECT_GT(sixteen.main.ms, 1.2 * oneWave.ms) << "two waves " << sixteen.main.ms << " ms, one " << oneWave.ms;
+    // 16 rows per cluster was the slowest step count the H200 measured (0.285 ms against 0.242 ms
+    // for 8 rows: 256 blocks, 32 clusters in 3 waves of 15).
+    d["row_steps"] = 8;
+    const auto eight = predictDecisions(problem, d);
+    EXPECT_EQ(eight.main.waves, 3);
+    EXPECT_GT(sixteen.ms, eight.ms);
+}
+
+TEST(RubricModelTerms, PrefetchSharedStagesTheRowThroughSharedMemory)
+{
+    // prefetch=shared copies the next row into shared memory and reads it back: shared streams and a
+    // barrier per row that prefetch=off does not have; on the H200 it was 3-7 % slower for softmax at
+    // the same blocks per SM (9 of 9 pairs of call 1).
+    const ir::Graph g = ir::makeSoftmaxRows();
+    const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
+    std::map<std::string, int> d{{"threads_per_row", 512}, {"rows_per_block", 1}, {"cluster", 8}, {"vector", 4},
+                                 {"cache", 1},             {"prefetch", 0},       {"row_steps", 2}};
+    const auto off = predictDecisions(problem, d);
+    d["prefetch"] = 2;
+    const auto staged = predictDecisions(problem, d);
+    const auto &k = staged.facts.kernels.front();
+    ASSERT_NE(stream(k, "cp.async X (next row) to shared memory"), nullptr);
+    ASSERT_NE(stream(k, "read X from shared memory"), nullptr);
+    EXPECT_EQ(k.blockBarriers, off.facts.kernels.front().blockBarriers + 2);
+    EXPECT_GT(k.sharedTrafficBytes, off.facts.kernels.front().sharedTrafficBytes + 2.0 * 256 * 262144 * 4 - 1);
+    EXPECT_GE(staged.ms, off.ms);
+}
+
+namespace {
+
+schedule::Problem tf32Problem(const ir::Graph &g, std::int64_t n)
+{
+    return {g, {{"M", n}, {"N", n}, {"K", n}}, sm90(), schedule::Precision::TF32};
+}
+
+// The default TF32 tile of run 7 (0.951 ms at 4096^3): 128x128, warps of 64x64, BK 32, 3 stages.
+const std::map<std::string, int> kTf32Tile{{"block_m", 128}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 16},
+                                           {"block_k", 32},  {"split_k", 1},   {"vector", 4},   {"copy", 1},
+                                           {"stages", 3},    {"min_blocks", 2}, {"math", 1}};
+
+} // namespace
+
+TEST(RubricModelTerms, Tf32MmaKernelIsPredictedFasterThanItsSimtTwin)
+{
+    // The same tiles, ring and epilogue with FFMA (math=simt) and with mma.sync TF32 tensor cores:
+    // the H200 ran the TF32 kernel at 144 TFLOP/s, three times the FP32 peak of 67.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = tf32Problem(g, 4096);
+    auto d = kTf32Tile;
+    const auto mma = predictDecisions(problem, d);
+    d["math"] = 0;
+    const auto simt = predictDecisions(problem, d);
+    const auto &k = mma.facts.kernels.front();
+    ASSERT_TRUE(k.tensorCores);
+    ASSERT_FALSE(simt.facts.kernels.front().tensorCores);
+    // 4 warps x 32 steps of 8 x (4 A fragments x 4 + 8 B fragments x 2 (k-major) or 4 A x 2 float2
+    // (2 wavefronts each) + 16): 32 wavefronts per warp and 8-deep step, one per MMA of a 64x64 warp tile.
+    EXPECT_DOUBLE_EQ(k.fragmentWavefronts, 4.0 * (4096 / 8) * 32);
+    EXPECT_LT(2 * mma.ms, simt.ms) << "tf32_mma " << mma.ms << " ms, simt " << simt.ms << " ms";
+    EXPECT_GT(mma.ms, 2 * 4096.0 * 4096 * 4096 / 495e12 * 1e3) << "no faster than the datasheet TF32 peak";
+}
+
+TEST(RubricModelTerms, Tf32WarpTilesOf64x64ReuseFragmentsBest)
+{
+    // Warps of 64x64 load a fragment wavefront per MMA, 32x64 ones 1.5: more shared-memory loads and
+    // conversions per MMA (H200 4096^3, BK 32, 3 stages: 0.951 ms against 1.097 ms).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = tf32Problem(g, 4096);
+    auto d = kTf32Tile;
+    const auto wide = predictDecisions(problem, d);
+    d["thread_m"] = 4;
+    d["min_blocks"] = 1;
+    const auto narrow = predictDecisions(problem, d);
+    const auto &kw = wide.facts.kernels.front(), &kn = narrow.facts.kernels.front();
+    const double mmas = 2.0 * 4096 * 4096 * 4096 / 2048;
+    EXPECT_DOUBLE_EQ(kw.fragmentWavefronts * kw.blocks / mmas, 1.0);
+    EXPECT_DOUBLE_EQ(kn.fragmentWavefronts * kn.blocks / mmas, 1.5);
+    EXPECT_LT(wide.ms, narrow.ms);
+}
