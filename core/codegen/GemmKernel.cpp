@@ -84,7 +84,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     k.name = ctx.kernelName;
     k.params = kernelParams(ctx);
     k.block = {T, 1, 1};
-    k.dynamicSharedBytes = STAGES * (tileA.stageFloats() + tileB.stageFloats()) * 4;
+    k.dynamicSharedBytes = schedule::gemmSharedBytes(a, g);
     const std::string wsName = ctx.kernelName + "_partials";
     if (SPLIT > 1) {
         KernelParam ws;

@@ -3,6 +3,7 @@
 #include "core/codegen/CudaWriter.h"
 #include "core/codegen/Kernels.h"
 #include "core/ir/ExprUtil.h"
+#include "core/schedule/Space.h"
 
 #include <algorithm>
 #include <functional>
@@ -164,8 +165,8 @@ KernelCode generateRowKernel(const GenContext &ctx)
     k.params = kernelParams(ctx);
     k.block = {threads, 1, 1};
     k.clusterSize = p.cluster;
-    if (staged)
-        k.dynamicSharedBytes = static_cast<int>(a.rowInputs.size()) * stageElems * 4;
+    if (staged) // stageElems floats per row input, as the schedule's limits count them
+        k.dynamicSharedBytes = schedule::rowStagingBytes(a, g, ctx.sizes);
 
     std::vector<const ir::ComputeOp *> rowOps;
     for (const auto *op : a.ops)

@@ -188,30 +188,32 @@ int cachedArrays(const GroupAnalysis &a)
     return std::max(n, 1);
 }
 
-int rowItems(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
+int rowItems(const GroupAnalysis &a, const KernelGroup &g, const ir::SizeBindings &sizes)
 {
-    const std::int64_t C = eval(a.domain.back(), p);
+    const auto C = ir::evaluateSizeExpr(a.domain.back(), sizes);
     const std::int64_t perPass = std::int64_t(g.value("threads_per_row")) * g.value("vector") * g.value("cluster");
-    return static_cast<int>(std::max<std::int64_t>(1, ceilDiv(std::max<std::int64_t>(C, 1), perPass)));
+    return static_cast<int>(std::max<std::int64_t>(1, ceilDiv(std::max<std::int64_t>(C.ok() ? *C : 1, 1), perPass)));
 }
 
 /// Registers per thread for cached row data: the row's elements, twice with prefetch (the next
 /// row's elements load while this row is used).
 int rowRegisters(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
 {
-    return rowItems(a, g, p) * g.value("vector") * cachedArrays(a) * (g.value("prefetch") == 1 ? 2 : 1);
+    return rowItems(a, g, p.sizes) * g.value("vector") * cachedArrays(a) * (g.value("prefetch") == 1 ? 2 : 1);
 }
 
-/// Shared memory for prefetch=shared: each thread's elements of the next row of every row input,
-/// copied there by cp.async (4-byte elements; the slots a thread copies are the ones it reads back).
-int rowStagingBytes(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
+} // namespace
+
+int rowStagingBytes(const GroupAnalysis &a, const KernelGroup &g, const ir::SizeBindings &sizes)
 {
     if (g.value("prefetch") != 2)
         return 0;
     const std::int64_t bytes = std::int64_t(a.rowInputs.size()) * g.value("rows_per_block") *
-                               g.value("threads_per_row") * rowItems(a, g, p) * g.value("vector") * 4;
+                               g.value("threads_per_row") * rowItems(a, g, sizes) * g.value("vector") * 4;
     return static_cast<int>(std::min<std::int64_t>(bytes, std::int64_t(1) << 30));
 }
+
+namespace {
 
 void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
 {
@@ -259,7 +261,7 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
             if (ir::dtypeSize(p.graph.tensor(id)->dtype) != 4)
                 out.push_back({{"prefetch"}, "prefetch=shared copies 4-byte elements; " + p.graph.tensor(id)->name +
                                                  " is " + ir::dtypeName(p.graph.tensor(id)->dtype)});
-        const int bytes = rowStagingBytes(a, g, p);
+        const int bytes = rowStagingBytes(a, g, p.sizes);
         const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
         if (bytes > limit)
             out.push_back({{"prefetch", "threads_per_row", "rows_per_block", "vector", "cluster"},
@@ -352,6 +354,11 @@ std::vector<ValueOption> legalValues(const GroupAnalysis &analysis, const Kernel
     return out;
 }
 
+int gemmSharedBytes(const GroupAnalysis &a, const KernelGroup &g)
+{
+    return gemmShape(a, g).shared();
+}
+
 Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
 {
     GroupResources r;
@@ -375,7 +382,7 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
             rowOps += op->reduction ? 1 : 0;
         const int parity = g.value("row_steps") > 1 ? 2 : 1; // shared slots alternate between row steps
         r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0)) +
-                        rowStagingBytes(a, g, p);
+                        rowStagingBytes(a, g, p.sizes);
         r.estimatedRegisters = 24 + (g.value("cache") ? rowRegisters(a, g, p) : 8);
         r.blocks = ceilDiv(rows, std::int64_t(rpb) * g.value("row_steps")) * g.value("cluster");
         break;

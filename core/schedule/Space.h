@@ -55,6 +55,14 @@ struct GroupResources {
 };
 Result<GroupResources> groupResources(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem);
 
+/// Dynamic shared memory of a gemm group's kernel: `stages` buffers of the A and B tiles in the
+/// layout that math and smem_pad give. The one figure the limits above and codegen's kernel use.
+int gemmSharedBytes(const GroupAnalysis &analysis, const KernelGroup &group);
+/// Dynamic shared memory of a row_reduction group with prefetch=shared (0 for other prefetch values):
+/// each thread's elements of the next row of every row input, copied there by cp.async (4-byte
+/// elements; the slots a thread copies are the ones it reads back). Limits and codegen use it alike.
+int rowStagingBytes(const GroupAnalysis &analysis, const KernelGroup &group, const ir::SizeBindings &sizes);
+
 /// Greedy fusion and, for each group, the best legal decisions by the built-in heuristics.
 Result<Schedule> defaultSchedule(const Problem &problem);
 
