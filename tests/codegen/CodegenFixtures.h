@@ -69,6 +69,27 @@ inline std::vector<Case> tf32Cases()
 
 inline const ArchLimits &sm90() { return *ArchDatabase::builtin().arch("sm_90"); }
 
+/// A long-row kernel's decisions: one row per block or per cluster of `cluster` blocks, walking
+/// `rowSteps` rows in turn, the row's elements cached in registers 4 at a time; `prefetch` is how
+/// the next row arrives (0 off, 1 next_row into registers, 2 shared by cp.async).
+struct LongRowDecisions {
+    int threadsPerRow = 512;
+    int cluster = 1;
+    int rowSteps = 1;
+    int prefetch = 0;
+};
+
+inline void setLongRowDecisions(schedule::KernelGroup &g, const LongRowDecisions &d)
+{
+    g.set("threads_per_row", d.threadsPerRow);
+    g.set("rows_per_block", 1);
+    g.set("cluster", d.cluster);
+    g.set("vector", 4);
+    g.set("cache", 1);
+    g.set("row_steps", d.rowSteps);
+    g.set("prefetch", d.prefetch);
+}
+
 /// Up to `count` legal schedules spread evenly over the main group's whole legal space, plus the default.
 inline std::vector<schedule::Schedule> sampleSchedules(const schedule::Problem &problem, std::size_t count)
 {

@@ -175,14 +175,9 @@ TEST_P(CodegenGpuRowPrefetch, SharedMemoryPrefetchMatchesTheInterpreter)
         auto s = schedule::defaultSchedule(problem);
         ASSERT_TRUE(s.ok()) << s.error().toString();
         auto &g = s->groups.front();
-        g.set("threads_per_row", cfg.threadsPerRow);
-        g.set("rows_per_block", 1);
-        g.set("cluster", cfg.cluster);
-        g.set("vector", 4);
-        g.set("cache", 1);
+        setLongRowDecisions(g, {.threadsPerRow = cfg.threadsPerRow, .cluster = cfg.cluster, .rowSteps = cfg.steps,
+                                .prefetch = 2});
         g.set("reduce", 0);
-        g.set("row_steps", cfg.steps);
-        g.set("prefetch", 2);
         const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
                                  schedule::describe(g);
         ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok()) << what;
