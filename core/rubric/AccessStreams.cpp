@@ -226,6 +226,9 @@ void StreamBuilder::row()
     // With row_steps a block walks `steps` rows and prefetches the next while reducing this one:
     // the round trips overlap, the barriers and instructions repeat per row.
     facts.memoryRounds = passes;
+    for (ir::TensorId id : a.rowInputs)
+        facts.rowRereadBytes += static_cast<double>(passes - 1) * static_cast<double>(rows) * static_cast<double>(cols) *
+                                ir::dtypeSize(tensor(id).dtype);
     facts.rowSteps = std::max(steps, 1);
     facts.blockBarriers = steps * reductions * (sharedReduce ? treeSteps + 1 : warpsPerRow > 1 ? 2 : 0) +
                           (staged ? steps : 0); // the staged row is complete (wait_group, __syncthreads)

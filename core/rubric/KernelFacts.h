@@ -114,6 +114,9 @@ struct KernelFacts {
     /// 0 with split K, whose sum kernel applies them).
     int epilogueOps = 0;
     int rowSteps = 1; ///< rows a row-reduction block walks one after the other (row_steps)
+    /// Row kernels without a register cache: the row inputs' bytes read again by the passes after the
+    /// first (per-column vectors like gamma, the same for every row, are not in it).
+    double rowRereadBytes = 0;
 
     std::optional<Occupancy> occupancy; ///< computeOccupancy on registers + static + dynamic shared memory
     std::string occupancyError;         ///< why it cannot launch

@@ -104,12 +104,13 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     }
     p.smEfficiency = 1 / smQuant;
     // Re-read passes (row kernels without a register cache) hit L2 only while the slices the resident
-    // blocks hold fit in it; the rest come from DRAM again.
-    const double reread = std::max(0.0, k.trafficBytes - k.uniqueBytes);
+    // blocks hold fit in its share for them (l2RereadShare); the rest come from DRAM again. Only the
+    // row inputs count: a per-column vector (gamma) is the same for every row and stays cached.
+    const double reread = k.rowRereadBytes;
     if (!tiledGemm && reread > 0 && k.memoryRounds > 1 && k.strategy == schedule::Strategy::RowReduction) {
         const double slice = reread / (k.memoryRounds - 1) / blocks / std::max(1, k.rowSteps);
         const double workingSet = std::min(blocks, slots) * slice;
-        const double l2Bytes = gpu.l2CacheMiB * 1024.0 * 1024.0;
+        const double l2Bytes = gpu.l2CacheMiB * 1024.0 * 1024.0 * m_params.l2RereadShare;
         const double miss = workingSet > l2Bytes ? 1 - l2Bytes / workingSet : 0.0;
         p.dramMs = quant * (k.uniqueBytes + miss * reread) / (bw * p.memoryHiding) * 1e3;
     }

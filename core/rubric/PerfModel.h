@@ -46,6 +46,11 @@ public:
     struct Params {
         double launchUs = 2.5;          ///< per kernel, back to back in one stream
         double l2BandwidthFactor = 2.5; ///< L2 bandwidth / DRAM bandwidth
+        /// Share of the L2 (gpus.json l2CacheMiB) that keeps a row kernel's re-read slices between its
+        /// passes. Fitted: 0.5, on the even-numbered long-row candidates of run 7 call 1 and the
+        /// stored long-rows run (0.4-1.0 tried). Read as: the H200's L2 is two partitions, each
+        /// caching for the SMs on its side, and a line homed on the far side is held in both.
+        double l2RereadShare = 0.5;
         double memoryLatencyNs = 600;   ///< DRAM latency the bytes in flight must cover
         double fmaLatencyCycles = 4;
         int schedulersPerSm = 4;

@@ -174,6 +174,22 @@ TEST(RubricModelTerms, RowReReadsBeyondL2ComeFromDram)
                      model.predictKernel(c.facts.kernels.front(), cachedFits).dramMs);
 }
 
+TEST(RubricModelTerms, RowReReadsCountTheRowInputsNotTheColumnVectors)
+{
+    // Layer norm reads gamma and beta in its last pass for every row: the same 2 MiB for all 256
+    // rows, kept in L2. Only x's passes after the first are re-reads whose slices must fit in the
+    // L2's share (H200, cache=none clusters: layer norm measured no slower than softmax, 0.22-0.30 ms).
+    const ir::Graph g = ir::makeLayerNormRows();
+    const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
+    const std::map<std::string, int> decisions{{"threads_per_row", 256}, {"rows_per_block", 1}, {"cluster", 8},
+                                               {"vector", 4},           {"cache", 0},          {"row_steps", 1}};
+    const auto p = predictDecisions(problem, decisions);
+    const auto &k = p.facts.kernels.front();
+    ASSERT_EQ(k.memoryRounds, 3);
+    EXPECT_DOUBLE_EQ(k.rowRereadBytes, 2.0 * 256 * 262144 * 4);
+    EXPECT_GT(k.trafficBytes - k.uniqueBytes, 1.4 * k.rowRereadBytes) << "gamma and beta per row are traffic, not re-reads";
+}
+
 TEST(RubricModelTerms, BlocksOfOneWaveCannotOverlapLoadsAndBarriers)
 {
     // Clusters walking 8 rows each: 256 blocks in a wave or two whose load phases and cluster
