@@ -318,7 +318,10 @@ double rooflineFloorMs(const schedule::Problem &problem, const GpuSpec &gpu)
         if (ext.ok())
             bytes += static_cast<double>(ir::elementCount(*ext)) * ir::dtypeSize(t.dtype);
     }
-    const double computeMs = flops / (gpu.fp32Tflops * 1e12) * 1e3;
+    // Precision tf32 may run its products on the tensor cores (math=tf32_mma): their peak bounds it.
+    const bool tensor = problem.precision == schedule::Precision::TF32 && problem.arch.tensorCoresTf32 &&
+                        gpu.tf32Tflops > gpu.fp32Tflops;
+    const double computeMs = flops / ((tensor ? gpu.tf32Tflops : gpu.fp32Tflops) * 1e12) * 1e3;
     const double memoryMs = bytes / (gpu.memoryBandwidthGBs * 1e9) * 1e3;
     return std::max(computeMs, memoryMs);
 }

@@ -142,7 +142,8 @@ private:
 /// strategy generic, default decisions.
 schedule::Schedule genericSchedule(const schedule::Problem &problem);
 
-/// The program's roofline floor: all FLOPs at peak or the graph's inputs and outputs moved once.
+/// The program's roofline floor: all FLOPs at peak (the TF32 tensor-core peak for precision tf32 on
+/// an arch that has them, else FP32) or the graph's inputs and outputs moved once.
 double rooflineFloorMs(const schedule::Problem &problem, const GpuSpec &gpu);
 
 } // namespace stitch::rubric

@@ -472,6 +472,9 @@ TEST(RubricModelTerms, Tf32MmaKernelIsPredictedFasterThanItsSimtTwin)
     EXPECT_DOUBLE_EQ(k.fragmentWavefronts, 4.0 * (4096 / 8) * 32);
     EXPECT_LT(2 * mma.ms, simt.ms) << "tf32_mma " << mma.ms << " ms, simt " << simt.ms << " ms";
     EXPECT_GT(mma.ms, 2 * 4096.0 * 4096 * 4096 / 495e12 * 1e3) << "no faster than the datasheet TF32 peak";
+    // The roofline floor of precision tf32 is the tensor cores' (the H200 ran 0.951 ms, under the
+    // FP32 floor of 2.05 ms).
+    EXPECT_NEAR(rubric::rooflineFloorMs(problem, *mma.facts.gpu), 2 * 4096.0 * 4096 * 4096 / 495e12 * 1e3, 1e-3);
 }
 
 TEST(RubricModelTerms, Tf32WarpTilesOf64x64ReuseFragmentsBest)
