@@ -182,7 +182,7 @@ Result<cuda::CompileResult> compileGenerated(const std::string &source, const st
                                              const std::string &arch, bool lineInfo)
 {
     cuda::CompileOptions co;
-    co.arch = arch;
+    co.arch = cuda::archForSource(source, arch);
     co.fileName = fileName;
     co.lineInfo = lineInfo;
     for (const auto &inc : cuda::toolkitIncludeDirs())

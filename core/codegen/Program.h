@@ -37,6 +37,8 @@ Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const
 
 /// NVRTC compile of generated source (kernels only: the host launcher is skipped through
 /// __CUDACC_RTC__) with the toolkit headers on the include path.
+/// Compiles a generated program with NVRTC (for cuda::archForSource(source, arch): sm_90a where a
+/// kernel uses wgmma).
 Result<cuda::CompileResult> compileGenerated(const std::string &source, const std::string &fileName,
                                              const std::string &arch, bool lineInfo = false);
 

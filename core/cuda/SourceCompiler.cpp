@@ -21,8 +21,16 @@ std::vector<std::string> toolkitIncludeDirs()
     return dirs;
 }
 
+std::string archForSource(const std::string &source, const std::string &arch)
+{
+    if (arch == "sm_90" && source.find("__CUDA_ARCH_FEAT_SM90_ALL") != std::string::npos)
+        return "sm_90a";
+    return arch;
+}
+
 Result<CompileResult> compileProgram(const std::string &source, CompileOptions options)
 {
+    options.arch = archForSource(source, options.arch);
     const auto index = frontend::indexCudaSource(source, options.fileName);
     const auto tu = frontend::deviceTranslationUnit(source, index);
 

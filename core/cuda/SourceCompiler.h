@@ -14,7 +14,13 @@ namespace stitch::cuda {
 /// from $STITCHCUDA_CUDA_INCLUDE when set, otherwise the toolkit found at build time.
 std::vector<std::string> toolkitIncludeDirs();
 
-/// Compiles the device code of a complete CUDA program. `options.fileName`'s folder is added to
+/// The architecture to compile `source` for on `arch`: sm_90a where the source needs the
+/// architecture-specific sm_90 instructions (wgmma, as math=tf32_wgmma generates; such a kernel
+/// guards itself with an #error on !__CUDA_ARCH_FEAT_SM90_ALL), else `arch`. An sm_90a CUBIN runs
+/// on every sm_90 GPU.
+std::string archForSource(const std::string &source, const std::string &arch);
+
+/// Compiles the device code of a complete CUDA program (for archForSource(source, options.arch)). `options.fileName`'s folder is added to
 /// the include path so "local.cuh" includes resolve. Notes about removed host code are appended to
 /// the result's diagnostics.
 Result<CompileResult> compileProgram(const std::string &source, CompileOptions options);
