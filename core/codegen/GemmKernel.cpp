@@ -8,6 +8,7 @@
 #include "core/codegen/CudaWriter.h"
 #include "core/codegen/Kernels.h"
 #include "core/codegen/MmaGemm.h"
+#include "core/codegen/WgmmaGemm.h"
 
 #include <algorithm>
 #include <functional>
@@ -70,11 +71,17 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     const bool ASYNC = g.value("copy") == 1;
     // math=tf32_mma: the same tiles and ring, the products on TF32 tensor cores (MmaGemm.cpp).
     const bool MMA = g.value("math") == 1;
+    // math=tf32_wgmma: Hopper's warpgroup MMAs, one operand from registers and one by descriptor from
+    // a swizzled shared tile (WgmmaGemm.cpp); the ring runs one tile further behind.
+    const bool WG = g.value("math") == 2;
+    const wgmma::WgmmaTiles wgTiles = wgmma::wgmmaTiles(BM, BN, BK, a.aRowMajor, !a.bRowMajor);
     // Shared tiles: k-major [stage][BK][other + PAD], or k-contiguous [stage][other][stride] for an
     // operand whose rows run along k under the tensor cores.
-    const mma::MmaTiles mmaTiles{BM, BN, BK, TM, TN, mma::sharedTile(MMA && a.aRowMajor, BK, BM, PAD),
-                                 mma::sharedTile(MMA && !a.bRowMajor, BK, BN, PAD)};
-    const mma::SharedTile &tileA = mmaTiles.a, &tileB = mmaTiles.b;
+    const mma::SharedTile tileA = WG ? (wgTiles.swap ? wgTiles.desc : wgTiles.reg)
+                                     : mma::sharedTile(MMA && a.aRowMajor, BK, BM, PAD);
+    const mma::SharedTile tileB = WG ? (wgTiles.swap ? wgTiles.reg : wgTiles.desc)
+                                     : mma::sharedTile(MMA && !a.bRowMajor, BK, BN, PAD);
+    const mma::MmaTiles mmaTiles{BM, BN, BK, TM, TN, tileA, tileB};
     const int TX = BN / TN, TY = BM / TM, T = TX * TY;
     const int LA = BM * BK / (VEC * T), LB = BN * BK / (VEC * T);
     const int SA = BM + PAD, SB = BN + PAD;
@@ -84,6 +91,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     k.name = ctx.kernelName;
     k.params = kernelParams(ctx);
     k.block = {T, 1, 1};
+    // (wgmma: 1 KiB more, so the descriptor's tile can start on a 1024-byte boundary, its swizzle atom.)
     k.dynamicSharedBytes = schedule::gemmSharedBytes(a, g);
     const std::string wsName = ctx.kernelName + "_partials";
     if (SPLIT > 1) {
@@ -106,17 +114,36 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
               B.name + (a.bRowMajor ? "[k, j]" : "[j, k] (transposed)") + "; " + str(T) + " threads, " + str(TM) + "x" +
               str(TN) + " results each" +
               (MMA ? " (warps of " + str(mmaTiles.warpM()) + "x" + str(mmaTiles.warpN()) + " on TF32 tensor cores)" : "") +
+              (WG ? " (warpgroups of 64x" + str(wgTiles.nw) + " on TF32 warpgroup MMAs)" : "") +
               "; " + str(k.dynamicSharedBytes) + " B of shared memory" +
               (ASYNC ? "; tiles copied by cp.async, " + str(STAGES) + " in flight" : ""));
+    if (WG) {
+        w.line("#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)");
+        w.line("#error \"" + k.name + " uses wgmma (math=tf32_wgmma): compile it for sm_90a\"");
+        w.line("#endif");
+    }
     w.line("extern \"C\" __global__ void __launch_bounds__(" + str(T) + ", " + str(MINB) + ") " + k.name + "(" +
            paramList(k.params) + ")");
     w.open("");
     w.line("extern __shared__ float4 smem4_[];");
-    w.line("float *As_ = reinterpret_cast<float *>(smem4_);                 // [" + str(STAGES) + "][" +
-           str(tileA.rows) + "][" + str(tileA.stride) + "]" + (tileA.kContiguous ? " (k-contiguous)" : ""));
-    w.line("float *Bs_ = As_ + " + str(STAGES * tileA.stageFloats()) + ";                              // [" +
-           str(STAGES) + "][" + str(tileB.rows) + "][" + str(tileB.stride) + "]" +
-           (tileB.kContiguous ? " (k-contiguous)" : ""));
+    auto tileText = [&](const mma::SharedTile &t) {
+        return "[" + str(STAGES) + "][" + str(t.rows) + "][" + str(t.stride) + "]" +
+               (t.swizzle ? " (k-contiguous, " + str(t.swizzle) + "-byte swizzle)" : t.kContiguous ? " (k-contiguous)" : "");
+    };
+    if (WG) {
+        // The descriptor's tile first, on a 1024-byte boundary; each of its stages is a whole number of
+        // swizzle atoms (8 rows).
+        const bool aFirst = wgTiles.swap;
+        const std::string first = aFirst ? "As_" : "Bs_", second = aFirst ? "Bs_" : "As_";
+        const mma::SharedTile &firstTile = aFirst ? tileA : tileB, &secondTile = aFirst ? tileB : tileA;
+        w.line("float *" + first + " = reinterpret_cast<float *>(smem4_) + ((1024 - ((unsigned)__cvta_generic_to_shared(smem4_) & 1023)) & 1023) / 4; // " +
+               tileText(firstTile));
+        w.line("float *" + second + " = " + first + " + " + str(STAGES * firstTile.stageFloats()) + "; // " + tileText(secondTile));
+    } else {
+        w.line("float *As_ = reinterpret_cast<float *>(smem4_);                 // " + tileText(tileA));
+        w.line("float *Bs_ = As_ + " + str(STAGES * tileA.stageFloats()) + ";                              // " +
+               tileText(tileB));
+    }
     w.line("const int M_ = " + emitExpr(a.domain[0], base) + ", N_ = " + emitExpr(a.domain[1], base) +
            ", K_ = " + emitExpr(a.k, base) + ";");
     w.line("const long long lda_ = " + emitExpr(A.shape[1], base) + ", ldb_ = " + emitExpr(B.shape[1], base) + ";");
@@ -140,13 +167,16 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     w.line("const int n0_ = (inGroup_ / groupRows_) * " + str(BN) + ";");
     if (MMA)
         mma::emitMmaSetup(w, mmaTiles);
+    else if (WG)
+        wgmma::emitWgmmaSetup(w, wgTiles);
     else
         w.line("const int tx_ = threadIdx.x % " + str(TX) + ", ty_ = threadIdx.x / " + str(TX) + ";");
-    w.line("float acc_[" + str(TM) + "][" + str(TN) + "];");
+    const int accRows = WG ? wgTiles.accRows() : TM, accCols = WG ? wgTiles.accCols() : TN;
+    w.line("float acc_[" + str(accRows) + "][" + str(accCols) + "];");
     w.line("#pragma unroll");
-    w.line("for (int i_ = 0; i_ < " + str(TM) + "; ++i_)");
+    w.line("for (int i_ = 0; i_ < " + str(accRows) + "; ++i_)");
     w.line("    #pragma unroll");
-    w.line("    for (int j_ = 0; j_ < " + str(TN) + "; ++j_)");
+    w.line("    for (int j_ = 0; j_ < " + str(accCols) + "; ++j_)");
     w.line("        acc_[i_][j_] = 0.0f;");
     if (!ASYNC)
         w.line("float ra_[" + str(LA * VEC) + "], rb_[" + str(LB * VEC) + "];");
@@ -268,7 +298,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     auto copyWidth = [&](bool kFastest, const mma::SharedTile &layout) { return kFastest && !layout.kContiguous ? 1 : VEC; };
     // Beside the tensor-core accumulators and fragments, the addresses of many narrow copies, fully
     // unrolled and hoisted out of the k loop, would spill: those loops unroll by 4.
-    auto copyUnroll = [&](int copies) { return MMA && copies > 8 ? "#pragma unroll 4" : "#pragma unroll"; };
+    auto copyUnroll = [&](int copies) { return (MMA || WG) && copies > 8 ? "#pragma unroll 4" : "#pragma unroll"; };
     auto copyOperand = [&](const std::string &tensor, const std::string &tile, bool kFastest, int tileOther,
                            const std::string &other0, const std::string &otherLimit, const std::string &ld,
                            const mma::SharedTile &layout) {
@@ -307,7 +337,8 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
         auto plan = [&](const std::string &prefix, const std::string &tensor, const std::string &ld, bool kFastest,
                         int tileOther, const mma::SharedTile &layout) {
             const int width = copyWidth(kFastest, layout), perRow = (kFastest ? BK : tileOther) / width;
-            if (T % perRow == 0)
+            // A swizzled tile's XOR pattern repeats every 8 rows: a thread's copies must stay 8k rows apart.
+            if (T % perRow == 0 && (!layout.swizzle || (T / perRow) % 8 == 0))
                 fast.push_back({prefix, tensor, ld, kFastest, width, perRow, tileOther * BK / (width * T), layout});
         };
         if (ASYNC) {
@@ -332,7 +363,10 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
                        " + kBegin_ + " + p + "Col_;");
                 w.line("const long long " + p + "Step_ = " + str(rowsPerStep) + "LL * " + f.ld + ", " + p + "Tile_ = " +
                        str(BK) + ";");
-                if (f.layout.kContiguous)
+                if (f.layout.swizzle)
+                    w.line("const unsigned " + p + "Dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[" +
+                           f.layout.at("0", p + "Col_", p + "Row_") + "]);");
+                else if (f.layout.kContiguous)
                     w.line("const unsigned " + p + "Dst_ = (unsigned)__cvta_generic_to_shared(&" + tile + "[" + p +
                            "Row_ * " + str(f.layout.stride) + " + " + p + "Col_]);");
                 else
@@ -405,7 +439,33 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
         w.line("read_ = read_ + 1 == " + str(STAGES) + " ? 0 : read_ + 1;");
         w.line("write_ = write_ + 1 == " + str(STAGES) + " ? 0 : write_ + 1;");
     };
-    if (ASYNC && STAGES >= 3 && !MMA) {
+    // cp.async wrote a tile through the generic proxy; wgmma reads it through the async proxy.
+    auto publishForWgmma = [&]() {
+        w.line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
+        w.line("__syncthreads();");
+    };
+    if (WG) {
+        w.comment(str(STAGES) + " stages: cp.async keeps the next " + str(STAGES - 1) +
+                  " tiles in flight. While a tile's warpgroup MMAs run, the next tile\n"
+                  "is waited for and published and the buffer of the tile before is refilled; then the MMAs are\n"
+                  "waited for, none left pending, before the next tile's fragments load.");
+        ringPrologue();
+        waitGroups(STAGES - 2);
+        publishForWgmma();
+        w.line("int read_ = 0, write_ = " + str(STAGES - 1) + ";");
+        w.open("for (int kt_ = 0; kt_ < kTiles_; ++kt_)");
+        wgmma::emitWgmmaTile(w, wgTiles, "read_");
+        w.open("if (kt_ + 1 < kTiles_)");
+        w.comment("Tile kt_ + 1 has landed (at most " + str(STAGES - 3) +
+                  " newer groups pending); every warpgroup is done with tile kt_ - 1, refilled next.");
+        waitGroups(STAGES - 3);
+        publishForWgmma();
+        w.close();
+        refill();
+        w.line("asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: \"memory\");");
+        advanceRing();
+        w.close();
+    } else if (ASYNC && STAGES >= 3 && !MMA) {
         w.comment(str(STAGES) + " stages: cp.async keeps the next " + str(STAGES - 1) +
                   " tiles in flight while the math runs on this one; one commit group per tile. Fragments are\n"
                   "double-buffered in registers: each k step loads the next step's (across tiles too: the wait\n"
@@ -488,7 +548,9 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     std::vector<Sink> sinks;
     // A thread's columns: two groups of TN/2 adjacent ones BN/2 apart (SIMT), or TN/2 pairs, one per
     // m16n8 tile of its warp (tensor cores); acc_[i_][h_ * W + q] is column q of group h_.
-    const int W = MMA ? 2 : TN / 2, columnGroups = MMA ? TN / 2 : 2;
+    // Warpgroup MMAs: pairs of adjacent columns along n, or (MMA rows along n) single columns.
+    const int W = WG ? wgmma::epilogueWidth(wgTiles) : MMA ? 2 : TN / 2,
+              columnGroups = WG ? (wgTiles.swap ? 2 : wgTiles.nw / 8) : MMA ? TN / 2 : 2;
     const auto N = ir::evaluateSizeExpr(a.domain[1], ctx.sizes);
     const int chunk = std::min(W, 4);
     bool vectorStore = W >= 2 && N.ok() && *N % chunk == 0;
@@ -524,8 +586,10 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     };
     w.comment("Epilogue: the fused element-wise ops on each result, then the only store.");
     w.line("#pragma unroll");
-    w.open("for (int i_ = 0; i_ < " + str(TM) + "; ++i_)");
-    if (MMA)
+    w.open("for (int i_ = 0; i_ < " + str(accRows) + "; ++i_)");
+    if (WG)
+        w.line("const int gi_ = m0_ + " + wgmma::epilogueRow(wgTiles) + ";");
+    else if (MMA)
         w.line("const int gi_ = m0_ + " + mma::epilogueRow(mmaTiles) + ";");
     else
         w.line("const int gi_ = m0_ + (i_ < " + str(TM / 2) + " ? ty_ * " + str(TM / 2) + " + i_ : " + str(BM / 2) +
@@ -534,7 +598,9 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     w.line("    continue;");
     w.line("#pragma unroll");
     w.open("for (int h_ = 0; h_ < " + str(columnGroups) + "; ++h_)");
-    if (MMA)
+    if (WG)
+        w.line("const int gj0_ = n0_ + " + wgmma::epilogueColumn(wgTiles) + ";");
+    else if (MMA)
         w.line("const int gj0_ = n0_ + " + mma::epilogueColumn(mmaTiles) + ";");
     else
         w.line("const int gj0_ = n0_ + h_ * " + str(BN / 2) + " + tx_ * " + str(W) + ";");

@@ -41,6 +41,9 @@ struct SharedTile {
     int depth = 0;  ///< block_k
     int rows = 0;   ///< block_k (k-major) or the tile's extent along m or n (k-contiguous)
     int stride = 0; ///< floats from one row to the next
+    /// A k-contiguous tile read by a wgmma descriptor (math=tf32_wgmma): its 16-byte chunks swizzled
+    /// within rows of `swizzle` bytes (= stride * 4; WgmmaGemm.h). 0: plain rows.
+    int swizzle = 0;
     int stageFloats() const { return rows * stride; }
     /// Element (k row kk, column o along m or n) of stage `stage`, as a C expression.
     std::string at(const std::string &stage, const std::string &kk, const std::string &o) const;

@@ -93,9 +93,10 @@ std::vector<DecisionDef> gemmDefs()
          {1, 2, 3, 4}, {}, 2},
         {"min_blocks", C::InstructionScheduling, "__launch_bounds__ minimum blocks per SM (caps registers)", {1, 2, 3, 4}, {}, 1},
         {"math", C::InstructionScheduling,
-         "what computes the products: FP32 FMAs on the CUDA cores, or TF32 tensor cores (mma.sync m16n8k8; needs "
-         "precision tf32 and sm_80+; a warp then computes 8*thread_m x 4*thread_n results)",
-         {0, 1}, {"simt", "tf32_mma"}, 0},
+         "what computes the products: FP32 FMAs on the CUDA cores, TF32 tensor cores by warp (mma.sync m16n8k8; "
+         "needs precision tf32 and sm_80+; a warp then computes 8*thread_m x 4*thread_n results), or by warpgroup "
+         "(wgmma m64nNk8, sm_90a: four warps compute 64 x N, one operand read from shared memory by descriptor)",
+         {0, 1, 2}, {"simt", "tf32_mma", "tf32_wgmma"}, 0},
     };
 }
 

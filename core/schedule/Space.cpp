@@ -37,6 +37,8 @@ int mmaKContiguousStride(int blockK, int pad)
     return stride;
 }
 
+int wgmmaRegisterStride(bool kContiguous, int blockK, int other) { return kContiguous ? blockK + 4 : other + 8; }
+
 namespace {
 
 struct GemmShape {
@@ -44,18 +46,36 @@ struct GemmShape {
     bool async;            ///< copy=async: cp.async straight to shared memory, no staging registers
     bool mma;              ///< math=tf32_mma: warps of 8*tm x 4*tn results on TF32 tensor cores
     bool aKFastest, bKFastest; ///< the operand's rows run along k in memory
+    bool wgmma = false;    ///< math=tf32_wgmma: warpgroups of 64 x wgmmaN() on sm_90a warpgroup MMAs
     int threads() const { return (bm / tm) * (bn / tn); }
+    /// wgmma: B through registers and A by descriptor (MMA rows along n) unless B's rows run along k.
+    bool wgmmaSwap() const { return !bKFastest; }
+    int wgmmaN() const { return wgmmaSwap() ? bm : bn; }
+    /// wgmma: the descriptor operand's swizzled tile (wgmmaN() rows of bk floats) and the register
+    /// operand's padded one (WgmmaGemm.h), plus 1 KiB to align the former.
+    int wgmmaStageFloats() const
+    {
+        const bool regKContiguous = !wgmmaSwap() && aKFastest;
+        const int regOther = wgmmaSwap() ? bn : bm;
+        const int stride = wgmmaRegisterStride(regKContiguous, bk, regOther);
+        return wgmmaN() * bk + (regKContiguous ? regOther : bk) * stride;
+    }
     /// Floats of one stage of an operand's tile: k-major rows of other + pad, or (tensor cores, rows
     /// along k) k-contiguous rows.
     int tileFloats(int other, bool kFastest) const
     {
         return mma && kFastest ? other * mmaKContiguousStride(bk, pad) : bk * (other + pad);
     }
-    int shared() const { return stages * (tileFloats(bm, aKFastest) + tileFloats(bn, bKFastest)) * 4; }
+    int shared() const
+    {
+        if (wgmma)
+            return stages * wgmmaStageFloats() * 4 + 1024;
+        return stages * (tileFloats(bm, aKFastest) + tileFloats(bn, bKFastest)) * 4;
+    }
     /// Elements per global load (or cp.async) of an operand: the SIMT kernel's cp.async copies an
     /// operand whose rows run along k one float at a time, transposing it into the k-major tile.
-    int widthA() const { return async && aKFastest && !mma ? 1 : vector; }
-    int widthB() const { return async && bKFastest && !mma ? 1 : vector; }
+    int widthA() const { return async && aKFastest && !mma && !wgmma ? 1 : vector; }
+    int widthB() const { return async && bKFastest && !mma && !wgmma ? 1 : vector; }
     int loadsA() const { return bm * bk / (widthA() * std::max(threads(), 1)); }
     int loadsB() const { return bn * bk / (widthB() * std::max(threads(), 1)); }
     int registers() const
@@ -65,6 +85,10 @@ struct GemmShape {
         // (ptxas for sm_90: a 64x64 warp tile takes 250 registers, 64x32 ones spill under 128).
         if (mma)
             return tm * tn + 3 * (2 * tm + tn) / 2 + 56;
+        // wgmma: the accumulators, a tile's fragments (4 registers per 8-deep step) and the ring's
+        // addresses (ptxas for sm_90a: 244 registers at m64n256, block_k 32).
+        if (wgmma)
+            return wgmmaN() / 2 + 4 * (bk / 8) + 100;
         return tm * tn + tm + tn + (!async && stages == 2 ? (loadsA() + loadsB()) * vector : 0) + 28;
     }
 };
@@ -73,7 +97,7 @@ GemmShape gemmShape(const GroupAnalysis &a, const KernelGroup &g)
 {
     return {g.value("block_m"), g.value("block_n"), g.value("block_k"), g.value("thread_m"), g.value("thread_n"),
             g.value("vector"),  g.value("smem_pad"), g.value("stages"), g.value("min_blocks"),
-            g.value("copy") == 1, g.value("math") == 1, a.aRowMajor, !a.bRowMajor};
+            g.value("copy") == 1, g.value("math") == 1, a.aRowMajor, !a.bRowMajor, g.value("math") == 2};
 }
 
 void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
@@ -106,6 +130,36 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
             out.push_back({{"math", "block_n", "thread_n"},
                            "math=tf32_mma: a warp computes 4 x thread_n = " + std::to_string(4 * s.tn) +
                                " columns, which does not divide block_n=" + std::to_string(s.bn)});
+    }
+    if (s.wgmma) {
+        const std::string wg = "math=tf32_wgmma";
+        if (p.precision != Precision::TF32)
+            out.push_back({{"math"}, wg + " rounds A and B to TF32: the schedule's precision is fp32 (precision tf32 allows it)"});
+        if (p.arch.computeMajor != 9 || p.arch.computeMinor != 0 || !p.arch.tensorCoresTf32)
+            out.push_back({{"math"}, wg + ": warpgroup MMAs (wgmma) are sm_90a instructions; " + p.arch.name + " has none"});
+        if (!s.async)
+            out.push_back({{"math", "copy"}, wg + " stages its tiles through the cp.async ring: it needs copy=async"});
+        if (s.stages < 3)
+            out.push_back({{"math", "stages"}, wg + " waits for the next tile while this tile's MMAs run and refills the "
+                                                     "one before: it needs stages >= 3"});
+        if (!s.aKFastest && !s.bKFastest)
+            out.push_back({{"math"}, wg + " reads one operand k-contiguous from shared memory: A or B must have rows along k "
+                                          "(here A is stored [k, i] and B [k, j])"});
+        const int rows = s.wgmmaSwap() ? s.bn : s.bm;
+        const std::string rowKey = s.wgmmaSwap() ? "block_n" : "block_m";
+        if (rows % 64 != 0)
+            out.push_back({{"math", rowKey}, wg + ": a warpgroup computes 64 MMA rows along " +
+                                                 std::string(s.wgmmaSwap() ? "n" : "m") + ", which does not divide " +
+                                                 kv(rowKey, rows)});
+        const int nw = s.wgmmaN();
+        if (s.tm != 8 || nw % 16 != 0 || s.tn != nw / 16)
+            out.push_back({{"math", "thread_m", "thread_n"},
+                           wg + ": a thread holds " + std::to_string(nw / 2) + " results of its warpgroup's 64 x " +
+                               std::to_string(nw) + " tile, so thread_m must be 8 and thread_n " +
+                               std::to_string(std::max(nw / 16, 1)) + " (the block then has 128 threads per warpgroup)"});
+        if (s.pad != 0)
+            out.push_back({{"math", "smem_pad"}, wg + " lays out its shared tiles itself (a swizzled tile for the "
+                                                      "descriptor, a conflict-free padding for the fragments): smem_pad must be 0"});
     }
     if (s.async && !p.arch.asyncCopy)
         out.push_back({{"copy"}, "copy=async: " + p.arch.name + " has no cp.async (sm_80 and newer)"});

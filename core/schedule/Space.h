@@ -76,6 +76,11 @@ Status validateSchedule(const Schedule &schedule, const Problem &problem);
 /// floats, so the 8-byte fragment loads of a half warp hit 16 different bank pairs.
 int mmaKContiguousStride(int blockK, int pad);
 
+/// Floats per row of the register operand's shared tile under math=tf32_wgmma (WgmmaGemm.h): a
+/// k-contiguous tile [other][block_k + 4] or a k-major one [block_k][other + 8], so the fragment loads
+/// (k = t, rows g of a lane 4 g + t) hit 32 different banks.
+int wgmmaRegisterStride(bool kContiguous, int blockK, int other);
+
 /// Legal combinations of the group's decisions (cartesian product of the candidates, filtered),
 /// at most `limit`, in a stable order: the search space the bench and the agents explore.
 std::vector<KernelGroup> enumerateLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,

@@ -165,6 +165,40 @@ inline std::vector<schedule::Schedule> tf32Variants(const schedule::Problem &pro
     return out;
 }
 
+/// Legal math=tf32_wgmma variants of `base` (sm_90a warpgroup MMAs): both operand arrangements
+/// (MMA rows along m or along n), the three swizzles (block_k 32, 16, 8), MMA widths 32 to 256,
+/// rings of 3 and 4 stages, split K.
+inline std::vector<schedule::Schedule> wgmmaVariants(const schedule::Problem &problem, const schedule::Schedule &base)
+{
+    const std::vector<std::pair<std::string, int>> common = {{"math", 2}, {"copy", 1}, {"smem_pad", 0},
+                                                             {"min_blocks", 1}, {"split_k", 1}, {"thread_m", 8}};
+    const std::vector<std::vector<std::pair<std::string, int>>> changes = {
+        {{"block_m", 256}, {"block_n", 128}, {"thread_n", 16}, {"block_k", 32}, {"stages", 4}},
+        {{"block_m", 128}, {"block_n", 256}, {"thread_n", 16}, {"block_k", 32}, {"stages", 4}},
+        {{"block_m", 128}, {"block_n", 128}, {"thread_n", 8}, {"block_k", 32}, {"stages", 3}},
+        {{"block_m", 64}, {"block_n", 64}, {"thread_n", 4}, {"block_k", 16}, {"stages", 3}, {"swizzle", 1}},
+        {{"block_m", 128}, {"block_n", 64}, {"thread_n", 8}, {"block_k", 8}, {"stages", 3}, {"split_k", 2}},
+        {{"block_m", 64}, {"block_n", 128}, {"thread_n", 8}, {"block_k", 8}, {"stages", 3}, {"split_k", 2}},
+        {{"block_m", 32}, {"block_n", 64}, {"thread_n", 2}, {"block_k", 32}, {"stages", 3}},
+        {{"block_m", 64}, {"block_n", 32}, {"thread_n", 2}, {"block_k", 16}, {"stages", 4}},
+    };
+    std::vector<schedule::Schedule> out;
+    const auto &g0 = base.groups.front();
+    auto analysis = schedule::analyzeGroup(problem.graph, g0.ops, g0.strategy);
+    if (!analysis.ok())
+        return out;
+    for (const auto &change : changes) {
+        schedule::Schedule s = base;
+        for (const auto &[key, value] : common)
+            s.groups.front().set(key, value);
+        for (const auto &[key, value] : change)
+            s.groups.front().set(key, value);
+        if (schedule::checkGroup(*analysis, s.groups.front(), problem).empty())
+            out.push_back(std::move(s));
+    }
+    return out;
+}
+
 inline Result<cuda::CompileResult> compileProgram(const codegen::GeneratedProgram &p, const std::string &arch)
 {
     return codegen::compileGenerated(p.source, p.name + ".cu", arch);

@@ -147,6 +147,41 @@ INSTANTIATE_TEST_SUITE_P(Tf32, CodegenGpuTf32, ::testing::Range<std::size_t>(0, 
 
 namespace {
 
+/// The warpgroup tensor-core GEMMs (math=tf32_wgmma, sm_90a): precision tf32, verified with the TF32
+/// bound, every legal variant of wgmmaVariants on the small shapes and two on the large ones.
+class CodegenGpuWgmma : public CodegenGpu {};
+
+} // namespace
+
+TEST_P(CodegenGpuWgmma, WarpgroupMmaGemmsMatchTheInterpreter)
+{
+    const Case c = tf32Cases()[GetParam()];
+    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
+    ASSERT_NE(arch, nullptr) << s_arch;
+    if (arch->computeMajor != 9 || arch->computeMinor != 0)
+        GTEST_SKIP() << s_arch << " has no wgmma (sm_90a)";
+    schedule::Problem problem{c.graph, c.sizes, *arch, schedule::Precision::TF32};
+    auto base = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(base.ok()) << base.error().toString();
+    auto schedules = wgmmaVariants(problem, *base);
+    ASSERT_GE(schedules.size(), 2u) << c.name;
+    const double macs = double(c.sizes.at("M")) * double(c.sizes.at("N")) * double(c.sizes.at("K"));
+    if (macs > 2e8)
+        schedules.resize(2);
+    for (const auto &s : schedules) {
+        const std::string what = c.name + " " + schedule::describe(s.groups.front());
+        auto check = matchesInterpreter(problem, s, runner::PrecisionPolicy::TF32, 120000);
+        ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
+        EXPECT_TRUE(check->verified) << what << ": " << check->detail;
+        std::cout << "  " << what << ": " << check->detail << "\n";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Wgmma, CodegenGpuWgmma, ::testing::Range<std::size_t>(0, 8),
+                         [](const ::testing::TestParamInfo<std::size_t> &info) { return tf32Cases()[info.param].name; });
+
+namespace {
+
 /// Row kernels that prefetch the next row into shared memory by cp.async (prefetch=shared):
 /// clusters and single blocks, rows that do not fill the last cluster's steps, and rows whose
 /// length leaves the last elements of a block's span unused.

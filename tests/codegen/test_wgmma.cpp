@@ -1,0 +1,267 @@
+// The warpgroup tensor-core GEMM (math=tf32_wgmma, sm_90a), on the CPU: the swizzled shared layout
+// the descriptor describes, the legality rules with their reasons, and NVRTC compiles of every
+// variant the GPU test runs (no spills, the MMAs not serialized by ptxas). The answers are checked
+// on the GPU (test_codegen_gpu, CodegenGpuWgmma).
+#include "CodegenFixtures.h"
+
+#include "core/codegen/WgmmaGemm.h"
+#include "core/cuda/SourceCompiler.h"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <set>
+
+using namespace stitch;
+using namespace codegen_fixtures;
+
+namespace {
+
+/// Evaluates the integer C expressions SharedTile::at writes: literals, ( ), * + << >> & ^ |.
+class IntExpr {
+public:
+    explicit IntExpr(std::string text) : m_s(std::move(text)) {}
+    long long value()
+    {
+        const long long v = parse(0);
+        skip();
+        EXPECT_EQ(m_i, m_s.size()) << "unparsed: " << m_s.substr(m_i);
+        return v;
+    }
+
+private:
+    // Binary operators by C precedence, loosest first.
+    static int precedence(const std::string &op)
+    {
+        if (op == "|") return 1;
+        if (op == "^") return 2;
+        if (op == "&") return 3;
+        if (op == "<<" || op == ">>") return 4;
+        if (op == "+" || op == "-") return 5;
+        if (op == "*" || op == "/" || op == "%") return 6;
+        return -1;
+    }
+    void skip()
+    {
+        while (m_i < m_s.size() && std::isspace(static_cast<unsigned char>(m_s[m_i])))
+            ++m_i;
+    }
+    std::string peekOp()
+    {
+        skip();
+        if (m_i >= m_s.size())
+            return "";
+        if (m_s.compare(m_i, 2, "<<") == 0 || m_s.compare(m_i, 2, ">>") == 0)
+            return m_s.substr(m_i, 2);
+        const std::string one(1, m_s[m_i]);
+        return precedence(one) > 0 ? one : "";
+    }
+    long long primary()
+    {
+        skip();
+        if (m_s[m_i] == '(') {
+            ++m_i;
+            const long long v = parse(0);
+            skip();
+            EXPECT_EQ(m_s[m_i], ')');
+            ++m_i;
+            return v;
+        }
+        long long v = 0;
+        while (m_i < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_i])))
+            v = v * 10 + (m_s[m_i++] - '0');
+        return v;
+    }
+    long long parse(int minPrecedence)
+    {
+        long long left = primary();
+        for (std::string op = peekOp(); !op.empty() && precedence(op) > minPrecedence; op = peekOp()) {
+            m_i += op.size();
+            const long long right = parse(precedence(op));
+            if (op == "|") left |= right;
+            else if (op == "^") left ^= right;
+            else if (op == "&") left &= right;
+            else if (op == "<<") left <<= right;
+            else if (op == ">>") left >>= right;
+            else if (op == "+") left += right;
+            else if (op == "-") left -= right;
+            else if (op == "*") left *= right;
+            else if (op == "/") left /= right;
+            else left %= right;
+        }
+        return left;
+    }
+    std::string m_s;
+    std::size_t m_i = 0;
+};
+
+/// CUTLASS's Swizzle<B, 4, 3> on a byte offset within an aligned atom: bits [4, 4 + B) XOR bits
+/// [7, 7 + B); B = 3, 2, 1 for 128-, 64- and 32-byte rows.
+long long cuteSwizzle(long long byteOffset, int rowBytes)
+{
+    const int bits = rowBytes == 128 ? 3 : rowBytes == 64 ? 2 : 1;
+    const long long mask = (1LL << bits) - 1;
+    return byteOffset ^ (((byteOffset >> 7) & mask) << 4);
+}
+
+ir::Graph makeMatmulBothMnMajor()
+{
+    ir::GraphBuilder b("matmul_mn");
+    const ir::Expr M = ir::sizeVar("M"), N = ir::sizeVar("N"), K = ir::sizeVar("K");
+    const ir::Tensor A = b.input("A", ir::DType::F32, {K, M});
+    const ir::Tensor B = b.input("B", ir::DType::F32, {K, N});
+    const ir::Tensor C = b.output("C", ir::DType::F32, {M, N});
+    const ir::Expr i = ir::var("i"), j = ir::var("j"), k = ir::var("k");
+    b.compute(C, {i, j}, ir::reduceSum({{"k", K}}), A(k, i) * B(k, j));
+    return b.finish();
+}
+
+/// The first rule that `changes` on the default tf32 schedule break, or "".
+std::string firstViolation(const schedule::Problem &problem, const std::vector<std::pair<std::string, int>> &changes)
+{
+    auto base = schedule::defaultSchedule(problem);
+    EXPECT_TRUE(base.ok());
+    auto g = base->groups.front();
+    for (const auto &[key, value] : changes)
+        g.set(key, value);
+    auto analysis = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
+    EXPECT_TRUE(analysis.ok());
+    const auto violations = schedule::checkGroup(*analysis, g, problem);
+    std::string all;
+    for (const auto &v : violations)
+        all += v.message + "\n";
+    return all;
+}
+
+const std::vector<std::pair<std::string, int>> kWgmma256x128 = {
+    {"math", 2},       {"copy", 1},     {"smem_pad", 0}, {"block_m", 256}, {"block_n", 128},
+    {"thread_m", 8},   {"thread_n", 16}, {"block_k", 32}, {"stages", 4},    {"min_blocks", 1}, {"split_k", 1}};
+
+} // namespace
+
+TEST(Wgmma, SwizzledChunksAreCutlassSwizzleOfTheByteOffset)
+{
+    for (int rowBytes : {32, 64, 128})
+        for (int row = 0; row < 32; ++row)
+            for (int chunk = 0; chunk < rowBytes / 16; ++chunk) {
+                const long long logical = row * rowBytes + chunk * 16;
+                EXPECT_EQ(row * rowBytes + codegen::wgmma::swizzledChunk(row, chunk, rowBytes) * 16,
+                          cuteSwizzle(logical, rowBytes))
+                    << rowBytes << "-byte rows, row " << row << ", chunk " << chunk;
+            }
+}
+
+TEST(Wgmma, GeneratedTileIndexIsTheSwizzledLayout)
+{
+    // The C expression the copies use for element (row o, k kk) of stage s, evaluated, against the
+    // swizzle applied to the unswizzled byte offset (rows of block_k floats, stages back to back).
+    for (int bk : {8, 16, 32}) {
+        const auto t = codegen::wgmma::wgmmaTiles(128, 64, bk, true, false);
+        ASSERT_TRUE(t.swap);
+        ASSERT_EQ(t.desc.swizzle, bk * 4);
+        ASSERT_EQ(t.desc.rows, 128);
+        for (int stage = 0; stage < 2; ++stage)
+            for (int o = 0; o < 24; ++o)
+                for (int kk = 0; kk < bk; ++kk) {
+                    const std::string at = t.desc.at(std::to_string(stage), std::to_string(kk), std::to_string(o));
+                    const long long got = IntExpr(at).value();
+                    const long long expected =
+                        stage * t.desc.stageFloats() + cuteSwizzle((o * bk + kk) * 4, bk * 4) / 4;
+                    ASSERT_EQ(got, expected) << "block_k " << bk << ", stage " << stage << ", row " << o << ", k " << kk
+                                             << ": " << at;
+                }
+    }
+}
+
+TEST(Wgmma, OperandsGoWhereTheHardwareReadsThem)
+{
+    // Both row-major: B (rows along n) through registers, A (rows along k) by descriptor.
+    const auto nn = codegen::wgmma::wgmmaTiles(256, 128, 32, true, false);
+    EXPECT_TRUE(nn.swap);
+    EXPECT_EQ(nn.nw, 256);
+    EXPECT_EQ(nn.warpgroups, 2);
+    EXPECT_FALSE(nn.reg.kContiguous);
+    EXPECT_EQ(nn.reg.stride, 128 + 8);
+    // B transposed (rows along k): A through registers, B by descriptor.
+    const auto nt = codegen::wgmma::wgmmaTiles(128, 256, 32, false, true);
+    EXPECT_FALSE(nt.swap);
+    EXPECT_EQ(nt.nw, 256);
+    EXPECT_EQ(nt.warpgroups, 2);
+    EXPECT_EQ(nt.reg.stride, 128 + 8);
+    // Fragment loads free of bank conflicts: lane 4 g + t reads k row t, row g.
+    for (const auto &t : {nn, nt, codegen::wgmma::wgmmaTiles(128, 128, 16, true, true)}) {
+        std::set<int> banks;
+        for (int lane = 0; lane < 32; ++lane) {
+            const int g = lane / 4, tt = lane % 4;
+            banks.insert(int(IntExpr(t.reg.at("0", std::to_string(tt), std::to_string(g))).value() % 32));
+        }
+        EXPECT_EQ(banks.size(), 32u) << "stride " << t.reg.stride;
+    }
+}
+
+TEST(Wgmma, LegalityNamesEachRule)
+{
+    const Case c = tf32Cases()[2]; // 1000x3000x700
+    schedule::Problem tf32{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
+    EXPECT_EQ(firstViolation(tf32, kWgmma256x128), "");
+
+    schedule::Problem fp32{c.graph, c.sizes, sm90(), schedule::Precision::FP32};
+    EXPECT_NE(firstViolation(fp32, kWgmma256x128).find("math=tf32_wgmma rounds A and B to TF32"), std::string::npos);
+
+    schedule::Problem ampere{c.graph, c.sizes, *ArchDatabase::builtin().arch("sm_80"), schedule::Precision::TF32};
+    EXPECT_NE(firstViolation(ampere, kWgmma256x128).find("sm_90a instructions; sm_80 has none"), std::string::npos);
+
+    auto padded = kWgmma256x128;
+    padded.push_back({"smem_pad", 4});
+    EXPECT_NE(firstViolation(tf32, padded).find("smem_pad must be 0"), std::string::npos);
+
+    auto wrongThreads = kWgmma256x128;
+    wrongThreads.push_back({"thread_n", 8});
+    EXPECT_NE(firstViolation(tf32, wrongThreads).find("thread_m must be 8 and thread_n 16"), std::string::npos)
+        << firstViolation(tf32, wrongThreads);
+
+    auto narrow = kWgmma256x128; // MMA rows run along n here: block_n must hold whole warpgroups
+    narrow.push_back({"block_n", 32});
+    EXPECT_NE(firstViolation(tf32, narrow).find("64 MMA rows along n, which does not divide block_n=32"),
+              std::string::npos)
+        << firstViolation(tf32, narrow);
+
+    const ir::Graph mn = makeMatmulBothMnMajor();
+    schedule::Problem mnProblem{mn, c.sizes, sm90(), schedule::Precision::TF32};
+    EXPECT_NE(firstViolation(mnProblem, kWgmma256x128).find("A or B must have rows along k"), std::string::npos);
+}
+
+TEST(Wgmma, EveryVariantCompilesForSm90aWithoutSpillsOrSerializedMmas)
+{
+    for (const Case &c : tf32Cases()) {
+        schedule::Problem problem{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
+        auto base = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(base.ok());
+        const auto variants = wgmmaVariants(problem, *base);
+        EXPECT_GE(variants.size(), 2u) << c.name;
+        for (const auto &s : variants) {
+            SCOPED_TRACE(c.name + ": " + schedule::describe(s.groups.front()));
+            auto p = codegen::generateProgram(problem, s);
+            ASSERT_TRUE(p.ok()) << p.error().toString();
+            EXPECT_NE(p->source.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos);
+            EXPECT_NE(p->source.find("fence.proxy.async.shared::cta"), std::string::npos);
+            EXPECT_EQ(cuda::archForSource(p->source, "sm_90"), "sm_90a");
+            auto compiled = compileProgram(*p, "sm_90");
+            ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+            // ptxas C7513: "wgmma.mma_async instructions are serialized due to ...".
+            EXPECT_EQ(compiled->log.find("serialized"), std::string::npos) << compiled->log;
+            for (const auto &k : p->kernels) {
+                const auto *r = compiled->kernel(k.code.name);
+                ASSERT_NE(r, nullptr) << k.code.name;
+                EXPECT_LE(r->spillStoreBytes, 0) << k.code.name << ": " << r->registers << " registers";
+                EXPECT_EQ(r->localBytes, 0) << k.code.name;
+            }
+        }
+    }
+}
+
+TEST(Wgmma, OtherProgramsCompileForTheArchAsGiven)
+{
+    EXPECT_EQ(cuda::archForSource("__global__ void k() {}", "sm_90"), "sm_90");
+    EXPECT_EQ(cuda::archForSource("#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)", "sm_80"), "sm_80");
+}
