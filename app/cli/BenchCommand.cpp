@@ -99,6 +99,33 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                 add(o);
                             }
                     }
+            // Warpgroup MMAs (math=tf32_wgmma, sm_90a): 64 x N MMAs with N = 64 to 256 along whichever
+            // of m and n the descriptor operand runs (thread_m 8, thread_n N / 16; `add` drops the tiles
+            // that do not fit the operand layout), 16- and 32-deep tiles, 2-4 stages.
+            const Tile wgmmaTiles[] = {{256, 128, 8, 16}, {128, 256, 8, 16}, {128, 128, 8, 8}, {256, 64, 8, 16},
+                                       {64, 256, 8, 16},  {128, 256, 8, 8},  {256, 128, 8, 8}, {128, 64, 8, 8},
+                                       {64, 128, 8, 8},   {64, 128, 8, 4},   {128, 64, 8, 4}};
+            for (const Tile &t : wgmmaTiles)
+                for (int bk : {16, 32})
+                    for (int stages : {2, 3, 4}) {
+                        if (quick && (bk != 32 || stages != 4))
+                            continue;
+                        schedule::KernelGroup g = tileGroup(t, bk, 1, stages, 1);
+                        g.set("math", 2);
+                        g.set("smem_pad", 0);
+                        g.set("split_k", 1);
+                        bestVector(g);
+                        g.set("min_blocks", 2);
+                        if (!schedule::checkGroup(*analysis, g, problem).empty())
+                            g.set("min_blocks", 1);
+                        add(g);
+                        if (!quick && t.bm * t.bn == 256 * 128 && bk == 32 && stages == 4)
+                            for (int swizzle : {1, 4, 16}) {
+                                schedule::KernelGroup o = g;
+                                o.set("swizzle", swizzle);
+                                add(o);
+                            }
+                    }
             break;
         }
         const std::vector<Tile> tiles = {{128, 128, 8, 8},  {128, 128, 8, 16}, {128, 128, 16, 8}, {128, 256, 8, 16},
