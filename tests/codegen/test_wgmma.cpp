@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <iostream>
 #include <set>
 
 using namespace stitch;
@@ -233,6 +234,7 @@ TEST(Wgmma, LegalityNamesEachRule)
 
 TEST(Wgmma, EveryVariantCompilesForSm90aWithoutSpillsOrSerializedMmas)
 {
+    int withReport = 0;
     for (const Case &c : tf32Cases()) {
         schedule::Problem problem{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
         auto base = schedule::defaultSchedule(problem);
@@ -248,7 +250,10 @@ TEST(Wgmma, EveryVariantCompilesForSm90aWithoutSpillsOrSerializedMmas)
             EXPECT_EQ(cuda::archForSource(p->source, "sm_90"), "sm_90a");
             auto compiled = compileProgram(*p, "sm_90");
             ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
-            // ptxas C7513: "wgmma.mma_async instructions are serialized due to ...".
+            // ptxas C7513: "wgmma.mma_async instructions are serialized due to ...". The log holds
+            // ptxas's report here (NVRTC has been seen to leave it out on the GPU machine).
+            if (compiled->log.find("ptxas info") != std::string::npos)
+                ++withReport;
             EXPECT_EQ(compiled->log.find("serialized"), std::string::npos) << compiled->log;
             for (const auto &k : p->kernels) {
                 const auto *r = compiled->kernel(k.code.name);
@@ -258,6 +263,7 @@ TEST(Wgmma, EveryVariantCompilesForSm90aWithoutSpillsOrSerializedMmas)
             }
         }
     }
+    std::cout << "  " << withReport << " compiles with ptxas's report in the log\n";
 }
 
 TEST(Wgmma, OtherProgramsCompileForTheArchAsGiven)
