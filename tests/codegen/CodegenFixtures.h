@@ -137,51 +137,13 @@ inline std::vector<schedule::Schedule> sampleSchedules(const schedule::Problem &
     return out;
 }
 
-/// Variants of a default tensor-core schedule that the tests run besides it, each kept when legal:
-/// split K, 8 warps of 64x64, 32x32 warps in a 64x64 block with a 16-deep 4-stage ring, no padding
-/// with a 2-stage ring, and small 16x16 warps with 8-deep tiles, row-major rasterization and 4 K slices.
-inline std::vector<schedule::Schedule> tf32Variants(const schedule::Problem &problem, const schedule::Schedule &base)
-{
-    const std::vector<std::vector<std::pair<std::string, int>>> changes = {
-        {{"split_k", 2}, {"block_k", 8}},
-        {{"block_m", 128}, {"block_n", 256}, {"thread_m", 8}, {"thread_n", 16}, {"min_blocks", 1}},
-        {{"block_m", 64}, {"block_n", 64}, {"thread_m", 4}, {"thread_n", 8}, {"block_k", 16}, {"stages", 4}},
-        {{"smem_pad", 0}, {"stages", 2}},
-        {{"block_m", 32}, {"block_n", 32}, {"thread_m", 2}, {"thread_n", 4}, {"block_k", 8}, {"swizzle", 1},
-         {"split_k", 4}},
-    };
-    std::vector<schedule::Schedule> out;
-    const auto &g0 = base.groups.front();
-    auto analysis = schedule::analyzeGroup(problem.graph, g0.ops, g0.strategy);
-    if (!analysis.ok())
-        return out;
-    for (const auto &change : changes) {
-        schedule::Schedule s = base;
-        for (const auto &[key, value] : change)
-            s.groups.front().set(key, value);
-        if (schedule::checkGroup(*analysis, s.groups.front(), problem).empty())
-            out.push_back(std::move(s));
-    }
-    return out;
-}
+using DecisionChanges = std::vector<std::pair<std::string, int>>;
 
-/// Legal math=tf32_wgmma variants of `base` (sm_90a warpgroup MMAs): both operand arrangements
-/// (MMA rows along m or along n), the three swizzles (block_k 32, 16, 8), MMA widths 32 to 256,
-/// rings of 3 and 4 stages, split K.
-inline std::vector<schedule::Schedule> wgmmaVariants(const schedule::Problem &problem, const schedule::Schedule &base)
+/// `base` with `common` and then each of `changes` applied to its first group, those that are legal.
+inline std::vector<schedule::Schedule> legalVariants(const schedule::Problem &problem, const schedule::Schedule &base,
+                                                     const std::vector<DecisionChanges> &changes,
+                                                     const DecisionChanges &common = {})
 {
-    const std::vector<std::pair<std::string, int>> common = {{"math", 2}, {"copy", 1}, {"smem_pad", 0},
-                                                             {"min_blocks", 1}, {"split_k", 1}, {"thread_m", 8}};
-    const std::vector<std::vector<std::pair<std::string, int>>> changes = {
-        {{"block_m", 256}, {"block_n", 128}, {"thread_n", 16}, {"block_k", 32}, {"stages", 4}},
-        {{"block_m", 128}, {"block_n", 256}, {"thread_n", 16}, {"block_k", 32}, {"stages", 4}},
-        {{"block_m", 128}, {"block_n", 128}, {"thread_n", 8}, {"block_k", 32}, {"stages", 3}},
-        {{"block_m", 64}, {"block_n", 64}, {"thread_n", 4}, {"block_k", 16}, {"stages", 3}, {"swizzle", 1}},
-        {{"block_m", 128}, {"block_n", 64}, {"thread_n", 8}, {"block_k", 8}, {"stages", 3}, {"split_k", 2}},
-        {{"block_m", 64}, {"block_n", 128}, {"thread_n", 8}, {"block_k", 8}, {"stages", 3}, {"split_k", 2}},
-        {{"block_m", 32}, {"block_n", 64}, {"thread_n", 2}, {"block_k", 32}, {"stages", 3}},
-        {{"block_m", 64}, {"block_n", 32}, {"thread_n", 2}, {"block_k", 16}, {"stages", 4}},
-    };
     std::vector<schedule::Schedule> out;
     const auto &g0 = base.groups.front();
     auto analysis = schedule::analyzeGroup(problem.graph, g0.ops, g0.strategy);
@@ -197,6 +159,42 @@ inline std::vector<schedule::Schedule> wgmmaVariants(const schedule::Problem &pr
             out.push_back(std::move(s));
     }
     return out;
+}
+
+/// Variants of a default tensor-core schedule that the tests run besides it, each kept when legal:
+/// split K, 8 warps of 64x64, 32x32 warps in a 64x64 block with a 16-deep 4-stage ring, no padding
+/// with a 2-stage ring, and small 16x16 warps with 8-deep tiles, row-major rasterization and 4 K slices.
+inline std::vector<schedule::Schedule> tf32Variants(const schedule::Problem &problem, const schedule::Schedule &base)
+{
+    const std::vector<DecisionChanges> changes = {
+        {{"split_k", 2}, {"block_k", 8}},
+        {{"block_m", 128}, {"block_n", 256}, {"thread_m", 8}, {"thread_n", 16}, {"min_blocks", 1}},
+        {{"block_m", 64}, {"block_n", 64}, {"thread_m", 4}, {"thread_n", 8}, {"block_k", 16}, {"stages", 4}},
+        {{"smem_pad", 0}, {"stages", 2}},
+        {{"block_m", 32}, {"block_n", 32}, {"thread_m", 2}, {"thread_n", 4}, {"block_k", 8}, {"swizzle", 1},
+         {"split_k", 4}},
+    };
+    return legalVariants(problem, base, changes);
+}
+
+/// Legal math=tf32_wgmma variants of `base` (sm_90a warpgroup MMAs): both operand arrangements
+/// (MMA rows along m or along n), the three swizzles (block_k 32, 16, 8), MMA widths 32 to 256,
+/// rings of 3 and 4 stages, split K.
+inline std::vector<schedule::Schedule> wgmmaVariants(const schedule::Problem &problem, const schedule::Schedule &base)
+{
+    const DecisionChanges common = {{"math", 2},       {"copy", 1},    {"smem_pad", 0},
+                                    {"min_blocks", 1}, {"split_k", 1}, {"thread_m", 8}};
+    const std::vector<DecisionChanges> changes = {
+        {{"block_m", 256}, {"block_n", 128}, {"thread_n", 16}, {"block_k", 32}, {"stages", 4}},
+        {{"block_m", 128}, {"block_n", 256}, {"thread_n", 16}, {"block_k", 32}, {"stages", 4}},
+        {{"block_m", 128}, {"block_n", 128}, {"thread_n", 8}, {"block_k", 32}, {"stages", 3}},
+        {{"block_m", 64}, {"block_n", 64}, {"thread_n", 4}, {"block_k", 16}, {"stages", 3}, {"swizzle", 1}},
+        {{"block_m", 128}, {"block_n", 64}, {"thread_n", 8}, {"block_k", 8}, {"stages", 3}, {"split_k", 2}},
+        {{"block_m", 64}, {"block_n", 128}, {"thread_n", 8}, {"block_k", 8}, {"stages", 3}, {"split_k", 2}},
+        {{"block_m", 32}, {"block_n", 64}, {"thread_n", 2}, {"block_k", 32}, {"stages", 3}},
+        {{"block_m", 64}, {"block_n", 32}, {"thread_n", 2}, {"block_k", 16}, {"stages", 4}},
+    };
+    return legalVariants(problem, base, changes, common);
 }
 
 inline Result<cuda::CompileResult> compileProgram(const codegen::GeneratedProgram &p, const std::string &arch)

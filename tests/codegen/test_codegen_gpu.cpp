@@ -79,6 +79,18 @@ protected:
         }
         return check;
     }
+    /// Every schedule matches the interpreter within the TF32 bound (each one's errors printed).
+    static void expectTf32Verified(const std::string &name, const schedule::Problem &problem,
+                                   const std::vector<schedule::Schedule> &schedules)
+    {
+        for (const auto &s : schedules) {
+            const std::string what = name + " " + schedule::describe(s.groups.front());
+            auto check = matchesInterpreter(problem, s, runner::PrecisionPolicy::TF32, 120000);
+            ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
+            EXPECT_TRUE(check->verified) << what << ": " << check->detail;
+            std::cout << "  " << what << ": " << check->detail << "\n";
+        }
+    }
     static inline runner::Runner *s_runner = nullptr;
     static inline std::string s_skip, s_arch;
 };
@@ -133,13 +145,7 @@ TEST_P(CodegenGpuTf32, TensorCoreGemmsMatchTheInterpreter)
     const double macs = double(c.sizes.at("M")) * double(c.sizes.at("N")) * double(c.sizes.at("K"));
     if (macs > 2e8 && schedules.size() > 2)
         schedules.resize(2);
-    for (const auto &s : schedules) {
-        const std::string what = c.name + " " + schedule::describe(s.groups.front());
-        auto check = matchesInterpreter(problem, s, runner::PrecisionPolicy::TF32, 120000);
-        ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
-        EXPECT_TRUE(check->verified) << what << ": " << check->detail;
-        std::cout << "  " << what << ": " << check->detail << "\n";
-    }
+    expectTf32Verified(c.name, problem, schedules);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tf32, CodegenGpuTf32, ::testing::Range<std::size_t>(0, 8),
@@ -168,13 +174,7 @@ TEST_P(CodegenGpuWgmma, WarpgroupMmaGemmsMatchTheInterpreter)
     const double macs = double(c.sizes.at("M")) * double(c.sizes.at("N")) * double(c.sizes.at("K"));
     if (macs > 2e8)
         schedules.resize(2);
-    for (const auto &s : schedules) {
-        const std::string what = c.name + " " + schedule::describe(s.groups.front());
-        auto check = matchesInterpreter(problem, s, runner::PrecisionPolicy::TF32, 120000);
-        ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
-        EXPECT_TRUE(check->verified) << what << ": " << check->detail;
-        std::cout << "  " << what << ": " << check->detail << "\n";
-    }
+    expectTf32Verified(c.name, problem, schedules);
 }
 
 INSTANTIATE_TEST_SUITE_P(Wgmma, CodegenGpuWgmma, ::testing::Range<std::size_t>(0, 8),
