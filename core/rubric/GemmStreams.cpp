@@ -15,6 +15,7 @@ void StreamBuilder::gemm()
     // math=tf32_mma (core/codegen/MmaGemm.cpp): warps of 8 TM x 4 TN results, an operand whose rows run
     // along k keeps k-contiguous rows in shared memory (16-byte copies, no transposition).
     const bool MMA = g.value("math") == 1;
+    const bool WGMMA = g.value("math") == 2; // math=tf32_wgmma: the tensor-core facts below, streams as SIMT's
     const int TX = BN / TN, T = (BM / TM) * TX, warps = std::max(T / 32, 1);
     const int SA = BM + PAD, SB = BN + PAD;
     const std::int64_t M = evalSize(a.domain[0], sizes()), N = evalSize(a.domain[1], sizes()),
@@ -181,7 +182,21 @@ void StreamBuilder::gemm()
     facts.ilp = TM * TN;
     facts.loopIterations = static_cast<double>(kTiles);
     facts.copyStages = ASYNC ? STAGES : 0;
-    facts.tensorCores = MMA;
+    facts.tensorCores = MMA || WGMMA;
+    if (WGMMA) {
+        // core/codegen/WgmmaGemm.cpp: with B's rows along n (B row-major) the MMA rows run along n
+        // (N = block_m, block_n / 64 warpgroups, B from registers), else along m (N = block_n). Per
+        // 8-deep step each warpgroup's MMA reads the descriptor operand's N x 8 floats from shared
+        // memory and each thread loads its 4 register-fragment values (conflict free: the kernel
+        // pads the register tile), one wavefront per warp and load.
+        const bool swap = a.bRowMajor;
+        const int nw = swap ? BM : BN, warpgroups = std::max((swap ? BN : BM) / 64, 1);
+        const double steps = static_cast<double>(kTiles) * (BK / 8);
+        facts.warpgroupMma = true;
+        facts.descriptorBytes = steps * warpgroups * nw * 8 * 4.0;
+        facts.fragmentWavefronts = steps * warps * 4.0;
+        facts.tileFillBytes = static_cast<double>(kTiles) * (BM + BN) * BK * 4.0;
+    }
     if (MMA)
         for (const auto &st : facts.streams)
             if (st.shared && !st.store)

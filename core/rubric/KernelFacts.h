@@ -110,6 +110,14 @@ struct KernelFacts {
     /// math=tf32_mma: shared-memory wavefronts of one block's fragment loads over its k-loop (the
     /// tensor-core kernel's shared-memory traffic, besides the cp.async tile stores).
     double fragmentWavefronts = 0;
+    /// math=tf32_wgmma (Hopper warpgroup MMAs, wgmma.mma_async m64nNk8, one operand from registers, one
+    /// read from a swizzled shared tile by descriptor): its own terms in the model. tensorCores is set as
+    /// well; fragmentWavefronts then counts the register operand's loads (4 per warp per 8-deep step).
+    bool warpgroupMma = false;
+    /// math=tf32_wgmma: bytes one block's warpgroups read by descriptor over its k-loop (each warpgroup
+    /// reads the operand's N x 8 slice per 8-deep step) and bytes its cp.async fills store.
+    double descriptorBytes = 0;
+    double tileFillBytes = 0;
     /// A GEMM kernel's element-wise ops applied to its results before the stores (bias, GELU, ...;
     /// 0 with split K, whose sum kernel applies them).
     int epilogueOps = 0;

@@ -200,7 +200,22 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     double fmaBlock = k.flops / blocks / (peak / sms * issueShare); // one block alone, pipe fed
     double shared = resident * k.sharedTrafficBytes / blocks / (c.sharedBytesPerClock * clockHz);
     const double tiles = std::max(1.0, k.loopIterations);
-    if (k.tensorCores) {
+    double bubble = 0; // per k-tile, one block's serialization between its MMAs and the next fragments
+    if (k.warpgroupMma) {
+        // Hopper warpgroup MMAs: the tensor pipe and the shared-memory pipe (the descriptor operand
+        // read by every warpgroup, the register operand's fragment loads, the cp.async fills), each
+        // near saturation delaying the other; the fragments are loaded and converted once the previous
+        // tile's MMAs are done (a bubble per k-tile, in the chain below).
+        const double tensorPeak = (gpu.tf32Tflops > 0 ? gpu.tf32Tflops : gpu.fp32Tflops) * 1e12;
+        const double tensor = k.flops / blocks / (tensorPeak / sms);
+        const double bytes = k.descriptorBytes + k.fragmentWavefronts * 128.0 + k.tileFillBytes;
+        const double sharedTime = bytes / (c.sharedBytesPerClock * clockHz);
+        const double e = c.gemmPipeExponent;
+        p.computeHiding = 1; // the MMAs are asynchronous: a warpgroup issues them without waiting
+        fmaBlock = std::pow(std::pow(tensor, e) + std::pow(sharedTime, e), 1 / e);
+        shared = 0; // in fmaBlock
+        bubble = c.wgmmaTileBubbleUs * 1e-6;
+    } else if (k.tensorCores) {
         // TF32 tensor cores: one block's k-loop is its MMAs at the tensor peak, its fragment loads
         // (conflict free: a wavefront per 4-byte load or half an 8-byte one) and the issue of the
         // whole k-loop (fragment loads, cvt.rna, mma.sync, cp.async, addresses), one after the other:
@@ -223,10 +238,12 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     const double throughput = fma + shared + issue;
 
     const double blockWarps = k.tensorCores ? c.mmaBlockWarps : c.asyncBlockWarps;
-    const double ownTile = fmaBlock / tiles / std::min(1.0, warpsPerBlock / blockWarps);
+    const double ownTile = fmaBlock / tiles / (k.warpgroupMma ? 1.0 : std::min(1.0, warpsPerBlock / blockWarps));
+    // (wgmma: the ring waits for tile kt + 1 while tile kt's MMAs run, so stages - 2 tiles are in flight.)
+    const double inFlight = k.warpgroupMma ? std::max(1, k.copyStages - 2) : k.copyStages - 1;
     const double ringTile = c.asyncTileLatencyUs * 1e-6 *
-                            (k.copyStages > 2 ? 1.0 / (k.copyStages - 1) : c.asyncTwoStageFactor);
-    const double tile = pnorm(ownTile, ringTile) + c.asyncTileUs * 1e-6;
+                            (k.copyStages > 2 ? 1.0 / inFlight : c.asyncTwoStageFactor);
+    const double tile = pnorm(ownTile, ringTile) + bubble + c.asyncTileUs * 1e-6;
     const double cycles = (k.epilogueOps > 0 ? c.asyncFusedEpilogueCycles : c.asyncEpilogueCycles) *
                           std::pow(std::max(1.0, k.ilp) / 64.0, c.asyncEpilogueTileExponent);
     const double chain = tiles * tile + onceInstructions * cycles / clockHz;

@@ -114,6 +114,17 @@ public:
         double mmaIssuePerClock = 1;
         double mmaHidingExponent = 0.25; ///< (warps / asyncHidingWarps)^this: 8 warps lose 10 %, not 18 %
         double mmaBlockWarps = 2;        ///< warps one block needs to issue its own k-loop at the SM's rate
+
+        /// Hopper warpgroup MMAs (math=tf32_wgmma, KernelFacts::warpgroupMma): the cp.async ring above, with
+        /// one block's k-loop time = its MMAs at the TF32 peak combined (gemmPipeExponent) with its shared
+        /// traffic at sharedBytesPerClock: the descriptor operand read by each warpgroup per 8-deep step,
+        /// the register operand's fragment loads and the cp.async fills. The ring runs one tile further
+        /// behind (stages - 2 tiles in flight while a tile's MMAs run), and each k-tile adds a bubble: the
+        /// kernel waits for all of a tile's MMAs (wgmma.wait_group 0) before the next tile's fragments
+        /// load and its MMAs issue. Fitted on the even-numbered candidates of H200 run 8 call 2 (4096^3
+        /// and 8192^3): 0.18-0.5 us rank them alike (0.1-0.16 and 0 worse), the smallest of that range
+        /// kept (docs/RUBRIC.md, "Issue 5, run 8").
+        double wgmmaTileBubbleUs = 0.2;
     };
 
     PerfModel() = default;

@@ -494,3 +494,58 @@ TEST(RubricModelTerms, Tf32WarpTilesOf64x64ReuseFragmentsBest)
     EXPECT_DOUBLE_EQ(kn.fragmentWavefronts * kn.blocks / mmas, 1.5);
     EXPECT_LT(wide.ms, narrow.ms);
 }
+
+// Hopper warpgroup MMAs (math=tf32_wgmma, run 8: bench/results/2026-11-29/run8-wgmma/README.md).
+
+namespace {
+
+// Run 8's winner (0.405 ms at 4096^3 in call 2's sweep): two warpgroups of m64n256k8 along n (both
+// operands row-major: C^T = B^T A^T, A by descriptor, B from registers), BK 32, 4 stages.
+const std::map<std::string, int> kWgmmaTile{{"block_m", 256}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 16},
+                                            {"block_k", 32},  {"split_k", 1},   {"vector", 4},   {"smem_pad", 0},
+                                            {"copy", 1},      {"stages", 4},    {"min_blocks", 1}, {"swizzle", 1},
+                                            {"math", 2}};
+
+} // namespace
+
+TEST(RubricModelTerms, Tf32WgmmaKernelIsPredictedFasterThanTheMmaSyncDefault)
+{
+    // The H200 ran the wgmma 256x128 kernel at 0.405 ms (run 8 call 2) and the tf32_mma default
+    // at 0.951 ms (run 7): the wgmma terms must not fall back to the FP32 SIMT ones.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = tf32Problem(g, 4096);
+    const auto wg = predictDecisions(problem, kWgmmaTile);
+    const auto mma = predictDecisions(problem, kTf32Tile);
+    const auto &k = wg.facts.kernels.front();
+    ASSERT_TRUE(k.warpgroupMma);
+    ASSERT_TRUE(k.tensorCores);
+    ASSERT_FALSE(mma.facts.kernels.front().warpgroupMma);
+    ASSERT_EQ(k.threads, 256);
+    // Per block: 128 k-tiles x 4 steps of 8; each of the 2 warpgroups reads A's 256 x 8 floats by
+    // descriptor per step; each of the 8 warps loads 4 fragment registers per step; the cp.async
+    // fills store (256 + 128) x 32 floats per tile.
+    EXPECT_DOUBLE_EQ(k.descriptorBytes, 128.0 * 4 * 2 * 256 * 8 * 4);
+    EXPECT_DOUBLE_EQ(k.fragmentWavefronts, 128.0 * 4 * 8 * 4);
+    EXPECT_DOUBLE_EQ(k.tileFillBytes, 128.0 * (256 + 128) * 32 * 4);
+    EXPECT_LT(wg.ms, mma.ms) << "tf32_wgmma " << wg.ms << " ms, tf32_mma " << mma.ms << " ms";
+    EXPECT_GT(wg.ms, 2 * 4096.0 * 4096 * 4096 / 495e12 * 1e3) << "no faster than the datasheet TF32 peak";
+    EXPECT_EQ(wg.main.bound, "compute");
+    // Each k-tile waits for its MMAs before the next fragments load: without that bubble the
+    // prediction is faster.
+    rubric::PerfModel::Params noBubble;
+    noBubble.wgmmaTileBubbleUs = 0;
+    EXPECT_LT(rubric::PerfModel(noBubble).predictKernel(k, wg.facts).ms, wg.main.ms);
+}
+
+TEST(RubricModelTerms, Tf32WgmmaRingKeepsStagesMinusTwoTilesInFlight)
+{
+    // The wgmma ring waits for tile kt + 1 while tile kt's MMAs run: 3 stages keep one tile in
+    // flight, 4 keep two (run 8 call 2, 4096^3: 0.523 ms against 0.407 ms at BK 32).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = tf32Problem(g, 4096);
+    auto d = kWgmmaTile;
+    const auto four = predictDecisions(problem, d);
+    d["stages"] = 3;
+    const auto three = predictDecisions(problem, d);
+    EXPECT_GT(three.ms, 1.1 * four.ms) << "3 stages " << three.ms << " ms, 4 stages " << four.ms << " ms";
+}
