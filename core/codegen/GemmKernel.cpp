@@ -117,14 +117,16 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
               (WG ? " (warpgroups of 64x" + str(wgTiles.nw) + " on TF32 warpgroup MMAs)" : "") +
               "; " + str(k.dynamicSharedBytes) + " B of shared memory" +
               (ASYNC ? "; tiles copied by cp.async, " + str(STAGES) + " in flight" : ""));
-    if (WG) {
-        w.line("#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)");
-        w.line("#error \"" + k.name + " uses wgmma (math=tf32_wgmma): compile it for sm_90a\"");
-        w.line("#endif");
-    }
     w.line("extern \"C\" __global__ void __launch_bounds__(" + str(T) + ", " + str(MINB) + ") " + k.name + "(" +
            paramList(k.params) + ")");
     w.open("");
+    if (WG) {
+        // Device passes without sm_90a's features (nvcc -arch=sm_90a also emits compute_90 PTX) get a
+        // body that traps; the sm_90a code is the one that runs. cuda::archForSource reads the macro.
+        w.line("#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)");
+        w.line("__trap(); // wgmma (math=tf32_wgmma) needs sm_90a code");
+        w.line("#else");
+    }
     w.line("extern __shared__ float4 smem4_[];");
     auto tileText = [&](const mma::SharedTile &t) {
         return "[" + str(STAGES) + "][" + str(t.rows) + "][" + str(t.stride) + "]" +
@@ -643,6 +645,8 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     w.close();
     w.close();
     w.close();
+    if (WG)
+        w.line("#endif");
     w.close();
     k.source = w.str();
     k.grid = {ceilDivExpr(a.domain[0], BM) * ceilDivExpr(a.domain[1], BN) * SPLIT, Expr(1), Expr(1)};

@@ -16,8 +16,8 @@ std::vector<std::string> toolkitIncludeDirs();
 
 /// The architecture to compile `source` for on `arch`: sm_90a where the source needs the
 /// architecture-specific sm_90 instructions (wgmma, as math=tf32_wgmma generates; such a kernel
-/// guards itself with an #error on !__CUDA_ARCH_FEAT_SM90_ALL), else `arch`. An sm_90a CUBIN runs
-/// on every sm_90 GPU.
+/// keeps them behind __CUDA_ARCH_FEAT_SM90_ALL and traps without it), else `arch`. An sm_90a CUBIN
+/// runs on every sm_90 GPU.
 std::string archForSource(const std::string &source, const std::string &arch);
 
 /// Compiles the device code of a complete CUDA program (for archForSource(source, options.arch)). `options.fileName`'s folder is added to

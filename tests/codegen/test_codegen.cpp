@@ -237,6 +237,12 @@ TEST(Codegen, GoldenFilesOfTheDefaultSchedules)
         {{"gemm_bias_gelu_tf32", ir::makeGemmBiasGelu(), {{"M", 2000}, {"N", 2048}, {"K", 1020}}},
          {},
          schedule::Precision::TF32},
+        // Hopper warpgroup MMAs (sm_90a): two warpgroups of m64n256k8 along n (C^T = B^T A^T), A by
+        // descriptor in 128-byte swizzled rows, B from registers, the same shapes and epilogue.
+        {{"gemm_bias_gelu_wgmma", ir::makeGemmBiasGelu(), {{"M", 2000}, {"N", 2048}, {"K", 1020}}},
+         {{"math", 2}, {"copy", 1}, {"smem_pad", 0}, {"block_m", 256}, {"block_n", 128}, {"thread_m", 8},
+          {"thread_n", 16}, {"block_k", 32}, {"stages", 4}, {"min_blocks", 1}, {"split_k", 1}},
+         schedule::Precision::TF32},
     };
     for (const auto &[c, decisions, precision] : golden) {
         auto problem = problemFor(c);
