@@ -72,7 +72,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     // math=tf32_mma: the same tiles and ring, the products on TF32 tensor cores (MmaGemm.cpp).
     const bool MMA = g.value("math") == 1;
     // math=tf32_wgmma: Hopper's warpgroup MMAs, one operand from registers and one by descriptor from
-    // a swizzled shared tile (WgmmaGemm.cpp); the ring runs one tile further behind.
+    // a swizzled shared tile (WgmmaGemm.cpp); the next tile is published while a tile's MMAs run.
     const bool WG = g.value("math") == 2;
     const wgmma::WgmmaTiles wgTiles = wgmma::wgmmaTiles(BM, BN, BK, a.aRowMajor, !a.bRowMajor);
     // Shared tiles: k-major [stage][BK][other + PAD], or k-contiguous [stage][other][stride] for an
@@ -552,7 +552,7 @@ std::vector<KernelCode> generateGemmKernels(const GenContext &ctx)
     // m16n8 tile of its warp (tensor cores); acc_[i_][h_ * W + q] is column q of group h_.
     // Warpgroup MMAs: pairs of adjacent columns along n, or (MMA rows along n) single columns.
     const int W = WG ? wgmma::epilogueWidth(wgTiles) : MMA ? 2 : TN / 2,
-              columnGroups = WG ? (wgTiles.swap ? 2 : wgTiles.nw / 8) : MMA ? TN / 2 : 2;
+              columnGroups = WG ? wgmma::epilogueColumnGroups(wgTiles) : MMA ? TN / 2 : 2;
     const auto N = ir::evaluateSizeExpr(a.domain[1], ctx.sizes);
     const int chunk = std::min(W, 4);
     bool vectorStore = W >= 2 && N.ok() && *N % chunk == 0;

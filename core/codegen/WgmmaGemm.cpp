@@ -39,31 +39,18 @@ int swizzledChunk(int row, int chunk, int rowBytes)
 
 int layoutType(int rowBytes) { return rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3; }
 
-int registerTileStride(bool kContiguous, int blockK, int other)
-{
-    return schedule::wgmmaRegisterStride(kContiguous, blockK, other);
-}
-
 WgmmaTiles wgmmaTiles(int bm, int bn, int bk, bool aKContiguous, bool bKContiguous)
 {
+    const schedule::WgmmaLayout l = schedule::wgmmaLayout(bm, bn, bk, aKContiguous, bKContiguous);
     WgmmaTiles t;
     t.bm = bm;
     t.bn = bn;
     t.bk = bk;
-    t.swap = !bKContiguous; // B's rows run along n: B goes through registers, A by descriptor
-    t.nw = t.swap ? bm : bn;
-    t.warpgroups = (t.swap ? bn : bm) / 64;
-    const bool regKContiguous = t.swap ? false : aKContiguous;
-    const int regOther = t.swap ? bn : bm, descRows = t.nw;
-    t.reg.kContiguous = regKContiguous;
-    t.reg.depth = bk;
-    t.reg.rows = regKContiguous ? regOther : bk;
-    t.reg.stride = registerTileStride(regKContiguous, bk, regOther);
-    t.desc.kContiguous = true;
-    t.desc.depth = bk;
-    t.desc.rows = descRows;
-    t.desc.stride = bk;
-    t.desc.swizzle = swizzleBytes(bk);
+    t.swap = l.swap;
+    t.nw = l.nw;
+    t.warpgroups = l.warpgroups;
+    t.reg = {l.regKContiguous, bk, l.regRows, l.regStride};
+    t.desc = {true, bk, l.descRows, l.descStride, swizzleBytes(bk)};
     return t;
 }
 
@@ -165,5 +152,7 @@ std::string epilogueColumn(const WgmmaTiles &t)
 }
 
 int epilogueWidth(const WgmmaTiles &t) { return t.swap ? 1 : 2; }
+
+int epilogueColumnGroups(const WgmmaTiles &t) { return t.swap ? 2 : t.nw / 8; }
 
 } // namespace stitch::codegen::wgmma

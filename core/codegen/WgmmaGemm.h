@@ -29,11 +29,6 @@ int swizzledChunk(int row, int chunk, int rowBytes);
 /// The descriptor's layout-type field (bits 62-63) for a swizzle of `rowBytes`.
 int layoutType(int rowBytes);
 
-/// Floats per row of the register operand's tile: a k-major tile ([block_k][other + 8]: k rows 8 banks
-/// apart, so the 32 lanes of a fragment load, k = t and columns g, hit 32 banks) or a k-contiguous one
-/// ([other][block_k + 4]: rows 4 banks apart).
-int registerTileStride(bool kContiguous, int blockK, int other);
-
 /// The block tile as warpgroups: `warpgroups` of 64 MMA rows, each a 64 x nw MMA (m64n{nw}k8).
 struct WgmmaTiles {
     int bm = 0, bn = 0, bk = 0;
@@ -46,7 +41,8 @@ struct WgmmaTiles {
     int accCols() const { return swap ? 2 : nw / 4; }
 };
 
-/// `aKContiguous`: A's rows run along k (A[i, k]); `bKContiguous`: B's do (B[j, k]).
+/// `aKContiguous`: A's rows run along k (A[i, k]); `bKContiguous`: B's do (B[j, k]). The arrangement
+/// is schedule::wgmmaLayout's (the legality rules and the rubric read the same one).
 WgmmaTiles wgmmaTiles(int bm, int bn, int bk, bool aKContiguous, bool bKContiguous);
 
 /// Warpgroup, warp and lane indices, the lane's offset in the register tile and the descriptor's
@@ -61,5 +57,7 @@ void emitWgmmaTile(CudaWriter &w, const WgmmaTiles &t, const std::string &stage)
 std::string epilogueRow(const WgmmaTiles &t);
 std::string epilogueColumn(const WgmmaTiles &t);
 int epilogueWidth(const WgmmaTiles &t);
+/// How many such groups a thread's acc_[i_] row holds (h_ runs over them).
+int epilogueColumnGroups(const WgmmaTiles &t);
 
 } // namespace stitch::codegen::wgmma

@@ -189,8 +189,8 @@ void StreamBuilder::gemm()
         // 8-deep step each warpgroup's MMA reads the descriptor operand's N x 8 floats from shared
         // memory and each thread loads its 4 register-fragment values (conflict free: the kernel
         // pads the register tile), one wavefront per warp and load.
-        const bool swap = a.bRowMajor;
-        const int nw = swap ? BM : BN, warpgroups = std::max((swap ? BN : BM) / 64, 1);
+        const schedule::WgmmaLayout layout = schedule::wgmmaLayout(BM, BN, BK, a.aRowMajor, !a.bRowMajor);
+        const int nw = layout.nw, warpgroups = std::max(layout.warpgroups, 1);
         const double steps = static_cast<double>(kTiles) * (BK / 8);
         facts.warpgroupMma = true;
         facts.descriptorBytes = steps * warpgroups * nw * 8 * 4.0;

@@ -37,7 +37,20 @@ int mmaKContiguousStride(int blockK, int pad)
     return stride;
 }
 
-int wgmmaRegisterStride(bool kContiguous, int blockK, int other) { return kContiguous ? blockK + 4 : other + 8; }
+WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, bool bKContiguous)
+{
+    WgmmaLayout l;
+    l.swap = !bKContiguous;
+    l.nw = l.swap ? blockM : blockN;
+    l.warpgroups = (l.swap ? blockN : blockM) / 64;
+    l.regKContiguous = !l.swap && aKContiguous;
+    const int regOther = l.swap ? blockN : blockM;
+    l.regRows = l.regKContiguous ? regOther : blockK;
+    l.regStride = l.regKContiguous ? blockK + 4 : regOther + 8;
+    l.descRows = l.nw;
+    l.descStride = blockK;
+    return l;
+}
 
 namespace {
 
@@ -46,20 +59,9 @@ struct GemmShape {
     bool async;            ///< copy=async: cp.async straight to shared memory, no staging registers
     bool mma;              ///< math=tf32_mma: warps of 8*tm x 4*tn results on TF32 tensor cores
     bool aKFastest, bKFastest; ///< the operand's rows run along k in memory
-    bool wgmma = false;    ///< math=tf32_wgmma: warpgroups of 64 x wgmmaN() on sm_90a warpgroup MMAs
+    bool wgmma = false;    ///< math=tf32_wgmma: warpgroups of 64 x N (wgmmaLayout) on sm_90a warpgroup MMAs
     int threads() const { return (bm / tm) * (bn / tn); }
-    /// wgmma: B through registers and A by descriptor (MMA rows along n) unless B's rows run along k.
-    bool wgmmaSwap() const { return !bKFastest; }
-    int wgmmaN() const { return wgmmaSwap() ? bm : bn; }
-    /// wgmma: the descriptor operand's swizzled tile (wgmmaN() rows of bk floats) and the register
-    /// operand's padded one (WgmmaGemm.h), plus 1 KiB to align the former.
-    int wgmmaStageFloats() const
-    {
-        const bool regKContiguous = !wgmmaSwap() && aKFastest;
-        const int regOther = wgmmaSwap() ? bn : bm;
-        const int stride = wgmmaRegisterStride(regKContiguous, bk, regOther);
-        return wgmmaN() * bk + (regKContiguous ? regOther : bk) * stride;
-    }
+    WgmmaLayout wgmmaLayout() const { return schedule::wgmmaLayout(bm, bn, bk, aKFastest, bKFastest); }
     /// Floats of one stage of an operand's tile: k-major rows of other + pad, or (tensor cores, rows
     /// along k) k-contiguous rows.
     int tileFloats(int other, bool kFastest) const
@@ -68,8 +70,10 @@ struct GemmShape {
     }
     int shared() const
     {
-        if (wgmma)
-            return stages * wgmmaStageFloats() * 4 + 1024;
+        if (wgmma) { // plus 1 KiB to align the descriptor's tile to its swizzle atom
+            const WgmmaLayout l = wgmmaLayout();
+            return stages * (l.descStageFloats() + l.regStageFloats()) * 4 + 1024;
+        }
         return stages * (tileFloats(bm, aKFastest) + tileFloats(bn, bKFastest)) * 4;
     }
     /// Elements per global load (or cp.async) of an operand: the SIMT kernel's cp.async copies an
@@ -88,7 +92,7 @@ struct GemmShape {
         // wgmma: the accumulators, a tile's fragments (4 registers per 8-deep step) and the ring's
         // addresses (ptxas for sm_90a: 244 registers at m64n256, block_k 32).
         if (wgmma)
-            return wgmmaN() / 2 + 4 * (bk / 8) + 100;
+            return wgmmaLayout().nw / 2 + 4 * (bk / 8) + 100;
         return tm * tn + tm + tn + (!async && stages == 2 ? (loadsA() + loadsB()) * vector : 0) + 28;
     }
 };
@@ -145,13 +149,14 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         if (!s.aKFastest && !s.bKFastest)
             out.push_back({{"math"}, wg + " reads one operand k-contiguous from shared memory: A or B must have rows along k "
                                           "(here A is stored [k, i] and B [k, j])"});
-        const int rows = s.wgmmaSwap() ? s.bn : s.bm;
-        const std::string rowKey = s.wgmmaSwap() ? "block_n" : "block_m";
+        const WgmmaLayout layout = s.wgmmaLayout();
+        const int rows = layout.swap ? s.bn : s.bm;
+        const std::string rowKey = layout.swap ? "block_n" : "block_m";
         if (rows % 64 != 0)
             out.push_back({{"math", rowKey}, wg + ": a warpgroup computes 64 MMA rows along " +
-                                                 std::string(s.wgmmaSwap() ? "n" : "m") + ", which does not divide " +
+                                                 std::string(layout.swap ? "n" : "m") + ", which does not divide " +
                                                  kv(rowKey, rows)});
-        const int nw = s.wgmmaN();
+        const int nw = layout.nw;
         if (s.tm != 8 || nw % 16 != 0 || s.tn != nw / 16)
             out.push_back({{"math", "thread_m", "thread_n"},
                            wg + ": a thread holds " + std::to_string(nw / 2) + " results of its warpgroup's 64 x " +

@@ -76,10 +76,21 @@ Status validateSchedule(const Schedule &schedule, const Problem &problem);
 /// floats, so the 8-byte fragment loads of a half warp hit 16 different bank pairs.
 int mmaKContiguousStride(int blockK, int pad);
 
-/// Floats per row of the register operand's shared tile under math=tf32_wgmma (WgmmaGemm.h): a
-/// k-contiguous tile [other][block_k + 4] or a k-major one [block_k][other + 8], so the fragment loads
-/// (k = t, rows g of a lane 4 g + t) hit 32 different banks.
-int wgmmaRegisterStride(bool kContiguous, int blockK, int other);
+/// How math=tf32_wgmma arranges a block (core/codegen/WgmmaGemm.h), the one source for the legality
+/// rules, the kernel and the rubric. wgmma reads its shared-memory operand only k-major, so that one
+/// (the descriptor operand) is whichever of A and B has rows along k, B when both do; the other goes
+/// through registers.
+struct WgmmaLayout {
+    bool swap = false;  ///< MMA rows along n (B in registers, A by descriptor): B's rows run along n
+    int nw = 0;         ///< the MMA's N: block_m (swap) or block_n
+    int warpgroups = 0; ///< 64 MMA rows each, along n (swap) or m
+    bool regKContiguous = false; ///< the register operand's tile: [other][block_k + 4] or [block_k][other + 8]
+    int regRows = 0, regStride = 0; ///< its rows and floats per row (fragment loads hit 32 banks)
+    int descRows = 0, descStride = 0; ///< the descriptor tile: nw rows of block_k floats, swizzled
+    int regStageFloats() const { return regRows * regStride; }
+    int descStageFloats() const { return descRows * descStride; }
+};
+WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, bool bKContiguous);
 
 /// Legal combinations of the group's decisions (cartesian product of the candidates, filtered),
 /// at most `limit`, in a stable order: the search space the bench and the agents explore.
