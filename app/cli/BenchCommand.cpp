@@ -527,6 +527,7 @@ int runBench(const BenchOptions &options)
         request.job.plan = built[static_cast<std::size_t>(best)]->plan;
         request.job.reference = runner::GpuReference{reference->cubin, reference->plan, {}};
         request.job.measure = {true, true, 3, options.repeats, true, false, false};
+        request.job.measure.settleMs = options.settleMs;
         request.job.precision =
             c.precision == schedule::Precision::TF32 ? runner::PrecisionPolicy::TF32 : runner::PrecisionPolicy::FP32;
         request.job.deadlineMs = 120000;
@@ -551,6 +552,7 @@ int runBench(const BenchOptions &options)
                             {"max_ms", t.maxMs},
                             {"verified", verified},
                             {"rel_error", relError},
+                            {"settle_ms", options.settleMs},
                             {"tflops", c.flops > 0 ? nlohmann::json(c.flops / (t.medianMs * 1e-3) / 1e12) : nlohmann::json()},
                             {"gbps", c.flops > 0 ? nlohmann::json() : nlohmann::json(c.bytes / (t.medianMs * 1e-3) / 1e9)}};
         std::fprintf(stderr, "%-28s %9.4f ms [%.4f, %.4f]  %s  %s  rel %.2g  (%zu candidates)  %s\n", id.c_str(), t.medianMs,

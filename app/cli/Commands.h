@@ -70,6 +70,7 @@ struct BenchOptions {
     bool quick = false;                ///< fewer candidates and repeats
     bool verbose = false;              ///< print every candidate's time
     int repeats = 30;                  ///< timed runs of the winner
+    int settleMs = 2000;               ///< idle before the winner's warm-up (MeasureOptions::settleMs)
     int maxCandidates = 0;             ///< 0: the whole sweep
     std::vector<std::string> where;    ///< KEY=VALUE: only candidates whose main group has these decisions
     bool list = false;                 ///< print the candidates per case and stop (no GPU)

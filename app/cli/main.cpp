@@ -71,6 +71,11 @@ int main(int argc, char **argv)
     benchCmd->add_flag("--quick", bench.quick, "Fewer candidates and repeats");
     benchCmd->add_flag("--verbose", bench.verbose, "Print every candidate's time");
     benchCmd->add_option("--repeats", bench.repeats, "Timed runs of the winner")->capture_default_str();
+    benchCmd->add_option("--settle-ms", bench.settleMs,
+                         "Idle milliseconds before the winner's timed runs, so the sweep before it does not leave the GPU "
+                         "under its power cap (the baselines are timed from idle too)")
+        ->check(CLI::Range(0, 60000))
+        ->capture_default_str();
     benchCmd->add_option("--max-candidates", bench.maxCandidates, "Cap the sweep per case (0: all)");
     benchCmd->add_option("--where", bench.where,
                          "Only candidates whose main kernel has this decision value, KEY=VALUE (repeatable; e.g. "

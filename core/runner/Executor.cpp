@@ -11,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <numeric>
+#include <thread>
 
 namespace stitch::runner {
 
@@ -291,6 +292,11 @@ Result<Timing> Executor::time(Program &p, const MeasureOptions &options)
             m_flushBuffer = std::make_unique<cuda::DeviceBuffer>(std::move(*buf));
         }
         t.l2FlushBytes = m_flushBuffer->size();
+    }
+    if (options.settleMs > 0) {
+        if (auto st = m_stream->synchronize(); !st)
+            return annotate(st.error(), "settle");
+        std::this_thread::sleep_for(std::chrono::milliseconds(options.settleMs));
     }
     for (int w = 0; w < options.warmup; ++w)
         if (auto st = enqueueAll(p); !st)

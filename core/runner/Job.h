@@ -123,6 +123,11 @@ struct MeasureOptions {
     /// The kernels whose counters are reported (names as in the plan's launches, or demangled);
     /// empty: every launch. The whole program still runs (later kernels read earlier outputs).
     std::vector<std::string> metricsKernels;
+    /// Idle milliseconds before the warm-up: the GPU's power management averages over recent
+    /// seconds, so a run right after minutes of sweeping starts under its power cap (H200, run 9:
+    /// the SM clock fell from 1980 to 1560 MHz, "SW power cap") where a baseline timed from idle
+    /// does not. 0: none.
+    int settleMs = 0;
 
     bool operator==(const MeasureOptions &) const = default;
 };

@@ -184,6 +184,7 @@ MeasureOptions measureFromJsonUnguarded(const json &j)
             if (name.is_string())
                 m.metricsKernels.push_back(name.get<std::string>());
     m.returnOutputs = j.value("returnOutputs", m.returnOutputs);
+    m.settleMs = j.value("settleMs", m.settleMs);
     return m;
 }
 
@@ -369,6 +370,8 @@ json measureToJson(const MeasureOptions &m)
               {"flushL2", m.flushL2}, {"profile", m.profile}, {"metrics", m.metrics}, {"returnOutputs", m.returnOutputs}};
     if (!m.metricsKernels.empty())
         j["metricsKernels"] = m.metricsKernels; // absent when every launch is reported (older keys unchanged)
+    if (m.settleMs > 0)
+        j["settleMs"] = m.settleMs;
     return j;
 }
 

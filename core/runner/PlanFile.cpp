@@ -260,7 +260,8 @@ PlanFile parse(const json &j, const std::string &path)
     }
     if (j.contains("measure")) {
         const json &m = j["measure"];
-        allowOnly(m, "measure", {"verify", "time", "warmup", "repeats", "flushL2", "profile", "metrics", "metricsKernels"});
+        allowOnly(m, "measure", {"verify", "time", "warmup", "repeats", "flushL2", "profile", "metrics", "metricsKernels",
+                                   "settleMs"});
         if (m.contains("verify"))
             p.measure.verify = boolean(m["verify"], "measure.verify");
         if (m.contains("time"))
@@ -282,6 +283,8 @@ PlanFile parse(const json &j, const std::string &path)
             p.measure.warmup = static_cast<int>(integer(m["warmup"], "measure.warmup", 0, 10000));
         if (m.contains("repeats"))
             p.measure.repeats = static_cast<int>(integer(m["repeats"], "measure.repeats", 1, 100000));
+        if (m.contains("settleMs"))
+            p.measure.settleMs = static_cast<int>(integer(m["settleMs"], "measure.settleMs", 0, 60000));
     }
     if (j.contains("deadlineMs"))
         p.deadlineMs = static_cast<int>(integer(j["deadlineMs"], "deadlineMs", 1, 3600 * 1000));
@@ -508,6 +511,8 @@ std::string planFileText(const PlanFile &p)
         m["metrics"] = p.measure.metrics;
     if (!p.measure.metricsKernels.empty())
         m["metricsKernels"] = p.measure.metricsKernels;
+    if (p.measure.settleMs != defaults.settleMs)
+        m["settleMs"] = p.measure.settleMs;
     if (!m.empty())
         j["measure"] = m;
     if (p.deadlineMs != PlanFile{}.deadlineMs)

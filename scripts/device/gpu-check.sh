@@ -27,12 +27,30 @@ if ! ninja -C build-gpu -k 0 -j"$(nproc)" > "$OUT/build.log" 2>&1; then
 fi
 echo "built in build-gpu"
 
+# Samples the SM clock, power and the clock-event reasons every 100 ms into $OUT/clocks-$1.csv while
+# the command after it runs; clock_summary NAME prints the clock's range (throttling shows as the
+# clock dropping).
+with_clocks() {
+    local name=$1; shift
+    nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,clocks_event_reasons.active \
+        --format=csv,noheader,nounits -lms 100 > "$OUT/clocks-$name.csv" 2>/dev/null &
+    local sampler=$!
+    "$@"
+    local rc=$?
+    kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
+    return $rc
+}
+clock_summary() {
+    local name=$1
+    awk -F', ' -v n="$name" 'NF >= 5 { c = $2 + 0; p = $3 + 0; s++; if (!lo || c < lo) lo = c; if (c > hi) hi = c; if (p > pm) pm = p; if (c < 1900) slow++ }
+        END { if (s) printf "clocks during %s: SM %d-%d MHz, %d of %d samples under 1900 MHz, power up to %.0f W\n", n, lo, hi, slow, s, pm }' "$OUT/clocks-$name.csv"
+}
 run_bench() {
     step "stitchcuda bench ${BENCH_ARGS:-}"
     # METRICS=0 leaves out the CUPTI run per candidate (and the .dimensions.csv).
     metrics=--metrics; [ "${METRICS:-1}" = 1 ] || metrics=
-    timeout "${BENCH_TIMEOUT:-400}" ./build-gpu/app/cli/stitchcuda bench --verbose --out "$OUT/ours.json" --calibration "$OUT/calibration.csv" $metrics ${BENCH_ARGS:-} > /dev/null 2> "$OUT/bench.log"
-    echo "bench exit $?"; grep -v "^  " "$OUT/bench.log" | tail -30
+    with_clocks bench timeout "${BENCH_TIMEOUT:-400}" ./build-gpu/app/cli/stitchcuda bench --verbose --out "$OUT/ours.json" --calibration "$OUT/calibration.csv" $metrics ${BENCH_ARGS:-} > /dev/null 2> "$OUT/bench.log"
+    echo "bench exit $?"; grep -v "^  " "$OUT/bench.log" | tail -30; clock_summary bench
     [ -s "$OUT/calibration.csv" ] && ./build-gpu/app/cli/stitchcuda calibrate --summary "$OUT/calibration.csv"
     if [ -s "$OUT/calibration.dimensions.csv" ]; then
         step "static dimensions against CUPTI counters"
@@ -40,8 +58,8 @@ run_bench() {
     fi
     if [ "${BASELINES:-1}" = 1 ]; then
         step "PyTorch / cuBLAS baselines ${BASE_ARGS:-}"
-        timeout "${BASE_TIMEOUT:-400}" python3 bench/torch_baselines.py ${BASE_ARGS:-} > "$OUT/baselines.json" 2> "$OUT/baselines.log"
-        echo "baselines exit $?"; tail -5 "$OUT/baselines.log"
+        with_clocks baselines timeout "${BASE_TIMEOUT:-400}" python3 bench/torch_baselines.py ${BASE_ARGS:-} > "$OUT/baselines.json" 2> "$OUT/baselines.log"
+        echo "baselines exit $?"; tail -5 "$OUT/baselines.log"; clock_summary baselines
         step "report"
         python3 bench/report.py --ours "$OUT/ours.json" --baselines "$OUT/baselines.json" > "$OUT/report.md" 2>&1
         cat "$OUT/report.md"

@@ -6,7 +6,8 @@
 # FILE is a .te or liftable .cu program, KERNEL the generated kernel's name (a regex anchored at
 # both ends). The plan runs once, unverified and without an L2 flush, so ncu sees one launch of
 # the kernel after no warm-up; default sections: SpeedOfLight, WarpStateStats, SchedulerStats,
-# ComputeWorkloadAnalysis, MemoryWorkloadAnalysis, Occupancy, LaunchStats, SourceCounters.
+# ComputeWorkloadAnalysis, MemoryWorkloadAnalysis, Occupancy, LaunchStats, SourceCounters. The
+# clocks are left as the card runs them (--clock-control none; the device METHOD.md).
 # Output: $OUT/ncu-KERNEL.txt (and the generated program under $OUT/profile-KERNEL/).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,7 +34,7 @@ PY
 sectionArgs=()
 for s in "${sections[@]}"; do sectionArgs+=(--section "$s"); done
 rc=0
-ncu --target-processes all -k "regex:^${kernel}\$" --launch-count 1 "${sectionArgs[@]}" \
+ncu --clock-control none --target-processes all -k "regex:^${kernel}\$" --launch-count 1 "${sectionArgs[@]}" \
     ./build-gpu/app/cli/stitchcuda run --no-cache "$plan" > "$OUT/ncu-$kernel.txt" 2>&1 || rc=$?
 if [ $rc -ne 0 ] || ! grep -q "Section:" "$OUT/ncu-$kernel.txt"; then
     echo "ncu did not profile $kernel (exit $rc):"; tail -20 "$OUT/ncu-$kernel.txt"; exit 1

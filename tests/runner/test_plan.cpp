@@ -270,6 +270,7 @@ TEST(PlanFile, WrittenPlansReadBackTheSame)
     p.measure.flushL2 = false;
     p.measure.metrics = true;
     p.measure.metricsKernels = {"matmul"};
+    p.measure.settleMs = 250;
     p.precision = PrecisionPolicy::TF32;
     p.deadlineMs = 1234;
     p.seed = 42;

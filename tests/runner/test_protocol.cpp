@@ -88,6 +88,7 @@ TEST(Protocol, JobRoundTripKeepsEveryField)
     job.plan.launches[0].args.push_back(KernelArg::scalar(ir::DType::I64, std::int64_t{1} << 40));
     job.seed = 0xdeadbeefcafef00dull;
     job.measure.profile = true;
+    job.measure.settleMs = 1500;
     job.precision = PrecisionPolicy::TF32;
     GpuReference ref;
     ref.module = {'r', 'e', 'f'};
@@ -105,6 +106,8 @@ TEST(Protocol, JobRoundTripKeepsEveryField)
     EXPECT_EQ(j.seed, job.seed);
     EXPECT_EQ(j.precision, PrecisionPolicy::TF32);
     EXPECT_EQ(j.measure, job.measure);
+    EXPECT_EQ(j.measure.settleMs, 1500);
+    EXPECT_FALSE(measureToJson(MeasureOptions{}).contains("settleMs")) << "absent when there is no pause (older keys unchanged)";
     EXPECT_EQ(j.plan.buffers[0].shape, (std::vector<std::int64_t>{10, 100}));
     EXPECT_EQ(j.plan.buffers[1].init, job.plan.buffers[1].init);
     EXPECT_EQ(j.plan.buffers[3].init.source, "A");
