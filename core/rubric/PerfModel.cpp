@@ -194,6 +194,8 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
         const double spillWords = std::max(0, k.spillBytes) / 4.0;
         issueShare = k.loopFma / (k.loopFma + k.loopSharedLoads + c.asyncSpillIssue * spillWords +
                                   c.asyncLoopOtherIssue * other);
+        if (k.spillBytes > 0)
+            issueShare /= 1 + c.asyncSpilledLoopCost; // scheduled under a cap it could not meet
     }
     const double hidingWarps = k.copyStages == 2 ? c.asyncTwoStageHidingWarps : c.asyncHidingWarps;
     p.computeHiding = std::pow(std::min(1.0, warps / hidingWarps), c.asyncHidingExponent);

@@ -91,7 +91,13 @@ public:
         double asyncTwoStageHidingWarps = 16;
         double asyncHidingExponent = 0.5;   ///< ... (warps / asyncHidingWarps)^this below
         double asyncBlockWarps = 8;         ///< warps one block needs to issue its own FMAs at the SM's rate
-        double asyncSpillIssue = 16;        ///< issue slots per spilled 4-byte word, per k-tile
+        double asyncSpillIssue = 2;         ///< issue slots per spilled 4-byte word, per k-tile (a store, a reload)
+        /// A k-loop that spills at all was scheduled by ptxas under a register cap it could not meet: its
+        /// FMAs issue 1 + this slower on top of the spill traffic (the extra resident warps the cap bought
+        /// do not make up for it: H200 run 5, 128x128 tiles capped at 128 registers by min_blocks=2 and
+        /// spilling 16 bytes ran 3.28 ms at 4096^3 against 3.07 ms uncapped at one block per SM).
+        /// Fitted on the even-numbered run-5 candidates with asyncSpillIssue (docs/RUBRIC.md, "run 9").
+        double asyncSpilledLoopCost = 0.25;
         double asyncLoopOtherIssue = 0.6;   ///< issue weight of the k-loop's other PTX (addresses, cp.async)
         /// One block's prologue and epilogue run once per block, one dependent instruction after
         /// another: cycles per PTX instruction outside the k-loop, stores only / fused element-wise

@@ -384,6 +384,36 @@ TEST(RubricModelTerms, AsyncLoopSpillsTakeIssueSlotsFromTheFmas)
     EXPECT_DOUBLE_EQ(model.predictKernel(k, base.facts).computeMs, clean.computeMs);
 }
 
+TEST(RubricModelTerms, AsyncSpillingLoopLosesTheWarpsItsRegisterCapBought)
+{
+    // min_blocks=2 caps 128x128 tiles of 8x8 at 128 registers: two blocks (16 warps) per SM instead
+    // of one (8 warps), and ptxas spills 16 bytes. H200 run 5, 4096^3, block_k 16, 3 stages: 3.28 ms
+    // capped against 3.07 ms uncapped (1000x3000x700: 0.156 against 0.143 ms). The extra warps would
+    // hide more; the spilling loop gives that back (run 9).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+    const auto base = predictDecisions(problem, kAsync128x128);
+    auto k = base.facts.kernels.front();
+    k.loopFma = 16 * 8 * 8;
+    k.loopSharedLoads = 64;
+    k.loopInstructions = 1360;
+    k.ptxInstructions = 2530;
+    k.spillBytes = 0;
+    const auto uncapped = withRegisters(k, 167);
+    auto capped = withRegisters(k, 128);
+    ASSERT_EQ(uncapped.occupancy->activeBlocksPerSm, 1);
+    ASSERT_EQ(capped.occupancy->activeBlocksPerSm, 2);
+    const rubric::PerfModel model;
+    const double one = model.predictKernel(uncapped, base.facts).ms;
+    EXPECT_LT(model.predictKernel(capped, base.facts).ms, one) << "two blocks without spilling hide more";
+    capped.spillBytes = 16;
+    EXPECT_GT(model.predictKernel(capped, base.facts).ms, one) << "spilling: the cap's warps buy nothing";
+    // Without the spilled-loop cost the capped kernel would still be predicted faster.
+    rubric::PerfModel::Params params;
+    params.asyncSpilledLoopCost = 0;
+    EXPECT_LT(rubric::PerfModel(params).predictKernel(capped, base.facts).ms, one);
+}
+
 // Resident clusters (run 7, bench/results/2026-11-29/run7-prefetch-tf32/README.md) and TF32 tensor
 // cores (math=tf32_mma, the same run's calls 2 and 3).
 
