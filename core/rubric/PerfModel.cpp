@@ -51,7 +51,18 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     // Little's law: the bytes in flight per SM must cover bandwidth x latency.
     const double bw = gpu.memoryBandwidthGBs * 1e9 * m_params.dramEfficiency;
     const double neededPerSm = bw * m_params.memoryLatencyNs * 1e-9 / sms;
-    const double inFlight = warpsPerSm * arch.warpSize * k.bytesInFlightPerThread;
+    double inFlight = warpsPerSm * arch.warpSize * k.bytesInFlightPerThread;
+    // Warps that need no barrier finish one by one, and a finished warp's slot stays taken (and
+    // empty of loads) until the block's slowest warp is done: the expected latest of W warps.
+    const bool independentWarps =
+        (k.strategy == schedule::Strategy::Elementwise || k.strategy == schedule::Strategy::RowReduction) &&
+        k.blockBarriers == 0 && k.clusterSize <= 1 && warpsPerBlock > 1;
+    if (independentWarps) {
+        const double rounds = std::max(1, k.memoryRounds);
+        const double late = m_params.warpLatencySpread * std::sqrt(rounds) * std::sqrt(2 * std::log(warpsPerBlock));
+        p.warpSlotUse = rounds / (rounds + late);
+        inFlight *= p.warpSlotUse;
+    }
     p.memoryHiding = std::clamp(inFlight / neededPerSm, 0.02, 1.0);
     const double neededFma = m_params.schedulersPerSm * m_params.fmaLatencyCycles;
     p.computeHiding = std::clamp(warpsPerSm * k.ilp / neededFma, 0.02, 1.0);

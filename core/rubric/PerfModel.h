@@ -32,6 +32,8 @@ struct KernelPrediction {
     double memoryHiding = 1;   ///< share of the bandwidth the bytes in flight can keep busy
     double computeHiding = 1;  ///< share of the FMA pipes the independent work keeps busy
     double achievedOccupancy = 0; ///< warps resident on average over the SM's maximum (<= theoretical)
+    double warpSlotUse = 1;       ///< independent warps: the share of a block's life its average warp keeps loads
+                                  ///< in flight (the rest waits for the block's slowest warp)
     std::string bound;         ///< "compute", "DRAM", "L2", "shared memory", "issue", "latency", "launch"
 };
 
@@ -72,6 +74,15 @@ public:
         /// A GEMM round's FMA and shared-memory pipes, combined as (c^p + s^p)^(1/p): a pipe near
         /// saturation delays the other (fitted on the even-numbered H200 GEMM candidates: 3).
         double gemmPipeExponent = 3;
+        /// Short-lived blocks whose warps run independently (no block barrier: element-wise kernels,
+        /// rows of one warp) hold their slot until their slowest warp is done, and the warps already done
+        /// keep no loads in flight meanwhile. A warp's round trips vary by this share of their mean (one
+        /// standard deviation), so the latest of a block's W warps, each `memoryRounds` round trips long,
+        /// ends about this x sqrt(rounds) x sqrt(2 ln W) round trips after the mean (the expected maximum
+        /// of W normal draws); the bytes in flight scale by rounds / (rounds + that). Fitted on the
+        /// even-numbered 5-op chain candidates (0.29-0.40 rank them alike, the middle kept; docs/RUBRIC.md,
+        /// "run 9").
+        double warpLatencySpread = 0.35;
         /// The overlap loss of short-lived blocks falls as waves^-x (fitted on the even-numbered
         /// long-row candidates: 0.5; start times drift apart as the waves go on).
         double waveDriftExponent = 0.5;

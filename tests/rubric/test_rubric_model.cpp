@@ -414,6 +414,30 @@ TEST(RubricModelTerms, AsyncSpillingLoopLosesTheWarpsItsRegisterCapBought)
     EXPECT_LT(rubric::PerfModel(params).predictKernel(capped, base.facts).ms, one);
 }
 
+TEST(RubricModelTerms, ElementwiseWarpsWaitForTheBlocksSlowestWarp)
+{
+    // A block of independent warps keeps its slot until its slowest warp is done, so larger blocks
+    // keep fewer bytes in flight (H200, 5-op chain 8192x8192, vector 1, items 1: 1024 threads
+    // 0.280 ms, 512 0.258 ms, 256 0.242 ms). Where the bytes in flight are ample (vector 4) it costs
+    // nothing (0.188-0.190 ms for 128-1024 threads).
+    const ir::Graph g = ir::makeElementwiseChain();
+    const auto problem = problemOf(g, {{"M", 8192}, {"N", 8192}});
+    auto run = [&](int threads, int items, int vector) {
+        return predictDecisions(problem, {{"threads", threads}, {"items", items}, {"vector", vector}});
+    };
+    const auto t256 = run(256, 1, 1), t1024 = run(1024, 1, 1);
+    EXPECT_EQ(t1024.facts.kernels.front().blockBarriers, 0);
+    EXPECT_LT(t1024.main.warpSlotUse, t256.main.warpSlotUse);
+    EXPECT_LT(t256.main.warpSlotUse, 1.0);
+    EXPECT_GT(t1024.ms, 1.05 * t256.ms) << "256 threads: " << t256.ms << " ms, 1024: " << t1024.ms << " ms";
+    // Items are round trips one after another: their latencies average out, the latest warp is
+    // relatively less late.
+    EXPECT_GT(run(1024, 4, 1).main.warpSlotUse, t1024.main.warpSlotUse);
+    const auto v256 = run(256, 1, 4), v1024 = run(1024, 1, 4);
+    EXPECT_DOUBLE_EQ(v256.main.memoryHiding, 1.0);
+    EXPECT_DOUBLE_EQ(v1024.main.memoryHiding, 1.0);
+}
+
 // Resident clusters (run 7, bench/results/2026-11-29/run7-prefetch-tf32/README.md) and TF32 tensor
 // cores (math=tf32_mma, the same run's calls 2 and 3).
 
