@@ -209,7 +209,8 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
             issueShare /= 1 + c.asyncSpilledLoopCost; // scheduled under a cap it could not meet
     }
     const double hidingWarps = k.copyStages == 2 ? c.asyncTwoStageHidingWarps : c.asyncHidingWarps;
-    p.computeHiding = std::pow(std::min(1.0, warps / hidingWarps), c.asyncHidingExponent);
+    p.computeHiding = std::pow(std::min(1.0, warps / hidingWarps),
+                               k.copyStages == 2 ? c.asyncTwoStageHidingExponent : c.asyncHidingExponent);
     double fmaBlock = k.flops / blocks / (peak / sms * issueShare); // one block alone, pipe fed
     double shared = resident * k.sharedTrafficBytes / blocks / (c.sharedBytesPerClock * clockHz);
     const double tiles = std::max(1.0, k.loopIterations);

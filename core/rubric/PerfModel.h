@@ -93,14 +93,19 @@ public:
         /// stages - 1 tiles in flight, each landing one latency after it was issued.
         double asyncTileLatencyUs = 1.0;
         /// Two stages wait for every tile (wait_group 0) and issue the next copy only after the
-        /// barrier: the tile latency times this.
-        double asyncTwoStageFactor = 2.0;
+        /// barrier: one tile in flight, its latency times this (run 9: 1.5; 2 made two stages 1.4-1.5x
+        /// slower than three at block_k 8 where the H200 measured 1.05-1.13x).
+        double asyncTwoStageFactor = 1.5;
         double asyncTileUs = 0.01;          ///< per k-tile of a block: wait, barrier, ring advance
         double asyncChainExponent = 5;      ///< p-norm of overlapping terms (throughput vs one block's chain)
         double asyncHidingWarps = 12;       ///< warps per SM from which the FMA pipe is fed fully ...
-        /// ... with two stages (no fragment double-buffering: each k step waits for its shared loads)
-        double asyncTwoStageHidingWarps = 16;
+        double asyncTwoStageHidingWarps = 12; ///< ... also with two stages, but ...
         double asyncHidingExponent = 0.5;   ///< ... (warps / asyncHidingWarps)^this below
+        /// ... and (warps / asyncTwoStageHidingWarps)^this with two stages: every warp waits for each tile
+        /// (wait_group 0, then the barrier) and no fragments are double-buffered, so the FMA pipe is fed in
+        /// proportion to the warps left issuing (Little's law) rather than as the square root. Run 9,
+        /// fitted on the even run-5 candidates with asyncTwoStageFactor (before: 16 warps, exponent 0.5).
+        double asyncTwoStageHidingExponent = 1;
         double asyncBlockWarps = 8;         ///< warps one block needs to issue its own FMAs at the SM's rate
         double asyncSpillIssue = 2;         ///< issue slots per spilled 4-byte word, per k-tile (a store, a reload)
         /// A k-loop that spills at all was scheduled by ptxas under a register cap it could not meet: its
