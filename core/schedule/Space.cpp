@@ -496,7 +496,39 @@ void repair(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
     }
 }
 
-void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
+/// sm_90 with precision tf32: warpgroup MMAs (math=tf32_wgmma), the H200's fastest TF32 schedule
+/// (docs/PERFORMANCE.md, run 8: 0.80x cuBLAS at 4096^3 against 0.36x for math=tf32_mma): the
+/// largest tile that still fills the SMs, 32-deep tiles in a 4-stage ring, one block per SM.
+/// False (g unchanged) where no such tile is legal, e.g. no operand with rows along k.
+template <class SetFirstFilling>
+bool wgmmaHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, SetFirstFilling &setFirstFilling)
+{
+    if (p.arch.computeMajor != 9 || p.arch.computeMinor != 0)
+        return false;
+    const KernelGroup before = g;
+    // thread_m is 8 and thread_n the MMA's N / 16 (wgmmaLayout: N is block_m when B's rows run along n).
+    const bool swap = schedule::wgmmaLayout(128, 128, 32, a.aRowMajor, !a.bRowMajor).swap;
+    g.set("math", 2);
+    g.set("copy", 1);
+    g.set("stages", 4);
+    g.set("block_k", 32);
+    g.set("smem_pad", 0);
+    g.set("min_blocks", 1);
+    g.set("split_k", 1);
+    if (swap)
+        setFirstFilling({{256, 128, 8, 16}, {128, 128, 8, 8}, {128, 64, 8, 8}, {64, 128, 8, 4}, {64, 64, 8, 4}});
+    else
+        setFirstFilling({{128, 256, 8, 16}, {128, 128, 8, 8}, {64, 128, 8, 8}, {128, 64, 8, 4}, {64, 64, 8, 4}});
+    for (int v : {4, 2, 1}) {
+        g.set("vector", v);
+        if (checkGroup(a, g, p).empty())
+            return true;
+    }
+    g = before;
+    return false;
+}
+
+void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, TensorCoreDefault tensorCores)
 {
     const std::int64_t M = eval(a.domain[0], p), N = eval(a.domain[1], p);
     const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor(p.arch.name);
@@ -518,7 +550,10 @@ void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
         g.set("thread_n", pick.tn);
     };
     setFirstFilling({{128, 128, 8, 8}, {128, 64, 8, 4}, {64, 128, 4, 8}, {64, 64, 4, 4}, {32, 64, 4, 4}, {32, 32, 2, 4}});
-    if (p.precision == Precision::TF32 && p.arch.tensorCoresTf32 && p.arch.asyncCopy) {
+    const bool tf32 = p.precision == Precision::TF32 && p.arch.tensorCoresTf32 && p.arch.asyncCopy;
+    if (tf32 && tensorCores == TensorCoreDefault::Fastest && wgmmaHeuristic(a, g, p, setFirstFilling)) {
+        // warpgroup MMAs, set by wgmmaHeuristic
+    } else if (tf32) {
         // TF32 tensor cores: warps of 64x64 results (thread_m=8, thread_n=16) where the tiles still
         // fill the SMs, 32-deep tiles in a 3-stage cp.async ring, two blocks per SM.
         setFirstFilling({{128, 128, 8, 16}, {128, 64, 8, 8}, {64, 64, 4, 8}, {32, 32, 2, 4}});
@@ -584,7 +619,7 @@ void elementwiseHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem 
 
 } // namespace
 
-Result<Schedule> defaultSchedule(const Problem &problem)
+Result<Schedule> defaultSchedule(const Problem &problem, TensorCoreDefault tensorCores)
 {
     Schedule s;
     s.arch = problem.arch.name;
@@ -595,7 +630,7 @@ Result<Schedule> defaultSchedule(const Problem &problem)
         if (!a.ok())
             return a.error();
         switch (g.strategy) {
-        case Strategy::Gemm: gemmHeuristic(*a, g, problem); break;
+        case Strategy::Gemm: gemmHeuristic(*a, g, problem, tensorCores); break;
         case Strategy::RowReduction: rowHeuristic(*a, g, problem); break;
         case Strategy::Elementwise: elementwiseHeuristic(*a, g, problem); break;
         case Strategy::Generic: break;

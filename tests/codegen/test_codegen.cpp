@@ -221,6 +221,7 @@ TEST(Codegen, GoldenFilesOfTheDefaultSchedules)
         Case c;
         std::vector<std::pair<std::string, int>> decisions; ///< set on the first group over the defaults
         schedule::Precision precision = schedule::Precision::FP32;
+        schedule::TensorCoreDefault tensorCores = schedule::TensorCoreDefault::Fastest;
     };
     const std::vector<Golden> golden = {
         {{"matmul", ir::makeMatmul(), {{"M", 1024}, {"N", 1024}, {"K", 1024}}}, {}},
@@ -231,12 +232,13 @@ TEST(Codegen, GoldenFilesOfTheDefaultSchedules)
         {{"layernorm_rows", ir::makeLayerNormRows(), {{"M", 4096}, {"N", 768}}}, {}},
         {{"elementwise_chain", ir::makeElementwiseChain(), {{"M", 4096}, {"N", 4096}}}, {}},
         {{"gemm_bias_gelu", ir::makeGemmBiasGelu(), {{"M", 8192}, {"N", 8192}, {"K", 128}}}, {}},
-        // TF32 tensor cores (the default under precision tf32): 128x128 blocks of four 64x64 warp tiles
+        // TF32 tensor cores by warp (the mma.sync default under precision tf32): 128x128 blocks of four 64x64 warp tiles
         // of m16n8k8 MMAs fed by the 3-stage ring, A in k-contiguous rows; M = 2000 and K = 1020 leave
         // boundary tiles, the fused bias + GELU runs on the accumulators.
         {{"gemm_bias_gelu_tf32", ir::makeGemmBiasGelu(), {{"M", 2000}, {"N", 2048}, {"K", 1020}}},
          {},
-         schedule::Precision::TF32},
+         schedule::Precision::TF32,
+         schedule::TensorCoreDefault::WarpMma},
         // Hopper warpgroup MMAs (sm_90a): two warpgroups of m64n256k8 along n (C^T = B^T A^T), A by
         // descriptor in 128-byte swizzled rows, B from registers, the same shapes and epilogue.
         {{"gemm_bias_gelu_wgmma", ir::makeGemmBiasGelu(), {{"M", 2000}, {"N", 2048}, {"K", 1020}}},
@@ -244,10 +246,10 @@ TEST(Codegen, GoldenFilesOfTheDefaultSchedules)
           {"thread_n", 16}, {"block_k", 32}, {"stages", 4}, {"min_blocks", 1}, {"split_k", 1}},
          schedule::Precision::TF32},
     };
-    for (const auto &[c, decisions, precision] : golden) {
+    for (const auto &[c, decisions, precision, tensorCores] : golden) {
         auto problem = problemFor(c);
         problem.precision = precision;
-        auto s = schedule::defaultSchedule(problem);
+        auto s = schedule::defaultSchedule(problem, tensorCores);
         ASSERT_TRUE(s.ok());
         for (const auto &[key, value] : decisions)
             s->groups.front().set(key, value);

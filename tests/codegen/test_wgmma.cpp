@@ -117,10 +117,10 @@ ir::Graph makeMatmulBothMnMajor()
     return b.finish();
 }
 
-/// The first rule that `changes` on the default tf32 schedule break, or "".
+/// The first rule that `changes` on the default tf32 mma.sync schedule break, or "".
 std::string firstViolation(const schedule::Problem &problem, const std::vector<std::pair<std::string, int>> &changes)
 {
-    auto base = schedule::defaultSchedule(problem);
+    auto base = schedule::defaultSchedule(problem, schedule::TensorCoreDefault::WarpMma);
     EXPECT_TRUE(base.ok());
     auto g = base->groups.front();
     for (const auto &[key, value] : changes)
@@ -232,12 +232,51 @@ TEST(Wgmma, LegalityNamesEachRule)
     EXPECT_NE(firstViolation(mnProblem, kWgmma256x128).find("A or B must have rows along k"), std::string::npos);
 }
 
+TEST(Wgmma, IsTheDefaultUnderTf32OnSm90WhereLegal)
+{
+    for (const Case &c : tf32Cases()) {
+        schedule::Problem problem{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
+        auto s = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(s.ok()) << s.error().toString();
+        const auto &g = s->groups.front();
+        EXPECT_EQ(g.value("math"), 2) << c.name << ": " << schedule::describe(g);
+        EXPECT_TRUE(schedule::validateSchedule(*s, problem).ok()) << c.name;
+        // One 128-thread warpgroup per 64 MMA rows; the largest tile that still fills the H200's SMs.
+        const auto a = schedule::analyzeGroup(c.graph, g.ops, g.strategy);
+        ASSERT_TRUE(a.ok());
+        const auto layout = schedule::wgmmaLayout(g.value("block_m"), g.value("block_n"), g.value("block_k"),
+                                                  a->aRowMajor, !a->bRowMajor);
+        EXPECT_EQ(g.value("thread_n"), layout.nw / 16) << c.name;
+        auto mma = schedule::defaultSchedule(problem, schedule::TensorCoreDefault::WarpMma);
+        ASSERT_TRUE(mma.ok());
+        EXPECT_EQ(mma->groups.front().value("math"), 1) << c.name;
+    }
+    const Case big = tf32Cases()[3];
+    schedule::Problem problem{big.graph, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, sm90(), schedule::Precision::TF32};
+    auto s = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(s.ok());
+    EXPECT_NE(schedule::describe(s->groups.front()).find("block_m=256 block_n=128 thread_m=8 thread_n=16"), std::string::npos)
+        << "run 8's winner at 4096^3: " << schedule::describe(s->groups.front());
+
+    // Elsewhere the warp-level MMAs: sm_80 has no wgmma, and with neither operand's rows along k no
+    // operand can go by descriptor.
+    schedule::Problem ampere{big.graph, problem.sizes, *ArchDatabase::builtin().arch("sm_80"), schedule::Precision::TF32};
+    auto onAmpere = schedule::defaultSchedule(ampere);
+    ASSERT_TRUE(onAmpere.ok());
+    EXPECT_EQ(onAmpere->groups.front().value("math"), 1);
+    const ir::Graph mn = makeMatmulBothMnMajor();
+    schedule::Problem mnProblem{mn, problem.sizes, sm90(), schedule::Precision::TF32};
+    auto mnDefault = schedule::defaultSchedule(mnProblem);
+    ASSERT_TRUE(mnDefault.ok());
+    EXPECT_EQ(mnDefault->groups.front().value("math"), 1);
+}
+
 TEST(Wgmma, EveryVariantCompilesForSm90aWithoutSpillsOrSerializedMmas)
 {
     int withReport = 0;
     for (const Case &c : tf32Cases()) {
         schedule::Problem problem{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
-        auto base = schedule::defaultSchedule(problem);
+        auto base = schedule::defaultSchedule(problem, schedule::TensorCoreDefault::WarpMma);
         ASSERT_TRUE(base.ok());
         const auto variants = wgmmaVariants(problem, *base);
         EXPECT_GE(variants.size(), 2u) << c.name;

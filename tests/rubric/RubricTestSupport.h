@@ -26,10 +26,11 @@ inline schedule::Problem problemOf(const ir::Graph &g, const ir::SizeBindings &s
     return {g, sizes, sm90(), schedule::Precision::FP32};
 }
 
-/// The default schedule with the first group's decisions overridden.
+/// The default schedule (under tf32: the mma.sync one, whose decisions the tests override) with the
+/// first group's decisions overridden.
 inline schedule::Schedule scheduleWith(const schedule::Problem &problem, const std::map<std::string, int> &decisions)
 {
-    auto s = schedule::defaultSchedule(problem);
+    auto s = schedule::defaultSchedule(problem, schedule::TensorCoreDefault::WarpMma);
     EXPECT_TRUE(s.ok()) << s.error().toString();
     for (const auto &[k, v] : decisions)
         s->groups.front().set(k, v);
