@@ -496,6 +496,23 @@ void repair(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
     }
 }
 
+void setDecisions(KernelGroup &g, std::initializer_list<std::pair<const char *, int>> decisions)
+{
+    for (const auto &[key, value] : decisions)
+        g.set(key, value);
+}
+
+/// The widest vector width (4, 2, 1) with which the group is legal; false (width 1) when none is.
+bool setWidestLegalVector(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
+{
+    for (int v : {4, 2, 1}) {
+        g.set("vector", v);
+        if (checkGroup(a, g, p).empty())
+            return true;
+    }
+    return false;
+}
+
 /// sm_90 with precision tf32: warpgroup MMAs (math=tf32_wgmma), the H200's fastest TF32 schedule
 /// (docs/PERFORMANCE.md, run 8: 0.80x cuBLAS at 4096^3 against 0.36x for math=tf32_mma): the
 /// largest tile that still fills the SMs, 32-deep tiles in a 4-stage ring, one block per SM.
@@ -508,22 +525,13 @@ bool wgmmaHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, Se
     const KernelGroup before = g;
     // thread_m is 8 and thread_n the MMA's N / 16 (wgmmaLayout: N is block_m when B's rows run along n).
     const bool swap = schedule::wgmmaLayout(128, 128, 32, a.aRowMajor, !a.bRowMajor).swap;
-    g.set("math", 2);
-    g.set("copy", 1);
-    g.set("stages", 4);
-    g.set("block_k", 32);
-    g.set("smem_pad", 0);
-    g.set("min_blocks", 1);
-    g.set("split_k", 1);
+    setDecisions(g, {{"math", 2}, {"copy", 1}, {"stages", 4}, {"block_k", 32}, {"smem_pad", 0}, {"min_blocks", 1}, {"split_k", 1}});
     if (swap)
         setFirstFilling({{256, 128, 8, 16}, {128, 128, 8, 8}, {128, 64, 8, 8}, {64, 128, 8, 4}, {64, 64, 8, 4}});
     else
         setFirstFilling({{128, 256, 8, 16}, {128, 128, 8, 8}, {64, 128, 8, 8}, {128, 64, 8, 4}, {64, 64, 8, 4}});
-    for (int v : {4, 2, 1}) {
-        g.set("vector", v);
-        if (checkGroup(a, g, p).empty())
-            return true;
-    }
+    if (setWidestLegalVector(a, g, p))
+        return true;
     g = before;
     return false;
 }
@@ -551,31 +559,19 @@ void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, Ten
     };
     setFirstFilling({{128, 128, 8, 8}, {128, 64, 8, 4}, {64, 128, 4, 8}, {64, 64, 4, 4}, {32, 64, 4, 4}, {32, 32, 2, 4}});
     const bool tf32 = p.precision == Precision::TF32 && p.arch.tensorCoresTf32 && p.arch.asyncCopy;
-    if (tf32 && tensorCores == TensorCoreDefault::Fastest && wgmmaHeuristic(a, g, p, setFirstFilling)) {
-        // warpgroup MMAs, set by wgmmaHeuristic
-    } else if (tf32) {
+    if (tf32 && tensorCores == TensorCoreDefault::Fastest && wgmmaHeuristic(a, g, p, setFirstFilling))
+        return;
+    if (tf32) {
         // TF32 tensor cores: warps of 64x64 results (thread_m=8, thread_n=16) where the tiles still
         // fill the SMs, 32-deep tiles in a 3-stage cp.async ring, two blocks per SM.
         setFirstFilling({{128, 128, 8, 16}, {128, 64, 8, 8}, {64, 64, 4, 8}, {32, 32, 2, 4}});
-        g.set("math", 1);
-        g.set("copy", 1);
-        g.set("stages", 3);
-        g.set("block_k", 32);
-        g.set("smem_pad", 4);
-        g.set("min_blocks", 2);
+        setDecisions(g, {{"math", 1}, {"copy", 1}, {"stages", 3}, {"block_k", 32}, {"smem_pad", 4}, {"min_blocks", 2}});
     } else if (p.arch.asyncCopy) {
         // cp.async rings measured faster than register staging at every GEMM shape of the H200
         // runs (docs/PERFORMANCE.md, run 5); 3 stages of BK 16, two blocks per SM.
-        g.set("copy", 1);
-        g.set("stages", 3);
-        g.set("block_k", 16);
-        g.set("min_blocks", 2);
+        setDecisions(g, {{"copy", 1}, {"stages", 3}, {"block_k", 16}, {"min_blocks", 2}});
     }
-    for (int v : {4, 2, 1}) {
-        g.set("vector", v);
-        if (checkGroup(a, g, p).empty())
-            break;
-    }
+    setWidestLegalVector(a, g, p);
 }
 
 void rowHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
@@ -609,11 +605,7 @@ void elementwiseHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem 
     std::int64_t total = 1;
     for (const auto &e : a.domain)
         total *= eval(e, p);
-    for (int v : {4, 2, 1}) {
-        g.set("vector", v);
-        if (checkGroup(a, g, p).empty())
-            break;
-    }
+    setWidestLegalVector(a, g, p);
     g.set("items", total >= (1 << 22) ? 2 : 1);
 }
 

@@ -260,6 +260,19 @@ const std::map<std::string, int> kAsync128x128{{"block_m", 128}, {"block_n", 128
                                                {"block_k", 16},  {"split_k", 1},   {"vector", 4},
                                                {"copy", 1},      {"stages", 3},    {"min_blocks", 1}};
 
+/// The 4096^3 kernel of kAsync128x128 with the k-loop ptxas compiles for 8x8 threads and block_k 16
+/// (1024 FMAs, 64 shared loads, 1360 instructions) and no spills.
+rubric::KernelFacts asyncLoopKernel(const rubric::ProgramFacts &facts, int ptxInstructions)
+{
+    rubric::KernelFacts k = facts.kernels.front();
+    k.loopFma = 16 * 8 * 8;
+    k.loopSharedLoads = 64;
+    k.loopInstructions = 1360;
+    k.ptxInstructions = ptxInstructions;
+    k.spillBytes = 0;
+    return k;
+}
+
 rubric::KernelFacts withStages(const rubric::KernelFacts &k, int stages)
 {
     rubric::KernelFacts out = k;
@@ -404,12 +417,7 @@ TEST(RubricModelTerms, AsyncLoopSpillsTakeIssueSlotsFromTheFmas)
     const ir::Graph g = ir::makeMatmul();
     const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
     const auto base = predictDecisions(problem, kAsync128x128);
-    auto k = base.facts.kernels.front();
-    k.loopFma = 16 * 8 * 8;
-    k.loopSharedLoads = 64;
-    k.loopInstructions = 1360;
-    k.ptxInstructions = 2500;
-    k.spillBytes = 0;
+    auto k = asyncLoopKernel(base.facts, 2500);
     const rubric::PerfModel model;
     const auto clean = model.predictKernel(k, base.facts);
     k.spillBytes = 80;
@@ -428,12 +436,7 @@ TEST(RubricModelTerms, AsyncSpillingLoopLosesTheWarpsItsRegisterCapBought)
     const ir::Graph g = ir::makeMatmul();
     const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
     const auto base = predictDecisions(problem, kAsync128x128);
-    auto k = base.facts.kernels.front();
-    k.loopFma = 16 * 8 * 8;
-    k.loopSharedLoads = 64;
-    k.loopInstructions = 1360;
-    k.ptxInstructions = 2530;
-    k.spillBytes = 0;
+    auto k = asyncLoopKernel(base.facts, 2530);
     const auto uncapped = withRegisters(k, 167);
     auto capped = withRegisters(k, 128);
     ASSERT_EQ(uncapped.occupancy->activeBlocksPerSm, 1);
