@@ -99,6 +99,7 @@ struct RubricOptions {
     std::vector<std::string> sizes;    ///< NAME=VALUE over the file's own sizes
     bool json = false;
     bool noCompile = false;            ///< skip NVRTC: estimated registers, no instruction mix
+    bool tf32 = false;                 ///< allow TF32 tensor cores (the default schedule's precision)
 };
 /// Scores the generated program on every rubric dimension (docs/RUBRIC.md). Exit 1 on a hard violation.
 int runRubric(const RubricOptions &options);

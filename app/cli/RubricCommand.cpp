@@ -38,7 +38,7 @@ void printScore(const rubric::RubricScore &s, const char *indent)
 int runRubric(const RubricOptions &options)
 {
     int exitCode = 2;
-    auto input = loadProblem(options.file, options.sizes, options.arch, options.schedule, false, exitCode);
+    auto input = loadProblem(options.file, options.sizes, options.arch, options.schedule, options.tf32, exitCode);
     if (!input)
         return exitCode;
     const schedule::Schedule &sched = input->schedule;
