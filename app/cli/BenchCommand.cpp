@@ -21,7 +21,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <iterator>
 
 namespace stitch::cli {
 
@@ -74,58 +76,50 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
             bestVector(g);
             return g;
         };
-        if (g0.value("math") == 1) {
-            // TF32 tensor cores (the default under precision tf32): block tiles of 4 or 8 warps, warp
-            // tiles of 64x64, 64x32 and 32x64 (8 thread_m x 4 thread_n), 16- and 32-deep tiles in
-            // 2-4 stage cp.async rings; two blocks per SM where they fit, else one.
+        if (g0.value("math") != 0) {
+            // TF32 tensor cores (the defaults' choice under precision tf32): each tile with 16- and
+            // 32-deep tiles in 2-4 stage cp.async rings, two blocks per SM where they fit, else one;
+            // the rasterization groups 1, 4 and 16 (besides 8) for the tiles `moreSwizzles` names.
+            auto sweep = [&](int math, int pad, const Tile *tiles, std::size_t count, int quickStages,
+                             const std::function<bool(const Tile &, int bk, int stages)> &moreSwizzles) {
+                for (std::size_t i = 0; i < count; ++i)
+                    for (int bk : {16, 32})
+                        for (int stages : {2, 3, 4}) {
+                            if (quick && (bk != 32 || stages != quickStages))
+                                continue;
+                            schedule::KernelGroup g = tileGroup(tiles[i], bk, 1, stages, 1);
+                            g.set("math", math);
+                            g.set("smem_pad", pad);
+                            g.set("split_k", 1);
+                            bestVector(g);
+                            g.set("min_blocks", 2);
+                            if (!schedule::checkGroup(*analysis, g, problem).empty())
+                                g.set("min_blocks", 1);
+                            add(g);
+                            if (!quick && moreSwizzles(tiles[i], bk, stages))
+                                for (int swizzle : {1, 4, 16}) {
+                                    schedule::KernelGroup o = g;
+                                    o.set("swizzle", swizzle);
+                                    add(o);
+                                }
+                        }
+            };
+            // mma.sync (math=tf32_mma): block tiles of 4 or 8 warps, warp tiles of 64x64, 64x32 and
+            // 32x64 (8 thread_m x 4 thread_n).
             const Tile mmaTiles[] = {{128, 128, 8, 16}, {128, 256, 8, 16}, {256, 128, 8, 16}, {128, 128, 8, 8},
                                      {128, 128, 4, 16}, {256, 128, 16, 8}, {128, 64, 8, 8},   {64, 128, 8, 16}};
-            for (const Tile &t : mmaTiles)
-                for (int bk : {16, 32})
-                    for (int stages : {2, 3, 4}) {
-                        if (quick && (bk != 32 || stages != 3))
-                            continue;
-                        schedule::KernelGroup g = tileGroup(t, bk, 1, stages, 1);
-                        g.set("split_k", 1);
-                        g.set("min_blocks", 2);
-                        if (!schedule::checkGroup(*analysis, g, problem).empty())
-                            g.set("min_blocks", 1);
-                        add(g);
-                        // Rasterization groups other than 8 block rows for the 4-warp 64x64 tiles.
-                        if (!quick && t.bm == 128 && t.bn == 128 && t.tn == 16 && stages == 3)
-                            for (int swizzle : {1, 4, 16}) {
-                                schedule::KernelGroup o = g;
-                                o.set("swizzle", swizzle);
-                                add(o);
-                            }
-                    }
+            sweep(1, 4, mmaTiles, std::size(mmaTiles), 3, [](const Tile &t, int, int stages) {
+                return t.bm == 128 && t.bn == 128 && t.tn == 16 && stages == 3;
+            });
             // Warpgroup MMAs (math=tf32_wgmma, sm_90a): 64 x N MMAs with N = 64 to 256 along whichever
             // of m and n the descriptor operand runs (thread_m 8, thread_n N / 16; `add` drops the tiles
-            // that do not fit the operand layout), 16- and 32-deep tiles, 2-4 stages.
+            // that do not fit the operand layout, and all of them off sm_90).
             const Tile wgmmaTiles[] = {{256, 128, 8, 16}, {128, 256, 8, 16}, {128, 128, 8, 8}, {256, 64, 8, 16},
                                        {64, 256, 8, 16},  {128, 256, 8, 8},  {256, 128, 8, 8}, {128, 64, 8, 8},
                                        {64, 128, 8, 8},   {64, 128, 8, 4},   {128, 64, 8, 4}};
-            for (const Tile &t : wgmmaTiles)
-                for (int bk : {16, 32})
-                    for (int stages : {2, 3, 4}) {
-                        if (quick && (bk != 32 || stages != 4))
-                            continue;
-                        schedule::KernelGroup g = tileGroup(t, bk, 1, stages, 1);
-                        g.set("math", 2);
-                        g.set("smem_pad", 0);
-                        g.set("split_k", 1);
-                        bestVector(g);
-                        g.set("min_blocks", 2);
-                        if (!schedule::checkGroup(*analysis, g, problem).empty())
-                            g.set("min_blocks", 1);
-                        add(g);
-                        if (!quick && t.bm * t.bn == 256 * 128 && bk == 32 && stages == 4)
-                            for (int swizzle : {1, 4, 16}) {
-                                schedule::KernelGroup o = g;
-                                o.set("swizzle", swizzle);
-                                add(o);
-                            }
-                    }
+            sweep(2, 0, wgmmaTiles, std::size(wgmmaTiles), 4, [](const Tile &t, int bk, int stages) {
+                return t.bm * t.bn == 256 * 128 && bk == 32 && stages == 4;
+            });
             break;
         }
         const std::vector<Tile> tiles = {{128, 128, 8, 8},  {128, 128, 8, 16}, {128, 128, 16, 8}, {128, 256, 8, 16},
