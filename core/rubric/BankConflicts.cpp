@@ -1,5 +1,7 @@
 // Shared-memory bank conflicts: ways of conflict of every shared access stream (the GEMM's tile
 // stores and fragment reads, the row reductions' red_ arrays), replayed from the strategy's layouts.
+// A wgmma GEMM's descriptor operand is read by the tensor cores (no instructions, a swizzled tile):
+// named in the evidence and the sentence, not counted in the wavefronts.
 //   KernelFacts::streams (shared) -> bankWavefronts -> score = 5 x (ideal / actual wavefronts, weighted)
 #include "core/rubric/Dimensions.h"
 
@@ -34,6 +36,43 @@ bool hasSharedStreams(const KernelFacts &k)
 
 namespace {
 
+/// math=tf32_wgmma: what each shared access of the kernel is, in words (KernelFacts::warpgroupMma).
+std::string wgmmaSentence(const KernelFacts &k, int banks, double eff)
+{
+    const AccessStream *fragments = nullptr, *worstFill = nullptr;
+    BankStats fragmentStats, fillStats;
+    for (const auto &st : k.streams) {
+        if (!st.shared)
+            continue;
+        const BankStats b = bankWavefronts(st, banks);
+        if (!st.store && (!fragments || b.maxWays > fragmentStats.maxWays)) {
+            fragments = &st;
+            fragmentStats = b;
+        } else if (st.store && (!worstFill || b.maxWays > fillStats.maxWays)) {
+            worstFill = &st;
+            fillStats = b;
+        }
+    }
+    std::string s = k.descriptorOperand + " is read by the tensor cores through a wgmma descriptor from a " +
+                    std::to_string(k.descriptorSwizzleBytes) +
+                    "-byte-swizzled tile (no bank conflicts, no load instructions); " + k.registerOperand +
+                    "'s fragments: 4 " +
+                    (fragmentStats.maxWays <= 1 ? std::string("conflict-free ") : std::string()) +
+                    "4-byte loads per thread per 8-deep step" +
+                    (fragmentStats.maxWays > 1 ? " (a " + std::to_string(fragmentStats.maxWays) + "-way bank conflict)"
+                                               : std::string());
+    if (!worstFill || fillStats.maxWays <= 1)
+        s += "; the cp.async fills of both tiles are conflict free.";
+    else
+        s += "; " + worstFill->what + " is a " + std::to_string(fillStats.maxWays) + "-way bank conflict";
+    if (eff < 1 - 1e-9)
+        s += (worstFill && fillStats.maxWays > 1 ? "; " : " ") + percent(1 - eff) +
+             " of shared-memory passes are replays.";
+    else if (worstFill && fillStats.maxWays > 1)
+        s += ".";
+    return s;
+}
+
 class BankConflicts final : public KernelDimension {
 public:
     std::string name() const override { return "bank_conflicts"; }
@@ -46,6 +85,12 @@ protected:
         RubricScore s;
         const AccessStream *worst = nullptr;
         BankStats worstStats;
+        if (k.warpgroupMma)
+            s.evidence = k.descriptorOperand + " by wgmma descriptor: the tensor cores read " +
+                         fmt(k.descriptorBytesPerTile, 0) + " B per warpgroup and k-tile (" +
+                         std::to_string(k.warpgroups) + " warpgroup" + (k.warpgroups == 1 ? "" : "s") + ") from a " +
+                         std::to_string(k.descriptorSwizzleBytes) +
+                         "-byte-swizzled tile: no load instructions, conflict free, not in the wavefronts below";
         for (const auto &st : k.streams) {
             if (!st.shared)
                 continue;
@@ -63,7 +108,9 @@ protected:
         s.score = bankConflictScore(t.ideal(), t.wavefronts());
         const double eff = s.score / 5;
         s.evidence += "; " + percent(eff) + " of shared-memory wavefronts useful";
-        if (!worst || worstStats.maxWays <= 1)
+        if (k.warpgroupMma)
+            s.sentence = wgmmaSentence(k, p.arch->sharedMemoryBanks, eff);
+        else if (!worst || worstStats.maxWays <= 1)
             s.sentence = "No shared-memory access conflicts: every phase of a warp hits distinct banks (or one word, "
                          "broadcast).";
         else

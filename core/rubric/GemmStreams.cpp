@@ -1,5 +1,8 @@
 // The gemm strategy's memory streams, replayed from core/codegen/GemmKernel.cpp: tile loads,
 // the register -> shared tile stores, the float4 fragment reads, the epilogue; split K's sum kernel.
+// math=tf32_mma: the mma.sync fragment loads (MmaGemm.cpp); math=tf32_wgmma: the cp.async fills of
+// the swizzled descriptor tile and the padded register tile, the register operand's fragment loads
+// (WgmmaGemm.cpp; the descriptor reads are no instructions: facts, not streams).
 //   GroupAnalysis + gemm decisions + sizes -> StreamBuilder::gemm -> KernelFacts
 #include "core/rubric/StreamBuilder.h"
 
@@ -15,7 +18,7 @@ void StreamBuilder::gemm()
     // math=tf32_mma (core/codegen/MmaGemm.cpp): warps of 8 TM x 4 TN results, an operand whose rows run
     // along k keeps k-contiguous rows in shared memory (16-byte copies, no transposition).
     const bool MMA = g.value("math") == 1;
-    const bool WGMMA = g.value("math") == 2; // math=tf32_wgmma: the tensor-core facts below, streams as SIMT's
+    const bool WGMMA = g.value("math") == 2; // math=tf32_wgmma: wgmmaFill, wgmmaFragments and the facts below
     const int TX = BN / TN, T = (BM / TM) * TX, warps = std::max(T / 32, 1);
     const int SA = BM + PAD, SB = BN + PAD;
     const std::int64_t M = evalSize(a.domain[0], sizes()), N = evalSize(a.domain[1], sizes()),
@@ -32,9 +35,12 @@ void StreamBuilder::gemm()
         const std::int64_t tile = block % std::max<std::int64_t>(gridM * gridN, 1);
         return std::pair<std::int64_t, std::int64_t>{(tile % gridM) * BM, (tile / gridM) * BN};
     };
+    // math=tf32_wgmma: an operand whose rows run along k has a k-contiguous tile (the descriptor's
+    // or the register operand's [other][block_k + 4]), so its copies are `vector` floats wide too.
+    const schedule::WgmmaLayout wl = schedule::wgmmaLayout(BM, BN, BK, a.aRowMajor, !a.bRowMajor);
     auto operand = [&](bool isA, bool kFastest, int tileOther, std::int64_t limit, std::int64_t ld,
                        const TensorLayout &l) {
-        const bool kContiguous = MMA && kFastest;
+        const bool kContiguous = (MMA || WGMMA) && kFastest;
         const int VW = ASYNC && kFastest && !kContiguous ? 1 : VEC; // elements per load (or cp.async) of this operand
         const int loads = tileOther * BK / (VW * T);
         const int perRow = (kFastest ? BK : tileOther) / VW;
@@ -62,7 +68,9 @@ void StreamBuilder::gemm()
         // Registers (or cp.async) -> shared tile, stored k-major: [k][m] (A) or [k][n] (B).
         const std::int64_t tileBase = isA ? 0 : static_cast<std::int64_t>(STAGES) * BK * SA * 4;
         const int stride = isA ? SA : SB;
-        if (kContiguous) {
+        if (WGMMA) {
+            wgmmaFill(name, isA == wl.swap, kFastest, VW, perRow, blocks * static_cast<double>(kTiles) * loads * warps);
+        } else if (kContiguous) {
             const int rowStride = schedule::mmaKContiguousStride(BK, PAD);
             add("cp.async " + name + " tile to shared memory, k-contiguous rows (stride " + std::to_string(rowStride) +
                     " floats)",
@@ -103,6 +111,8 @@ void StreamBuilder::gemm()
         };
         if (MMA)
             mmaFragments();
+        else if (WGMMA)
+            wgmmaFragments(blocks * static_cast<double>(kTiles) * (BK / 8) * 4 * warps);
         else {
             fragment(true, TM / 2, 0);
             fragment(false, TN / 2, static_cast<std::int64_t>(STAGES) * BK * SA * 4);
@@ -189,13 +199,17 @@ void StreamBuilder::gemm()
         // 8-deep step each warpgroup's MMA reads the descriptor operand's N x 8 floats from shared
         // memory and each thread loads its 4 register-fragment values (conflict free: the kernel
         // pads the register tile), one wavefront per warp and load.
-        const schedule::WgmmaLayout layout = schedule::wgmmaLayout(BM, BN, BK, a.aRowMajor, !a.bRowMajor);
-        const int nw = layout.nw, warpgroups = std::max(layout.warpgroups, 1);
+        const int nw = wl.nw, warpgroups = std::max(wl.warpgroups, 1);
         const double steps = static_cast<double>(kTiles) * (BK / 8);
         facts.warpgroupMma = true;
         facts.descriptorBytes = steps * warpgroups * nw * 8 * 4.0;
         facts.fragmentWavefronts = steps * warps * 4.0;
         facts.tileFillBytes = static_cast<double>(kTiles) * (BM + BN) * BK * 4.0;
+        facts.descriptorOperand = wl.swap ? "A" : "B";
+        facts.registerOperand = wl.swap ? "B" : "A";
+        facts.descriptorSwizzleBytes = BK * 4;
+        facts.descriptorBytesPerTile = nw * BK * 4.0;
+        facts.warpgroups = warpgroups;
     }
     if (MMA)
         for (const auto &st : facts.streams)
@@ -245,6 +259,75 @@ void StreamBuilder::mmaFragments()
     };
     fragment(true, aContiguous, strideA, 0, 4 * (TM / 2));
     fragment(false, bContiguous, strideB, baseB, 2 * (TN / 2));
+}
+
+// core/codegen/WgmmaGemm.cpp's shared layout: the descriptor operand's tile first (nw rows of
+// block_k floats, 16-byte chunks swizzled within each 8-row atom: chunk c of row o at c ^ f(o),
+// f = o % 8, (o / 2) % 4 or (o / 4) % 2 for 128, 64 or 32-byte rows), then the register operand's
+// ([other][block_k + 4] when its rows run along k, else [block_k][other + 8]). Offsets within a stage.
+namespace {
+
+std::int64_t swizzledOffset(int o, int kk, int rowFloats)
+{
+    const int rowBytes = rowFloats * 4;
+    const int f = rowBytes == 128 ? o % 8 : rowBytes == 64 ? (o / 2) % 4 : (o / 4) % 2;
+    return static_cast<std::int64_t>(o) * rowFloats + ((((kk >> 2) ^ f) << 2) | (kk & 3));
+}
+
+} // namespace
+
+void StreamBuilder::wgmmaFill(const std::string &name, bool descriptor, bool kFastest, int width, int perRow,
+                              double requests)
+{
+    // GemmKernel.cpp's copyOperand: copy v of a thread (v = thread + l x threads) takes row o and k
+    // column kk of the tile, o = v / perRow, kk = (v % perRow) x width along k (rows along k), else
+    // kk = v / perRow, o = (v % perRow) x width. The first copy (l = 0); the others are whole rows
+    // further (8-row multiples for the swizzled tile), the same banks.
+    const auto &g = facts.kernel->group;
+    const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), STAGES = g.value("stages");
+    const schedule::WgmmaLayout wl = schedule::wgmmaLayout(BM, BN, BK, a.aRowMajor, !a.bRowMajor);
+    const std::int64_t regBase = static_cast<std::int64_t>(STAGES) * wl.descStageFloats() * 4;
+    if (descriptor) {
+        add("cp.async " + name + " tile to shared memory for the descriptor (" + std::to_string(BK * 4) +
+                "-byte swizzled k-contiguous rows, " + std::to_string(width * 4) + " B per lane)",
+            true, true, width * 4, requests, [=](std::int64_t, int t) -> std::int64_t {
+                return swizzledOffset(t / perRow, (t % perRow) * width, BK) * 4;
+            });
+        return;
+    }
+    const int stride = wl.regStride;
+    add("cp.async " + name + " tile to shared memory for the fragments (" +
+            (wl.regKContiguous ? "k-contiguous rows" : "k-major rows") + " of stride " + std::to_string(stride) +
+            " floats, " + std::to_string(width * 4) + " B per lane)",
+        true, true, width * 4, requests, [=](std::int64_t, int t) -> std::int64_t {
+            const int o = kFastest ? t / perRow : (t % perRow) * width;
+            const int kk = kFastest ? (t % perRow) * width : t / perRow;
+            return regBase + (wl.regKContiguous ? static_cast<std::int64_t>(o) * stride + kk
+                                                : static_cast<std::int64_t>(kk) * stride + o) *
+                                 4;
+        });
+}
+
+void StreamBuilder::wgmmaFragments(double requests)
+{
+    // WgmmaGemm.cpp's emitWgmmaTile: per 8-deep step s each thread loads its 4 register-fragment
+    // values (row g, g + 8 and k t, t + 4 of its warp's 16 rows: lane g = lane / 4, t = lane % 4) as
+    // 4-byte loads from the register tile. Addresses of the first; the others are whole rows (or 4
+    // k columns) further, the same banks.
+    const auto &g = facts.kernel->group;
+    const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), STAGES = g.value("stages");
+    const schedule::WgmmaLayout wl = schedule::wgmmaLayout(BM, BN, BK, a.aRowMajor, !a.bRowMajor);
+    const std::int64_t regBase = static_cast<std::int64_t>(STAGES) * wl.descStageFloats() * 4;
+    const int stride = wl.regStride;
+    const bool kContiguous = wl.regKContiguous;
+    add(std::string("read ") + (wl.swap ? "B" : "A") +
+            " fragments from shared memory for the wgmma register operand (4 B per lane: rows g and g + 8, k t "
+            "and t + 4; 4 per 8-deep step)",
+        true, false, 4, requests, [=](std::int64_t, int t) -> std::int64_t {
+            const int wg = t / 128, warp = (t / 32) % 4, lane = t % 32, gid = lane / 4, tig = lane % 4;
+            const std::int64_t o = wg * 64 + warp * 16 + gid;
+            return regBase + (kContiguous ? o * stride + tig : static_cast<std::int64_t>(tig) * stride + o) * 4;
+        });
 }
 
 void StreamBuilder::gemmSum()

@@ -118,6 +118,14 @@ struct KernelFacts {
     /// reads the operand's N x 8 slice per 8-deep step) and bytes its cp.async fills store.
     double descriptorBytes = 0;
     double tileFillBytes = 0;
+    /// math=tf32_wgmma: the operand the tensor cores read by descriptor ("A" or "B"; its reads are
+    /// no instructions, so no stream), its tile's swizzle (128, 64 or 32-byte rows) and the bytes each
+    /// warpgroup reads of it per k-tile; the register operand ("B" or "A"), whose fragment loads are
+    /// the kernel's only shared loads (a stream).
+    std::string descriptorOperand, registerOperand;
+    int descriptorSwizzleBytes = 0;
+    double descriptorBytesPerTile = 0;
+    int warpgroups = 0;
     /// A GEMM kernel's element-wise ops applied to its results before the stores (bias, GELU, ...;
     /// 0 with split K, whose sum kernel applies them).
     int epilogueOps = 0;

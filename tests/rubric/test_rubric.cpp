@@ -1,6 +1,7 @@
 // The rubric without a GPU: each analyzer on schedules whose answer is known (vector width, shared
-// padding, row tails, an oversized block, occupancy, the model's ranking and memory-bound time),
-// and every codegen fixture program scored quickly. Calibration: test_rubric_calibration.cpp.
+// padding, wgmma's descriptor and register operands, row tails, an oversized block, occupancy, the
+// model's ranking and memory-bound time), and every codegen fixture program scored quickly.
+// Calibration: test_rubric_calibration.cpp.
 #include "RubricTestSupport.h"
 
 #include <algorithm>
@@ -154,6 +155,95 @@ TEST(RubricBankConflicts, RowReductionsAreConflictFree)
                 EXPECT_EQ(rubric::bankWavefronts(s, 32).maxWays, 1) << s.what;
             }
         EXPECT_GT(shared, 0) << "256 threads per row meet in red_";
+    }
+}
+
+TEST(RubricBankConflicts, WgmmaDescriptorOperandIsTensorCoreTrafficNotLoads)
+{
+    // The tf32 default on sm_90 at 4096^3: warpgroup MMAs, both operands row-major, so A is read by
+    // descriptor from a 128-byte-swizzled tile and B's fragments are loaded from a [32][136] tile.
+    const ir::Graph g = ir::makeMatmul();
+    const schedule::Problem problem{g, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, sm90(), schedule::Precision::TF32};
+    auto def = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(def.ok()) << def.error().toString();
+    ASSERT_EQ(def->groups.front().value("math"), 2) << schedule::toJson(*def);
+    const auto program = generate(problem, *def);
+    const auto k = factsOf(problem, program);
+    ASSERT_TRUE(k.warpgroupMma);
+    EXPECT_EQ(k.descriptorOperand, "A");
+    EXPECT_EQ(k.registerOperand, "B");
+    EXPECT_EQ(k.descriptorSwizzleBytes, 128);
+    double loadRequests = 0;
+    int loads = 0, fills = 0;
+    for (const auto &s : k.streams) {
+        if (!s.shared)
+            continue;
+        EXPECT_EQ(rubric::bankWavefronts(s, 32).maxWays, 1) << s.what;
+        if (s.store) {
+            ++fills;
+            EXPECT_EQ(s.what.rfind("cp.async", 0), 0u) << s.what;
+            EXPECT_EQ(s.bytesPerLane, 16) << s.what;
+        } else {
+            ++loads;
+            loadRequests += s.requests;
+            EXPECT_EQ(s.bytesPerLane, 4) << s.what;
+            EXPECT_NE(s.what.find("read B fragments"), std::string::npos) << s.what;
+        }
+    }
+    EXPECT_EQ(loads, 1) << "the register operand's fragments are the only shared loads";
+    EXPECT_EQ(fills, 2) << "the descriptor tile's and the register tile's cp.async fills";
+    // 4 loads per warp and 8-deep step, one wavefront each: the model's fragment term.
+    EXPECT_DOUBLE_EQ(loadRequests, k.fragmentWavefronts * static_cast<double>(k.blocks));
+    ASSERT_TRUE(stream(k, "cp.async A tile to shared memory for the descriptor (128-byte swizzled"));
+    EXPECT_TRUE(stream(k, "cp.async A: 4 floats per lane along k")) << "16-byte copies into the k-contiguous tile";
+    EXPECT_FALSE(stream(k, "read A")) << "no load instructions for the descriptor operand";
+
+    rubric::Rubric r;
+    auto rep = r.scoreProgram(problem, program);
+    ASSERT_TRUE(rep.ok()) << rep.error().toString();
+    const auto *bank = rep->kernelScore(0, "bank_conflicts");
+    ASSERT_TRUE(bank);
+    EXPECT_DOUBLE_EQ(bank->score, 5.0);
+    EXPECT_NE(bank->evidence.find("128-byte-swizzled"), std::string::npos) << bank->evidence;
+    EXPECT_NE(bank->evidence.find("A by wgmma descriptor"), std::string::npos) << bank->evidence;
+    EXPECT_NE(bank->sentence.find("A is read by the tensor cores through a wgmma descriptor"), std::string::npos)
+        << bank->sentence;
+    EXPECT_NE(bank->sentence.find("4 conflict-free 4-byte loads per thread per 8-deep step"), std::string::npos)
+        << bank->sentence;
+}
+
+TEST(RubricBankConflicts, WgmmaVariantsLoadOnlyTheRegisterOperand)
+{
+    // Both MMA arrangements, the three swizzles and split K: one shared load stream (conflict free,
+    // as test_wgmma.cpp asserts of the padded tile), the swizzled fill conflict free, and the model's
+    // fragment wavefronts equal to the loads.
+    for (const auto &c : {Case{"matmul", ir::makeMatmul(), {{"M", 1024}, {"N", 1024}, {"K", 1024}}},
+                          Case{"matmul_tt", makeMatmulTransposed(), {{"M", 1024}, {"N", 1024}, {"K", 1024}}}}) {
+        const schedule::Problem problem{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
+        auto base = schedule::defaultSchedule(problem, schedule::TensorCoreDefault::WarpMma);
+        ASSERT_TRUE(base.ok());
+        const auto variants = wgmmaVariants(problem, *base);
+        ASSERT_GE(variants.size(), 4u) << c.name;
+        for (const auto &s : variants) {
+            const auto k = factsOf(problem, generate(problem, s));
+            ASSERT_TRUE(k.warpgroupMma);
+            const int bk = s.groups.front().value("block_k");
+            EXPECT_EQ(k.descriptorSwizzleBytes, bk * 4);
+            double loadRequests = 0;
+            for (const auto &st : k.streams) {
+                if (!st.shared)
+                    continue;
+                if (!st.store) {
+                    loadRequests += st.requests;
+                    EXPECT_EQ(rubric::bankWavefronts(st, 32).maxWays, 1) << c.name << " " << st.what;
+                    EXPECT_NE(st.what.find("read " + k.registerOperand + " fragments"), std::string::npos) << st.what;
+                } else if (st.what.find("swizzled") != std::string::npos) {
+                    EXPECT_EQ(rubric::bankWavefronts(st, 32).maxWays, 1) << c.name << " " << st.what;
+                }
+            }
+            EXPECT_DOUBLE_EQ(loadRequests, k.fragmentWavefronts * static_cast<double>(k.blocks))
+                << c.name << " " << schedule::toJson(s);
+        }
     }
 }
 
