@@ -247,6 +247,38 @@ TEST(RubricBankConflicts, WgmmaVariantsLoadOnlyTheRegisterOperand)
     }
 }
 
+TEST(RubricBankConflicts, WgmmaKContiguousRegisterTileFillsConflictBelowBlockK32)
+{
+    // C = A B^T (A[i, k], B[j, k]): B by descriptor, A's register tile k-contiguous, [128][block_k + 4].
+    // Its 16-byte fills put block_k / 4 lanes on a row: at block_k 32 a phase of 8 lanes is one row;
+    // at 16 (rows 20 floats apart) and 8 (12) a phase spans rows whose banks overlap: 2-way. The
+    // fragment loads stay conflict free (g x stride + t: 32 distinct banks at stride 36, 20 or 12).
+    ir::GraphBuilder b("matmul_nt");
+    const ir::Expr M = ir::sizeVar("M"), N = ir::sizeVar("N"), K = ir::sizeVar("K");
+    const ir::Tensor A = b.input("A", ir::DType::F32, {M, K});
+    const ir::Tensor B = b.input("B", ir::DType::F32, {N, K});
+    const ir::Tensor C = b.output("C", ir::DType::F32, {M, N});
+    const ir::Expr i = ir::var("i"), j = ir::var("j"), k = ir::var("k");
+    b.compute(C, {i, j}, ir::reduceSum({{"k", K}}), A(i, k) * B(j, k));
+    const ir::Graph g = b.finish();
+    const schedule::Problem problem{g, kGemm1024, sm90(), schedule::Precision::TF32};
+    for (const auto &[bk, ways] : std::vector<std::pair<int, int>>{{32, 1}, {16, 2}, {8, 2}}) {
+        const auto s = scheduleWith(problem, {{"math", 2},     {"copy", 1},       {"smem_pad", 0}, {"block_m", 128},
+                                              {"block_n", 128}, {"thread_m", 8},   {"thread_n", 8}, {"block_k", bk},
+                                              {"stages", 3},    {"min_blocks", 1}, {"split_k", 1},  {"vector", 4}});
+        const auto kf = factsOf(problem, generate(problem, s));
+        ASSERT_TRUE(kf.warpgroupMma);
+        EXPECT_EQ(kf.descriptorOperand, "B");
+        const auto *fill = stream(kf, "cp.async A tile to shared memory for the fragments (k-contiguous rows");
+        const auto *desc = stream(kf, "cp.async B tile to shared memory for the descriptor");
+        const auto *frag = stream(kf, "read A fragments");
+        ASSERT_TRUE(fill && desc && frag) << bk;
+        EXPECT_EQ(rubric::bankWavefronts(*fill, 32).maxWays, ways) << "block_k " << bk;
+        EXPECT_EQ(rubric::bankWavefronts(*desc, 32).maxWays, 1) << "block_k " << bk;
+        EXPECT_EQ(rubric::bankWavefronts(*frag, 32).maxWays, 1) << "block_k " << bk;
+    }
+}
+
 TEST(RubricDivergence, RowTailsIdleLanesWhileTheChainHasNone)
 {
     const ir::Graph softmax = ir::makeSoftmaxRows();
