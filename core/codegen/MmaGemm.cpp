@@ -69,7 +69,7 @@ std::string SharedTile::at(const std::string &stage, const std::string &kk, cons
 {
     // Stage "0": the offset within a stage (the caller adds the stage's base).
     if (swizzle) {
-        // Chunk (kk / 4) of row o lies at chunk (kk / 4) ^ f(o), f = swizzledChunk's row term.
+        // Chunk (kk / 4) of row o lies at chunk (kk / 4) ^ f(o), f = schedule::wgmmaSwizzledChunk's row term.
         const int rowShift = swizzle == 128 ? 0 : swizzle == 64 ? 1 : 2, mask = swizzle / 16 - 1;
         return (stage == "0" ? "" : stage + " * " + str(stageFloats()) + " + ") + "(" + o + ") * " + str(stride) +
                " + (((((" + kk + ") >> 2) ^ (((" + o + ") >> " + str(rowShift) + ") & " + str(mask) + ")) << 2) | ((" +

@@ -31,12 +31,6 @@ std::string str(long long v) { return std::to_string(v); }
 
 int swizzleBytes(int blockK) { return blockK * 4; }
 
-int swizzledChunk(int row, int chunk, int rowBytes)
-{
-    const int f = rowBytes == 128 ? row % 8 : rowBytes == 64 ? (row / 2) % 4 : (row / 4) % 2;
-    return chunk ^ f;
-}
-
 int layoutType(int rowBytes) { return rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3; }
 
 WgmmaTiles wgmmaTiles(int bm, int bn, int bk, bool aKContiguous, bool bKContiguous)

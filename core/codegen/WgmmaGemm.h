@@ -22,10 +22,6 @@ namespace stitch::codegen::wgmma {
 /// Bytes of a row of the descriptor operand's tile (block_k floats) and so its swizzle mode: 128, 64
 /// or 32 (CUTLASS's Layout_K_SW128/64/32_Atom for 32-bit elements; the descriptor's layout type 1, 2, 3).
 int swizzleBytes(int blockK);
-/// The 16-byte chunk `chunk` of row `row` of a swizzled k-major tile lies at chunk `chunk ^ f(row)` of
-/// that row: f = row % 8 (128-byte rows), (row / 2) % 4 (64), (row / 4) % 2 (32). The tile's base is
-/// aligned to 8 rows, so this is the hardware's XOR of address bits [4, 7) with bits [7, 10).
-int swizzledChunk(int row, int chunk, int rowBytes);
 /// The descriptor's layout-type field (bits 62-63) for a swizzle of `rowBytes`.
 int layoutType(int rowBytes);
 

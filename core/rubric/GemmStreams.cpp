@@ -262,16 +262,15 @@ void StreamBuilder::mmaFragments()
 }
 
 // core/codegen/WgmmaGemm.cpp's shared layout: the descriptor operand's tile first (nw rows of
-// block_k floats, 16-byte chunks swizzled within each 8-row atom: chunk c of row o at c ^ f(o),
-// f = o % 8, (o / 2) % 4 or (o / 4) % 2 for 128, 64 or 32-byte rows), then the register operand's
-// ([other][block_k + 4] when its rows run along k, else [block_k][other + 8]). Offsets within a stage.
+// block_k floats, 16-byte chunks swizzled within each 8-row atom: schedule::wgmmaSwizzledChunk), then
+// the register operand's ([other][block_k + 4] when its rows run along k, else [block_k][other + 8]).
+// Offsets within a stage.
 namespace {
 
 std::int64_t swizzledOffset(int o, int kk, int rowFloats)
 {
-    const int rowBytes = rowFloats * 4;
-    const int f = rowBytes == 128 ? o % 8 : rowBytes == 64 ? (o / 2) % 4 : (o / 4) % 2;
-    return static_cast<std::int64_t>(o) * rowFloats + ((((kk >> 2) ^ f) << 2) | (kk & 3));
+    const int chunk = schedule::wgmmaSwizzledChunk(o, kk >> 2, rowFloats * 4);
+    return static_cast<std::int64_t>(o) * rowFloats + ((chunk << 2) | (kk & 3));
 }
 
 } // namespace

@@ -52,6 +52,12 @@ WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, b
     return l;
 }
 
+int wgmmaSwizzledChunk(int row, int chunk, int rowBytes)
+{
+    const int f = rowBytes == 128 ? row % 8 : rowBytes == 64 ? (row / 2) % 4 : (row / 4) % 2;
+    return chunk ^ f;
+}
+
 namespace {
 
 struct GemmShape {

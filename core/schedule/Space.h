@@ -96,6 +96,12 @@ struct WgmmaLayout {
     int descStageFloats() const { return descRows * descStride; }
 };
 WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, bool bKContiguous);
+/// The descriptor tile's swizzle (rows of `rowBytes` = 4 block_k bytes: 128, 64 or 32): the 16-byte
+/// chunk `chunk` of row `row` lies at chunk `chunk ^ f(row)` of that row, f = row % 8 (128-byte rows),
+/// (row / 2) % 4 (64), (row / 4) % 2 (32). The tile's base is aligned to 8 rows, so this is the
+/// hardware's XOR of address bits [4, 7) with bits [7, 10). The kernel (codegen) and the rubric's
+/// shared-memory streams both read it.
+int wgmmaSwizzledChunk(int row, int chunk, int rowBytes);
 
 /// Legal combinations of the group's decisions (cartesian product of the candidates, filtered),
 /// at most `limit`, in a stable order: the search space the bench and the agents explore.

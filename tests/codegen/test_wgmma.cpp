@@ -146,7 +146,7 @@ TEST(Wgmma, SwizzledChunksAreCutlassSwizzleOfTheByteOffset)
         for (int row = 0; row < 32; ++row)
             for (int chunk = 0; chunk < rowBytes / 16; ++chunk) {
                 const long long logical = row * rowBytes + chunk * 16;
-                EXPECT_EQ(row * rowBytes + codegen::wgmma::swizzledChunk(row, chunk, rowBytes) * 16,
+                EXPECT_EQ(row * rowBytes + schedule::wgmmaSwizzledChunk(row, chunk, rowBytes) * 16,
                           cuteSwizzle(logical, rowBytes))
                     << rowBytes << "-byte rows, row " << row << ", chunk " << chunk;
             }
