@@ -8,13 +8,13 @@
 
 namespace stitch::schedule {
 
-namespace {
-
-std::int64_t eval(const ir::Expr &e, const Problem &p)
+std::int64_t sizeValue(const ir::Expr &e, const Problem &p)
 {
     auto v = ir::evaluateSizeExpr(e, p.sizes);
     return v.ok() ? *v : -1;
 }
+
+namespace {
 
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -113,7 +113,7 @@ GemmShape gemmShape(const GroupAnalysis &a, const KernelGroup &g)
 void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
 {
     const GemmShape s = gemmShape(a, g);
-    const std::int64_t M = eval(a.domain[0], p), N = eval(a.domain[1], p), K = eval(a.k, p);
+    const std::int64_t M = sizeValue(a.domain[0], p), N = sizeValue(a.domain[1], p), K = sizeValue(a.k, p);
     const int T = s.threads();
     if (T % 32 != 0 || T < 32)
         out.push_back({{"block_m", "thread_m", "block_n", "thread_n"},
@@ -284,7 +284,7 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
 {
     const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block"), vec = g.value("vector"),
               cluster = g.value("cluster");
-    const std::int64_t C = eval(a.domain.back(), p);
+    const std::int64_t C = sizeValue(a.domain.back(), p);
     if (tpr * rpb > p.arch.maxThreadsPerBlock)
         out.push_back({{"threads_per_row", "rows_per_block"},
                        std::to_string(tpr) + " x " + std::to_string(rpb) + " threads per block > the limit of " +
@@ -337,7 +337,7 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
     if (steps > 1) {
         std::int64_t rows = 1;
         for (int i = 0; i < a.rowRank; ++i)
-            rows *= eval(a.domain[static_cast<std::size_t>(i)], p);
+            rows *= sizeValue(a.domain[static_cast<std::size_t>(i)], p);
         if (rows < std::int64_t(rpb) * steps)
             out.push_back({{"row_steps", "rows_per_block"},
                            kv("row_steps", steps) + ": " + std::to_string(rows) + " rows are fewer than rows_per_block x row_steps = " +
@@ -359,7 +359,7 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
 void checkElementwise(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
 {
     const int vec = g.value("vector");
-    const std::int64_t inner = a.domain.empty() ? 1 : eval(a.domain.back(), p);
+    const std::int64_t inner = a.domain.empty() ? 1 : sizeValue(a.domain.back(), p);
     if (vec > 1 && inner % vec != 0)
         out.push_back({{"vector"}, kv("vector", vec) + ": the innermost dimension has " + std::to_string(inner) +
                                        " elements, not a multiple of " + std::to_string(vec)});
@@ -380,7 +380,7 @@ std::vector<Violation> checkGroup(const GroupAnalysis &analysis, const KernelGro
             out.push_back({{key}, kv(key, value) + " is not one of the offered values"});
     }
     for (const ir::Expr &e : analysis.domain)
-        if (eval(e, problem) < 0)
+        if (sizeValue(e, problem) < 0)
             out.push_back({{}, "the size " + e.toString() + " has no value"});
     if (!out.empty())
         return out;
@@ -433,14 +433,14 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
         r.threadsPerBlock = s.threads();
         r.sharedBytes = s.shared();
         r.estimatedRegisters = s.registers();
-        r.blocks = ceilDiv(eval(a.domain[0], p), s.bm) * ceilDiv(eval(a.domain[1], p), s.bn) * g.value("split_k");
+        r.blocks = ceilDiv(sizeValue(a.domain[0], p), s.bm) * ceilDiv(sizeValue(a.domain[1], p), s.bn) * g.value("split_k");
         break;
     }
     case Strategy::RowReduction: {
         const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block");
         std::int64_t rows = 1;
         for (int i = 0; i < a.rowRank; ++i)
-            rows *= eval(a.domain[static_cast<std::size_t>(i)], p);
+            rows *= sizeValue(a.domain[static_cast<std::size_t>(i)], p);
         r.threadsPerBlock = tpr * rpb;
         int rowOps = 0;
         for (const auto *op : a.ops)
@@ -456,7 +456,7 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
     case Strategy::Generic: {
         std::int64_t total = 1;
         for (const auto &e : a.domain)
-            total *= eval(e, p);
+            total *= sizeValue(e, p);
         const int threads = g.value("threads");
         const int perThread = g.strategy == Strategy::Elementwise ? g.value("vector") * g.value("items") : 1;
         r.threadsPerBlock = threads;
@@ -466,183 +466,6 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
     }
     }
     return r;
-}
-
-namespace {
-
-/// Moves the decisions named by violations to the nearest legal value until the group is legal.
-void repair(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
-{
-    for (int round = 0; round < 32; ++round) {
-        auto violations = checkGroup(a, g, p);
-        if (violations.empty())
-            return;
-        bool changed = false;
-        for (const std::string &key : violations.front().keys) {
-            auto options = legalValues(a, g, key, p);
-            const int current = g.value(key);
-            const ValueOption *best = nullptr;
-            for (const auto &o : options)
-                if (o.legal && o.value != current &&
-                    (!best || std::abs(o.value - current) < std::abs(best->value - current) ||
-                     (std::abs(o.value - current) == std::abs(best->value - current) && o.value < best->value)))
-                    best = &o;
-            if (best) {
-                g.set(key, best->value);
-                changed = true;
-                break;
-            }
-        }
-        if (!changed) {
-            // Fall back to the smallest candidates of every involved key.
-            for (const std::string &key : violations.front().keys)
-                if (const DecisionDef *d = findDecision(g.strategy, key))
-                    g.set(key, d->candidates.front());
-        }
-    }
-}
-
-void setDecisions(KernelGroup &g, std::initializer_list<std::pair<const char *, int>> decisions)
-{
-    for (const auto &[key, value] : decisions)
-        g.set(key, value);
-}
-
-/// The widest vector width (4, 2, 1) with which the group is legal; false (width 1) when none is.
-bool setWidestLegalVector(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
-{
-    for (int v : {4, 2, 1}) {
-        g.set("vector", v);
-        if (checkGroup(a, g, p).empty())
-            return true;
-    }
-    return false;
-}
-
-/// sm_90 with precision tf32: warpgroup MMAs (math=tf32_wgmma), the H200's fastest TF32 schedule
-/// (docs/PERFORMANCE.md, run 8: 0.80x cuBLAS at 4096^3 against 0.36x for math=tf32_mma): the
-/// largest tile that still fills the SMs, 32-deep tiles in a 4-stage ring, one block per SM.
-/// False (g unchanged) where no such tile is legal, e.g. no operand with rows along k.
-template <class SetFirstFilling>
-bool wgmmaHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, SetFirstFilling &setFirstFilling)
-{
-    if (p.arch.computeMajor != 9 || p.arch.computeMinor != 0)
-        return false;
-    const KernelGroup before = g;
-    // thread_m is 8 and thread_n the MMA's N / 16 (wgmmaLayout: N is block_m when B's rows run along n).
-    const bool swap = schedule::wgmmaLayout(128, 128, 32, a.aRowMajor, !a.bRowMajor).swap;
-    setDecisions(g, {{"math", 2}, {"copy", 1}, {"stages", 4}, {"block_k", 32}, {"smem_pad", 0}, {"min_blocks", 1}, {"split_k", 1}});
-    if (swap)
-        setFirstFilling({{256, 128, 8, 16}, {128, 128, 8, 8}, {128, 64, 8, 8}, {64, 128, 8, 4}, {64, 64, 8, 4}});
-    else
-        setFirstFilling({{128, 256, 8, 16}, {128, 128, 8, 8}, {64, 128, 8, 8}, {128, 64, 8, 4}, {64, 64, 8, 4}});
-    if (setWidestLegalVector(a, g, p))
-        return true;
-    g = before;
-    return false;
-}
-
-void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, TensorCoreDefault tensorCores)
-{
-    const std::int64_t M = eval(a.domain[0], p), N = eval(a.domain[1], p);
-    const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor(p.arch.name);
-    const std::int64_t sms = gpu ? gpu->multiprocessors : 80;
-    struct Tile {
-        int bm, bn, tm, tn;
-    };
-    // Largest tiles first; take the first that gives every SM at least one block (else the last).
-    auto setFirstFilling = [&](std::initializer_list<Tile> tiles) {
-        Tile pick = *tiles.begin();
-        for (const Tile &t : tiles) {
-            pick = t;
-            if (((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn) >= sms)
-                break;
-        }
-        g.set("block_m", pick.bm);
-        g.set("block_n", pick.bn);
-        g.set("thread_m", pick.tm);
-        g.set("thread_n", pick.tn);
-    };
-    setFirstFilling({{128, 128, 8, 8}, {128, 64, 8, 4}, {64, 128, 4, 8}, {64, 64, 4, 4}, {32, 64, 4, 4}, {32, 32, 2, 4}});
-    const bool tf32 = p.precision == Precision::TF32 && p.arch.tensorCoresTf32 && p.arch.asyncCopy;
-    if (tf32 && tensorCores == TensorCoreDefault::Fastest && wgmmaHeuristic(a, g, p, setFirstFilling))
-        return;
-    if (tf32) {
-        // TF32 tensor cores: warps of 64x64 results (thread_m=8, thread_n=16) where the tiles still
-        // fill the SMs, 32-deep tiles in a 3-stage cp.async ring, two blocks per SM.
-        setFirstFilling({{128, 128, 8, 16}, {128, 64, 8, 8}, {64, 64, 4, 8}, {32, 32, 2, 4}});
-        setDecisions(g, {{"math", 1}, {"copy", 1}, {"stages", 3}, {"block_k", 32}, {"smem_pad", 4}, {"min_blocks", 2}});
-    } else if (p.arch.asyncCopy) {
-        // cp.async rings measured faster than register staging at every GEMM shape of the H200
-        // runs (docs/PERFORMANCE.md, run 5); 3 stages of BK 16, two blocks per SM.
-        setDecisions(g, {{"copy", 1}, {"stages", 3}, {"block_k", 16}, {"min_blocks", 2}});
-    }
-    setWidestLegalVector(a, g, p);
-}
-
-void rowHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
-{
-    const std::int64_t C = eval(a.domain.back(), p);
-    int vec = 4;
-    while (vec > 1 && C % vec != 0)
-        vec /= 2;
-    g.set("vector", vec);
-    int tpr = 32;
-    while (tpr < 1024 && std::int64_t(tpr) * vec * 8 < C)
-        tpr *= 2;
-    g.set("threads_per_row", tpr);
-    g.set("rows_per_block", std::max(1, std::min(8, 256 / tpr)));
-    g.set("cache", 1);
-    g.set("cluster", 1);
-    if (checkGroup(a, g, p).empty())
-        return;
-    for (int cluster : {2, 4, 8}) {
-        g.set("cluster", cluster);
-        g.set("rows_per_block", 1);
-        if (checkGroup(a, g, p).empty())
-            return;
-    }
-    g.set("cluster", 1);
-    g.set("cache", 0);
-}
-
-void elementwiseHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
-{
-    std::int64_t total = 1;
-    for (const auto &e : a.domain)
-        total *= eval(e, p);
-    setWidestLegalVector(a, g, p);
-    g.set("items", total >= (1 << 22) ? 2 : 1);
-}
-
-} // namespace
-
-Result<Schedule> defaultSchedule(const Problem &problem, TensorCoreDefault tensorCores)
-{
-    Schedule s;
-    s.arch = problem.arch.name;
-    s.precision = problem.precision;
-    s.groups = fuseGreedy(problem.graph);
-    for (KernelGroup &g : s.groups) {
-        auto a = analyzeGroup(problem.graph, g.ops, g.strategy);
-        if (!a.ok())
-            return a.error();
-        switch (g.strategy) {
-        case Strategy::Gemm: gemmHeuristic(*a, g, problem, tensorCores); break;
-        case Strategy::RowReduction: rowHeuristic(*a, g, problem); break;
-        case Strategy::Elementwise: elementwiseHeuristic(*a, g, problem); break;
-        case Strategy::Generic: break;
-        }
-        repair(*a, g, problem);
-        if (auto v = checkGroup(*a, g, problem); !v.empty()) {
-            // Cannot happen for the generic strategy; fall back to it for the op(s) that failed.
-            return makeError(ErrorKind::InvalidArgument, "group " + g.name + ": " + v.front().message);
-        }
-        // Record every decision explicitly: the schedule file shows the whole picture.
-        for (const auto &d : decisionDefs(g.strategy))
-            g.set(d.key, g.value(d.key));
-    }
-    return s;
 }
 
 Status validateSchedule(const Schedule &schedule, const Problem &problem)

@@ -1,7 +1,7 @@
 #pragma once
 // The decision space: which values of each decision are legal for a program on an architecture,
 // and why the others are not.
-//   Graph + sizes + arch -> defaultSchedule / legalValues / candidates -> agents, studio, bench
+//   Graph + sizes + arch -> defaultSchedule (Heuristics.cpp) / legalValues / candidates -> agents, studio, bench
 //   Schedule -> validateSchedule -> codegen (nothing is generated for an illegal schedule)
 // Illegal combinations are excluded by construction, each with the reason, the decision, the
 // value and the limit it breaks.
@@ -54,6 +54,10 @@ struct GroupResources {
     std::int64_t blocks = 0;
 };
 Result<GroupResources> groupResources(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem);
+
+/// A size expression's value under the problem's sizes; -1 where a size is missing (the legality
+/// rules and the heuristics read sizes through it).
+std::int64_t sizeValue(const ir::Expr &e, const Problem &p);
 
 /// Dynamic shared memory of a gemm group's kernel: `stages` buffers of the A and B tiles in the
 /// layout that math and smem_pad give. The one figure the limits above and codegen's kernel use.
