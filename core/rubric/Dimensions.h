@@ -32,20 +32,35 @@ protected:
 const ProgramFacts *factsFor(const RubricInput &input, Result<ProgramFacts> &storage);
 
 /// Instruction counts of one kernel's PTX body (static: each instruction once, loops unrolled by ptxas' input).
+/// PtxCounts.cpp.
 struct PtxMix {
     int total = 0;
     int fma = 0;        ///< fma.* and mad.* on floats
-    int floatOther = 0; ///< other float arithmetic
-    int sharedLoads = 0, sharedStores = 0;
+    int floatOther = 0; ///< other float arithmetic (tensor-core MMAs apart)
+    int sharedLoads = 0, sharedStores = 0; ///< ld.shared and ldmatrix; st.shared
     int globalLoads = 0, globalStores = 0;
     int globalVector = 0; ///< .v2 / .v4 global loads and stores
     int special = 0;      ///< ex2, lg2, rsqrt, sqrt, rcp, sin, cos, tanh
     int integer = 0;      ///< integer and bit arithmetic (index math)
     int branches = 0;     ///< bra
+    int mma = 0;          ///< tensor-core MMAs: mma.sync, wgmma.mma_async
+    /// FLOPs of those MMAs per warp: 2 m n k of each shape (m16n8k8: 2048); a wgmma (m64nNk8) is one
+    /// instruction of a warpgroup's 4 warps, each issuing it, so a quarter of 2 x 64 x N x 8 each.
+    double mmaFlops = 0;
+    std::string mmaShape;            ///< the first MMA's, e.g. "wgmma.mma_async m64n256k8"
+    double sharedLoadWavefronts = 0; ///< shared-load wavefronts without conflicts: a warp's bytes / 128, at least 1
+    int tf32Conversions = 0;         ///< cvt.rna.tf32.f32 (operand rounding for TF32 MMAs)
+    /// Waits, fences and barriers: wgmma.fence / commit_group / wait_group, cp.async commit / wait,
+    /// bar.sync, fence.*, barrier.*
+    int syncs = 0;
 };
 PtxMix countPtx(const std::string &entryBody);
 /// The mix of the loop (a backward branch to an earlier label) with the most FMAs; empty when none.
 PtxMix hotLoopPtx(const std::string &entryBody);
+/// The mix of one trip of the loop with the most MMA FLOPs, each if/else counted by its shorter arm
+/// (NVRTC's `@p bra T; bra.uni E; T: ... bra.uni J; E: ... J:`: the generated k-loops' unguarded
+/// interior-tile copy against the guarded boundary one); empty when no loop issues MMAs.
+PtxMix tensorLoopPtx(const std::string &entryBody);
 
 // Score formulas and the static quantities they take, one per dimension (defined in the
 // dimension's file). The dimensions and their measured counterparts (MeasuredDimensions.h) both call
@@ -95,10 +110,21 @@ struct MixFigures {
     bool computeBound = false; ///< GEMM main kernels and kernels at or above the ridge
     bool hotLoop = false;      ///< fmaShare / ldsPerFma are the FMA-heaviest loop's
     double fmaShare = 0, ldsPerFma = 0, vectorShare = 1, integerShare = 0;
+    /// Compute-bound kernels whose loop issues tensor-core MMAs (tensorLoopPtx): the tensor formula.
+    /// Per warp and loop trip: the tensor pipe's cycles (MMA FLOPs / tensorFlopsPerCycle), the issue
+    /// slots (every instruction of the trip, one cycle each) and their ratio.
+    bool tensor = false;
+    double tensorCycles = 0, issueSlots = 0, tensorPerIssue = 0;
+    PtxMix tensorLoop; ///< that trip's counts (tensorLoopPtx)
 };
 MixFigures instructionMixFigures(const KernelFacts &k, const ProgramFacts &p);
 /// Compute-bound: 5 x min(1, FMA share / 0.5) - min(2, 4 x max(0, ld.shared per FMA - 0.25)).
 double computeMixScore(double fmaShare, double ldsPerFma);
+/// TF32 tensor-core FLOPs one SM sub-partition (one warp scheduler, of 4 per SM) does per cycle:
+/// the GPU's dense peak / (SMs x 4 x boost clock); H200: 495 TFLOP/s -> 474.
+double tensorFlopsPerCycle(const GpuSpec &gpu);
+/// Tensor-core kernels: 5 x min(1, (tensor-pipe cycles / issue slots of the loop trip) / 2).
+double tensorMixScore(double tensorCyclesPerIssueSlot);
 /// Memory-bound: 5 - 2 x (1 - vector share) - min(2, 5 x max(0, integer share - 0.3)).
 double memoryMixScore(double vectorShare, double integerShare);
 

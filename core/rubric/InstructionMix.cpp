@@ -1,68 +1,21 @@
-// Instruction mix from the PTX of each kernel's .entry: FMA share, shared loads per FMA, vector
-// (v2/v4) against scalar global memory instructions, special functions and integer index math.
+// Instruction mix from the PTX of each kernel's .entry (counts: PtxCounts.cpp). Compute-bound
+// kernels: the FMA share of the FMA-heaviest loop and its shared loads per FMA, or, where the loop
+// issues tensor-core MMAs, the tensor pipe's cycles per issue slot of one loop trip; memory-bound
+// kernels: vector (v2/v4) against scalar global memory instructions and integer index math.
 // The counts are static (each instruction once); the hot loops are unrolled in the PTX already.
-//   CompileResult::ptx -> ptxEntryBody -> countPtx -> PtxMix -> score
+//   CompileResult::ptx -> ptxEntryBody -> countPtx / hotLoopPtx / tensorLoopPtx -> MixFigures -> score
 #include "core/rubric/Dimensions.h"
 
 #include <algorithm>
-#include <map>
-#include <sstream>
 
 namespace stitch::rubric {
 
 namespace {
 
-/// Adds one instruction line (already stripped of its predicate) to the mix.
-void countInstruction(PtxMix &m, std::string_view s);
+/// Warp schedulers (SM sub-partitions) per SM: 4 on every architecture the database holds (sm_75+).
+constexpr int kSchedulersPerSm = 4;
 
 } // namespace
-
-PtxMix countPtx(const std::string &body)
-{
-    PtxMix m;
-    std::istringstream in(body);
-    std::string line;
-    while (std::getline(in, line)) {
-        std::size_t i = line.find_first_not_of(" \t");
-        if (i != std::string::npos)
-            countInstruction(m, std::string_view(line).substr(i));
-    }
-    return m;
-}
-
-PtxMix hotLoopPtx(const std::string &body)
-{
-    std::vector<std::string> lines;
-    std::istringstream in(body);
-    std::string line;
-    std::map<std::string, std::size_t> labels;
-    PtxMix best;
-    while (std::getline(in, line)) {
-        std::size_t i = line.find_first_not_of(" \t");
-        if (i == std::string::npos)
-            continue;
-        lines.push_back(line.substr(i));
-        const std::string &l = lines.back();
-        if (l[0] == '$' && l.back() == ':')
-            labels[l.substr(0, l.size() - 1)] = lines.size() - 1;
-        const std::size_t bra = l.find("bra");
-        if (bra == std::string::npos || l[0] == '$')
-            continue;
-        const std::size_t target = l.find('$', bra);
-        if (target == std::string::npos)
-            continue;
-        const std::string name = l.substr(target, l.find_first_of(" ;", target) - target);
-        auto it = labels.find(name);
-        if (it == labels.end())
-            continue; // a forward branch
-        PtxMix m;
-        for (std::size_t k = it->second; k < lines.size(); ++k)
-            countInstruction(m, lines[k]);
-        if (m.fma > best.fma || (m.fma == best.fma && m.total > best.total))
-            best = m;
-    }
-    return best;
-}
 
 MixFigures instructionMixFigures(const KernelFacts &k, const ProgramFacts &p)
 {
@@ -78,7 +31,27 @@ MixFigures instructionMixFigures(const KernelFacts &k, const ProgramFacts &p)
     f.integerShare = m.total ? double(m.integer) / m.total : 0;
     f.computeBound = (k.strategy == schedule::Strategy::Gemm && !k.splitSum) ||
                      k.flops / std::max(k.trafficBytes, 1.0) >= ridgePoint(*p.gpu);
+    const double rate = tensorFlopsPerCycle(*p.gpu);
+    if (f.computeBound && rate > 0) {
+        f.tensorLoop = tensorLoopPtx(k.ptxBody);
+        const PtxMix &t = f.tensorLoop;
+        f.tensor = t.mma > 0 && t.total > 0;
+        f.tensorCycles = t.mmaFlops / rate;
+        f.issueSlots = t.total;
+        f.tensorPerIssue = f.tensor ? f.tensorCycles / f.issueSlots : 0;
+    }
     return f;
+}
+
+double tensorFlopsPerCycle(const GpuSpec &gpu)
+{
+    const double cycles = double(gpu.multiprocessors) * kSchedulersPerSm * gpu.boostClockMHz * 1e6;
+    return cycles > 0 ? gpu.tf32Tflops * 1e12 / cycles : 0;
+}
+
+double tensorMixScore(double tensorCyclesPerIssueSlot)
+{
+    return 5 * std::min(1.0, tensorCyclesPerIssueSlot / 2);
 }
 
 double computeMixScore(double fmaShare, double ldsPerFma)
@@ -97,50 +70,48 @@ double memoryMixScore(double vectorShare, double integerShare)
 
 namespace {
 
-void countInstruction(PtxMix &m, std::string_view s)
+std::string perMma(int count, const PtxMix &t)
 {
-    static const char *specials[] = {"ex2", "lg2", "rsqrt", "sqrt", "rcp", "sin", "cos", "tanh"};
-    static const char *integerOps[] = {"add", "sub", "mul", "mad", "shl", "shr", "and", "or",   "xor", "not",
-                                       "div", "rem", "min", "max", "neg", "abs", "cvt", "selp", "setp"};
-    {
-        if (s.empty() || s[0] == '.' || s[0] == '/' || s[0] == '$' || s[0] == '{' || s[0] == '}')
-            return;
-        if (s[0] == '@') { // predicate guard
-            const std::size_t sp = s.find_first_of(" \t");
-            if (sp == std::string_view::npos)
-                return;
-            s.remove_prefix(s.find_first_not_of(" \t", sp));
-        }
-        const std::size_t end = s.find_first_of(" \t;");
-        const std::string_view op = s.substr(0, end);
-        if (op.empty())
-            return;
-        ++m.total;
-        const std::string_view base = op.substr(0, op.find('.'));
-        const bool isFloat = op.find(".f32") != std::string_view::npos || op.find(".f64") != std::string_view::npos ||
-                             op.find(".f16") != std::string_view::npos;
-        const bool vec = op.find(".v2") != std::string_view::npos || op.find(".v4") != std::string_view::npos;
-        if ((base == "fma" || base == "mad") && isFloat) {
-            ++m.fma;
-        } else if (base == "ld" || base == "st") {
-            const bool shared = op.find(".shared") != std::string_view::npos;
-            const bool global = op.find(".global") != std::string_view::npos;
-            if (shared)
-                ++(base == "ld" ? m.sharedLoads : m.sharedStores);
-            if (global) {
-                ++(base == "ld" ? m.globalLoads : m.globalStores);
-                m.globalVector += vec ? 1 : 0;
-            }
-        } else if (std::find(std::begin(specials), std::end(specials), base) != std::end(specials)) {
-            ++m.special;
-        } else if (base == "bra") {
-            ++m.branches;
-        } else if (isFloat && base != "cvt" && base != "setp" && base != "selp" && base != "mov") {
-            ++m.floatOther;
-        } else if (std::find(std::begin(integerOps), std::end(integerOps), base) != std::end(integerOps) && !isFloat) {
-            ++m.integer;
-        }
-    }
+    return fmt(double(count) / t.mma, 2);
+}
+
+/// The tensor loop's trip: MMAs and their FLOPs, the overhead by kind, per MMA, and the ratio.
+std::string tensorEvidence(const MixFigures &f, const GpuSpec &gpu)
+{
+    const PtxMix &t = f.tensorLoop;
+    const int other = t.total - t.mma - t.sharedLoads - t.tf32Conversions - t.syncs;
+    return "; tensor loop (one trip, each if/else by its shorter arm): " + std::to_string(t.total) +
+           " instructions: " + std::to_string(t.mma) + " " + t.mmaShape + " (" + fmt(t.mmaFlops / t.mma, 0) +
+           " FLOP per warp each), " + std::to_string(t.sharedLoads) + " shared loads (" +
+           fmt(t.sharedLoadWavefronts, 0) + " wavefronts), " + std::to_string(t.tf32Conversions) + " cvt.rna.tf32, " +
+           std::to_string(t.syncs) + " waits, fences and barriers, " + std::to_string(other) +
+           " other; per MMA: " + perMma(t.total, t) + " instructions, " + perMma(t.sharedLoads, t) + " shared loads, " +
+           perMma(t.tf32Conversions, t) + " cvt.rna; tensor pipe " + fmt(f.tensorCycles, 0) + " cycles per warp (" +
+           fmt(tensorFlopsPerCycle(gpu), 0) + " TF32 FLOP per cycle per SM sub-partition) over " +
+           fmt(f.issueSlots, 0) + " issue slots = " + fmt(f.tensorPerIssue, 2);
+}
+
+std::string tensorSentence(const MixFigures &f, const ArchLimits &arch)
+{
+    const PtxMix &t = f.tensorLoop;
+    const bool warpgroup = t.mmaShape.rfind("wgmma", 0) == 0;
+    std::string s = "Per k-tile each warp's " + std::to_string(t.mma) + " " + t.mmaShape + " keep the tensor cores busy " +
+                    fmt(f.tensorCycles, 0) + " cycles while the loop issues " + fmt(f.issueSlots, 0) +
+                    " instructions (" + perMma(t.sharedLoads, t) + " shared loads and " +
+                    perMma(t.tf32Conversions, t) + " cvt.rna per MMA)";
+    if (f.tensorPerIssue >= 2)
+        return s + ": the tensor work dominates the issue, as a tensor-core kernel wants.";
+    const double issuePerTensor = 1 / f.tensorPerIssue;
+    s += issuePerTensor > 1 ? ": the issue alone takes " + fmt(issuePerTensor, 1) + "x the tensor time, so the tensor cores wait on it; "
+                            : ": issuing them takes " + percent(issuePerTensor) +
+                                  " of the tensor time, which leaves little room for stalls; ";
+    if (!warpgroup && arch.computeMajor == 9)
+        return s + "Hopper's warpgroup MMAs (math=tf32_wgmma) read one operand from shared memory without load "
+                   "instructions and do up to 32 times the work per instruction (m64n256k8).";
+    if (warpgroup)
+        return s + "a wider tile along the MMA's n (m64n128k8, m64n256k8) does more tensor work for the same "
+                   "fragment loads and conversions.";
+    return s + "larger warp tiles reuse each loaded fragment for more MMAs.";
 }
 
 class InstructionMix final : public KernelDimension {
@@ -171,7 +142,11 @@ protected:
                                  " FMA (" + percent(fmaShare) + "), " + std::to_string(hot.sharedLoads) +
                                  " ld.shared (" + fmt(ldsPerFma, 2) + " per FMA)"
                            : std::string());
-        if (f.computeBound) {
+        if (f.tensor) {
+            s.evidence += tensorEvidence(f, *p.gpu);
+            s.score = tensorMixScore(f.tensorPerIssue);
+            s.sentence = tensorSentence(f, *p.arch);
+        } else if (f.computeBound) {
             s.score = computeMixScore(fmaShare, ldsPerFma);
             s.sentence = percent(fmaShare) + " of the " + (loop ? "hot loop's " : "") + "instructions are FMAs with " +
                          fmt(ldsPerFma, 2) + " shared loads per FMA" +

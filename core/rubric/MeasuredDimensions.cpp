@@ -229,6 +229,35 @@ std::vector<DimensionComparison> occupancy(const KernelFacts &k, const std::map<
 // Compute-bound kernels: FFMA share of executed instructions and shared loads per FFMA (the static
 // side: the PTX's FMA-heaviest loop). The memory-bound formula scores the vectorized share of
 // global memory instructions, which no counter of the metric set gives: not comparable.
+// Tensor-core kernels: tensor-pipe cycles per issued instruction. No counter of the metric set counts
+// tensor instructions, but a GEMM executes every MMA of its padded tiles: the static loop's MMA FLOPs
+// per warp and trip x trips x warps give the tensor cycles; the issue slots are the executed warp
+// instructions (prologue and epilogue included, as the FFMA share's are).
+DimensionComparison tensorMix(const KernelFacts &k, const MixFigures &f, const std::map<std::string, double> &v)
+{
+    const char *name = "instruction_mix";
+    const char *quantity = "tensor-pipe cycles per issued instruction";
+    const double staticScore = roundScore(tensorMixScore(f.tensorPerIssue));
+    for (const char *m : {metric::kInstructions, metric::kSharedLoadInstructions})
+        if (!value(v, m))
+            return notComparable(name, quantity, staticScore, f.tensorPerIssue, missing(m));
+    const double instructions = *value(v, metric::kInstructions);
+    if (instructions <= 0)
+        return notComparable(name, quantity, staticScore, f.tensorPerIssue, "no instructions executed");
+    const double warps = double(k.blocks) * ((k.threads + 31) / 32);
+    const double mmas = f.tensorLoop.mma * k.loopIterations * warps;
+    if (mmas <= 0)
+        return notComparable(name, quantity, staticScore, f.tensorPerIssue, "no loop trips known for the MMAs");
+    const double tensorCycles = f.tensorCycles * k.loopIterations * warps;
+    const double measured = tensorCycles / instructions;
+    return compared(name, quantity, staticScore, tensorMixScore(measured), f.tensorPerIssue, measured,
+                    "tensor cycles from the PTX loop's MMAs (" + number(mmas) +
+                        " executed: no counter of the metric set counts tensor instructions); shared loads per "
+                        "MMA: static " +
+                        number(double(f.tensorLoop.sharedLoads) / f.tensorLoop.mma) + " (PTX tensor loop), measured " +
+                        number(*value(v, metric::kSharedLoadInstructions) / mmas) + " (executed SASS)");
+}
+
 std::optional<DimensionComparison> instructionMix(const KernelFacts &k, const ProgramFacts &p,
                                                   const std::map<std::string, double> &v)
 {
@@ -241,6 +270,8 @@ std::optional<DimensionComparison> instructionMix(const KernelFacts &k, const Pr
                              roundScore(memoryMixScore(f.vectorShare, f.integerShare)), f.vectorShare,
                              "memory-bound formula: the vectorized share of global memory instructions has no "
                              "counter in the metric set");
+    if (f.tensor)
+        return tensorMix(k, f, v);
     const char *quantity = "FFMA share of instructions";
     const double staticScore = roundScore(computeMixScore(f.fmaShare, f.ldsPerFma));
     for (const char *m : {metric::kFfmaThreadInstructions, metric::kInstructions, metric::kSharedLoadInstructions})
