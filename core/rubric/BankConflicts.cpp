@@ -5,6 +5,9 @@
 //   KernelFacts::streams (shared) -> bankWavefronts -> score = 5 x (ideal / actual wavefronts, weighted)
 #include "core/rubric/Dimensions.h"
 
+#include <utility>
+#include <vector>
+
 namespace stitch::rubric {
 
 double bankConflictScore(double idealWavefronts, double actualWavefronts)
@@ -36,20 +39,20 @@ bool hasSharedStreams(const KernelFacts &k)
 
 namespace {
 
+/// A shared stream and its bank figures, as the score loop measured them.
+using MeasuredStream = std::pair<const AccessStream *, BankStats>;
+
 /// math=tf32_wgmma: what each shared access of the kernel is, in words (KernelFacts::warpgroupMma).
-std::string wgmmaSentence(const KernelFacts &k, int banks, double eff)
+std::string wgmmaSentence(const KernelFacts &k, const std::vector<MeasuredStream> &shared, double eff)
 {
     const AccessStream *fragments = nullptr, *worstFill = nullptr;
     BankStats fragmentStats, fillStats;
-    for (const auto &st : k.streams) {
-        if (!st.shared)
-            continue;
-        const BankStats b = bankWavefronts(st, banks);
-        if (!st.store && (!fragments || b.maxWays > fragmentStats.maxWays)) {
-            fragments = &st;
+    for (const auto &[st, b] : shared) {
+        if (!st->store && (!fragments || b.maxWays > fragmentStats.maxWays)) {
+            fragments = st;
             fragmentStats = b;
-        } else if (st.store && (!worstFill || b.maxWays > fillStats.maxWays)) {
-            worstFill = &st;
+        } else if (st->store && (!worstFill || b.maxWays > fillStats.maxWays)) {
+            worstFill = st;
             fillStats = b;
         }
     }
@@ -91,10 +94,12 @@ protected:
                          std::to_string(k.warpgroups) + " warpgroup" + (k.warpgroups == 1 ? "" : "s") + ") from a " +
                          std::to_string(k.descriptorSwizzleBytes) +
                          "-byte-swizzled tile: no load instructions, conflict free, not in the wavefronts below";
+        std::vector<MeasuredStream> shared;
         for (const auto &st : k.streams) {
             if (!st.shared)
                 continue;
             const BankStats b = bankWavefronts(st, p.arch->sharedMemoryBanks);
+            shared.emplace_back(&st, b);
             if (!s.evidence.empty())
                 s.evidence += "; ";
             s.evidence += st.what + ": " + std::to_string(b.maxWays) + "-way, " + fmt(b.wavefronts, 1) +
@@ -109,7 +114,7 @@ protected:
         const double eff = s.score / 5;
         s.evidence += "; " + percent(eff) + " of shared-memory wavefronts useful";
         if (k.warpgroupMma)
-            s.sentence = wgmmaSentence(k, p.arch->sharedMemoryBanks, eff);
+            s.sentence = wgmmaSentence(k, shared, eff);
         else if (!worst || worstStats.maxWays <= 1)
             s.sentence = "No shared-memory access conflicts: every phase of a warp hits distinct banks (or one word, "
                          "broadcast).";

@@ -69,7 +69,8 @@ void StreamBuilder::gemm()
         const std::int64_t tileBase = isA ? 0 : static_cast<std::int64_t>(STAGES) * BK * SA * 4;
         const int stride = isA ? SA : SB;
         if (WGMMA) {
-            wgmmaFill(name, isA == wl.swap, kFastest, VW, perRow, blocks * static_cast<double>(kTiles) * loads * warps);
+            wgmmaFill(wl, name, isA == wl.swap, kFastest, VW, perRow,
+                      blocks * static_cast<double>(kTiles) * loads * warps);
         } else if (kContiguous) {
             const int rowStride = schedule::mmaKContiguousStride(BK, PAD);
             add("cp.async " + name + " tile to shared memory, k-contiguous rows (stride " + std::to_string(rowStride) +
@@ -112,7 +113,7 @@ void StreamBuilder::gemm()
         if (MMA)
             mmaFragments();
         else if (WGMMA)
-            wgmmaFragments(blocks * static_cast<double>(kTiles) * (BK / 8) * 4 * warps);
+            wgmmaFragments(wl, blocks * static_cast<double>(kTiles) * (BK / 8) * 4 * warps);
         else {
             fragment(true, TM / 2, 0);
             fragment(false, TN / 2, static_cast<std::int64_t>(STAGES) * BK * SA * 4);
@@ -273,19 +274,24 @@ std::int64_t swizzledOffset(int o, int kk, int rowFloats)
     return static_cast<std::int64_t>(o) * rowFloats + ((chunk << 2) | (kk & 3));
 }
 
+/// Byte offset of the register operand's tile: after `stages` descriptor tiles.
+std::int64_t registerTileBase(const schedule::WgmmaLayout &wl, int stages)
+{
+    return static_cast<std::int64_t>(stages) * wl.descStageFloats() * 4;
+}
+
 } // namespace
 
-void StreamBuilder::wgmmaFill(const std::string &name, bool descriptor, bool kFastest, int width, int perRow,
-                              double requests)
+void StreamBuilder::wgmmaFill(const schedule::WgmmaLayout &wl, const std::string &name, bool descriptor,
+                              bool kFastest, int width, int perRow, double requests)
 {
     // GemmKernel.cpp's copyOperand: copy v of a thread (v = thread + l x threads) takes row o and k
     // column kk of the tile, o = v / perRow, kk = (v % perRow) x width along k (rows along k), else
     // kk = v / perRow, o = (v % perRow) x width. The first copy (l = 0); the others are whole rows
     // further (8-row multiples for the swizzled tile), the same banks.
     const auto &g = facts.kernel->group;
-    const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), STAGES = g.value("stages");
-    const schedule::WgmmaLayout wl = schedule::wgmmaLayout(BM, BN, BK, a.aRowMajor, !a.bRowMajor);
-    const std::int64_t regBase = static_cast<std::int64_t>(STAGES) * wl.descStageFloats() * 4;
+    const int BK = g.value("block_k");
+    const std::int64_t regBase = registerTileBase(wl, g.value("stages"));
     if (descriptor) {
         add("cp.async " + name + " tile to shared memory for the descriptor (" + std::to_string(BK * 4) +
                 "-byte swizzled k-contiguous rows, " + std::to_string(width * 4) + " B per lane)",
@@ -307,16 +313,13 @@ void StreamBuilder::wgmmaFill(const std::string &name, bool descriptor, bool kFa
         });
 }
 
-void StreamBuilder::wgmmaFragments(double requests)
+void StreamBuilder::wgmmaFragments(const schedule::WgmmaLayout &wl, double requests)
 {
     // WgmmaGemm.cpp's emitWgmmaTile: per 8-deep step s each thread loads its 4 register-fragment
     // values (row g, g + 8 and k t, t + 4 of its warp's 16 rows: lane g = lane / 4, t = lane % 4) as
     // 4-byte loads from the register tile. Addresses of the first; the others are whole rows (or 4
     // k columns) further, the same banks.
-    const auto &g = facts.kernel->group;
-    const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), STAGES = g.value("stages");
-    const schedule::WgmmaLayout wl = schedule::wgmmaLayout(BM, BN, BK, a.aRowMajor, !a.bRowMajor);
-    const std::int64_t regBase = static_cast<std::int64_t>(STAGES) * wl.descStageFloats() * 4;
+    const std::int64_t regBase = registerTileBase(wl, facts.kernel->group.value("stages"));
     const int stride = wl.regStride;
     const bool kContiguous = wl.regKContiguous;
     add(std::string("read ") + (wl.swap ? "B" : "A") +

@@ -153,8 +153,10 @@ struct StreamBuilder {
     void mmaFragments(); ///< math=tf32_mma: the mma.sync fragment loads (GemmStreams.cpp)
     /// math=tf32_wgmma: the cp.async fill of an operand's tile (the descriptor's swizzled one or the
     /// register operand's padded one) and the register operand's fragment loads (GemmStreams.cpp).
-    void wgmmaFill(const std::string &name, bool descriptor, bool kFastest, int width, int perRow, double requests);
-    void wgmmaFragments(double requests);
+    /// Both take the kernel's layout, as gemm() derived it.
+    void wgmmaFill(const schedule::WgmmaLayout &wl, const std::string &name, bool descriptor, bool kFastest, int width,
+                   int perRow, double requests);
+    void wgmmaFragments(const schedule::WgmmaLayout &wl, double requests);
     void gemmSum();
     void row();
     void elementwise();

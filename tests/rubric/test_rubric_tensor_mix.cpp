@@ -71,6 +71,15 @@ const rubric::RubricScore *mixOf(const Compiled &c, std::optional<rubric::Rubric
     return storage->kernelScore(0, "instruction_mix");
 }
 
+/// A generated kernel's tensor loop: its MMAs, their shape, its shared loads and TF32 roundings.
+void expectTensorLoop(const rubric::PtxMix &t, int mma, const std::string &shape, int sharedLoads, int conversions)
+{
+    EXPECT_EQ(t.mma, mma);
+    EXPECT_EQ(t.mmaShape, shape);
+    EXPECT_EQ(t.sharedLoads, sharedLoads);
+    EXPECT_EQ(t.tf32Conversions, conversions);
+}
+
 const rubric::DimensionComparison *mixRow(const std::vector<rubric::DimensionComparison> &rows)
 {
     for (const auto &r : rows)
@@ -177,10 +186,7 @@ TEST(RubricTensorMix, WgmmaDefaultIsTensorBoundAndMmaSyncIsNot)
     ASSERT_TRUE(wg.facts.kernels.front().warpgroupMma);
     const auto fw = rubric::instructionMixFigures(wg.facts.kernels.front(), wg.facts);
     ASSERT_TRUE(fw.tensor);
-    EXPECT_EQ(fw.tensorLoop.mma, 4);
-    EXPECT_EQ(fw.tensorLoop.mmaShape, "wgmma.mma_async m64n256k8");
-    EXPECT_EQ(fw.tensorLoop.sharedLoads, 16);
-    EXPECT_EQ(fw.tensorLoop.tf32Conversions, 16);
+    expectTensorLoop(fw.tensorLoop, 4, "wgmma.mma_async m64n256k8", 16, 16);
     EXPECT_GE(fw.tensorLoop.syncs, 3) << "wgmma.fence, commit_group, wait_group at least";
     EXPECT_NEAR(fw.tensorCycles, 4 * 65536 / rate, 1e-6);
     EXPECT_LT(fw.tensorLoop.total, rubric::hotLoopPtx(wg.facts.kernels.front().ptxBody).total)
@@ -200,10 +206,7 @@ TEST(RubricTensorMix, WgmmaDefaultIsTensorBoundAndMmaSyncIsNot)
     ASSERT_FALSE(ms.facts.kernels.empty());
     const auto fm = rubric::instructionMixFigures(ms.facts.kernels.front(), ms.facts);
     ASSERT_TRUE(fm.tensor);
-    EXPECT_EQ(fm.tensorLoop.mma, 128);
-    EXPECT_EQ(fm.tensorLoop.mmaShape, "mma.sync m16n8k8");
-    EXPECT_EQ(fm.tensorLoop.tf32Conversions, 128);
-    EXPECT_EQ(fm.tensorLoop.sharedLoads, 96);
+    expectTensorLoop(fm.tensorLoop, 128, "mma.sync m16n8k8", 96, 128);
     EXPECT_NEAR(fm.tensorCycles, fw.tensorCycles, 1e-6) << "the same FLOPs per warp and k-tile";
     EXPECT_GT(fm.tensorPerIssue, 1);
     EXPECT_LT(fm.tensorPerIssue, 1.5);
