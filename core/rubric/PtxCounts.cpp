@@ -86,8 +86,8 @@ std::vector<bool> commonPath(const std::vector<std::string> &lines, std::size_t 
         return m.total;
     };
     for (std::size_t i = from + 1; i + 1 <= to; ++i) {
-        if (lines[i].rfind("bra.uni", 0) != 0 || lines[i - 1][0] != '@')
-            continue;
+        if (!keep[i] || lines[i].rfind("bra.uni", 0) != 0 || lines[i - 1][0] != '@')
+            continue; // (an if/else inside a dropped arm stays dropped)
         const std::string thenLabel = branchTarget(lines[i - 1]), elseLabel = branchTarget(lines[i]);
         if (thenLabel.empty() || lines[i + 1] != thenLabel + ":")
             continue;

@@ -161,6 +161,33 @@ $L__BB0_5:
     EXPECT_EQ(tensor.total, 9) << "the guarded arm (4 instructions) and `bra.uni` into it are not counted";
     EXPECT_EQ(rubric::tensorLoopPtx("$L__BB0_1:\n  fma.rn.f32 %f1, %f2, %f3, %f1;\n  @%p1 bra $L__BB0_1;\n").total, 0)
         << "no MMAs, no tensor loop";
+
+    // An if/else inside the longer (dropped) arm of another stays dropped, whichever arm is shorter.
+    const std::string nested = R"(
+$L__BB1_1:
+    mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f4, %f5, %f6, %f7}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f4, %f5, %f6, %f7};
+    @%p1 bra $L__BB1_3;
+    bra.uni $L__BB1_2;
+$L__BB1_3:
+    add.s32 %r1, %r1, 1;
+    bra.uni $L__BB1_9;
+$L__BB1_2:
+    @%p2 bra $L__BB1_5;
+    bra.uni $L__BB1_4;
+$L__BB1_5:
+    add.s32 %r1, %r1, 2;
+    add.s32 %r1, %r1, 3;
+    add.s32 %r1, %r1, 4;
+    bra.uni $L__BB1_6;
+$L__BB1_4:
+    add.s32 %r1, %r1, 5;
+$L__BB1_6:
+    add.s32 %r1, %r1, 6;
+$L__BB1_9:
+    @%p4 bra $L__BB1_1;
+)";
+    // mma, @p1 bra, the then arm's add and bra.uni, the loop's branch
+    EXPECT_EQ(rubric::tensorLoopPtx(nested).total, 5);
 }
 
 TEST(RubricTensorMix, ScoreIsTensorCyclesPerIssueSlotOverTwo)
