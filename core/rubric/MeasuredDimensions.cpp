@@ -244,7 +244,8 @@ DimensionComparison tensorMix(const KernelFacts &k, const MixFigures &f, const s
     const double instructions = *value(v, metric::kInstructions);
     if (instructions <= 0)
         return notComparable(name, quantity, staticScore, f.tensorPerIssue, "no instructions executed");
-    const double warps = double(k.blocks) * ((k.threads + 31) / 32);
+    // The warps that issue the MMAs: a wgmma kernel's warpgroups (a block may hold other warps), else all.
+    const double warps = double(k.blocks) * (k.warpgroupMma ? 4 * k.warpgroups : (k.threads + 31) / 32);
     const double mmas = f.tensorLoop.mma * k.loopIterations * warps;
     if (mmas <= 0)
         return notComparable(name, quantity, staticScore, f.tensorPerIssue, "no loop trips known for the MMAs");
