@@ -96,6 +96,11 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                             if (!schedule::checkGroup(*analysis, g, problem).empty())
                                 g.set("min_blocks", 1);
                             add(g);
+                            if (math == 2) { // and the same tile copied by a producer warpgroup
+                                schedule::KernelGroup p = g;
+                                p.set("copy", 2);
+                                add(p);
+                            }
                             if (!quick && moreSwizzles(tiles[i], bk, stages))
                                 for (int swizzle : {1, 4, 16}) {
                                     schedule::KernelGroup o = g;
@@ -113,7 +118,8 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
             });
             // Warpgroup MMAs (math=tf32_wgmma, sm_90a): 64 x N MMAs with N = 64 to 256 along whichever
             // of m and n the descriptor operand runs (thread_m 8, thread_n N / 16; `add` drops the tiles
-            // that do not fit the operand layout, and all of them off sm_90).
+            // that do not fit the operand layout, and all of them off sm_90), each also with
+            // copy=producer.
             const Tile wgmmaTiles[] = {{256, 128, 8, 16}, {128, 256, 8, 16}, {128, 128, 8, 8}, {256, 64, 8, 16},
                                        {64, 256, 8, 16},  {128, 256, 8, 8},  {256, 128, 8, 8}, {128, 64, 8, 8},
                                        {64, 128, 8, 8},   {64, 128, 8, 4},   {128, 64, 8, 4}};

@@ -100,10 +100,10 @@ void GemmEmitter::copyOperand(const std::string &tensor, const std::string &tile
                               const mma::SharedTile &layout)
 {
     const int width = copyWidth(kFastest, layout), bytes = width * 4;
-    const int perRow = (kFastest ? BK : tileOther) / width, copies = tileOther * BK / (width * T);
+    const int perRow = (kFastest ? BK : tileOther) / width, copies = tileOther * BK / (width * CT);
     w.line(copyUnroll(copies));
     w.open("for (int l_ = 0; l_ < " + str(copies) + "; ++l_)");
-    w.line("const int v_ = threadIdx.x + l_ * " + str(T) + ";");
+    w.line("const int v_ = " + copyThread + " + l_ * " + str(CT) + ";");
     if (kFastest)
         w.line("const int o_ = v_ / " + str(perRow) + ", kk_ = " +
                (width > 1 ? "(v_ % " + str(perRow) + ") * " + str(width) : "v_ % " + str(perRow)) + ";");
@@ -126,8 +126,8 @@ void GemmEmitter::planFastCopies()
                     int tileOther, const mma::SharedTile &layout) {
         const int width = copyWidth(kFastest, layout), perRow = (kFastest ? BK : tileOther) / width;
         // A swizzled tile's XOR pattern repeats every 8 rows: a thread's copies must stay 8k rows apart.
-        if (T % perRow == 0 && (!layout.swizzle || (T / perRow) % 8 == 0))
-            fast.push_back({prefix, tensor, ld, kFastest, width, perRow, tileOther * BK / (width * T), layout});
+        if (CT % perRow == 0 && (!layout.swizzle || (CT / perRow) % 8 == 0))
+            fast.push_back({prefix, tensor, ld, kFastest, width, perRow, tileOther * BK / (width * CT), layout});
     };
     if (ASYNC) {
         plan("a", an, "lda_", a.aRowMajor, BM, tileA);
@@ -145,9 +145,9 @@ void GemmEmitter::fastSetup()
     w.line("const bool fullMN_ = m0_ + " + str(BM) + " <= M_ && n0_ + " + str(BN) + " <= N_;");
     for (const FastCopy &f : fast) {
         const std::string p = f.prefix, other0 = p == "a" ? "m0_" : "n0_", tile = p == "a" ? "As_" : "Bs_";
-        const int rowsPerStep = T / f.perRow; // tile rows between a thread's consecutive copies
-        w.line("const int " + p + "Row_ = threadIdx.x / " + str(f.perRow) + ", " + p + "Col_ = (threadIdx.x % " +
-               str(f.perRow) + ") * " + str(f.width) + ";");
+        const int rowsPerStep = CT / f.perRow; // tile rows between a thread's consecutive copies
+        w.line("const int " + p + "Row_ = " + copyThread + " / " + str(f.perRow) + ", " + p + "Col_ = (" + copyThread +
+               " % " + str(f.perRow) + ") * " + str(f.width) + ";");
         if (f.kFastest) {
             w.line("const float *" + p + "Src_ = " + f.tensor + " + (long long)(" + other0 + " + " + p + "Row_) * " + f.ld +
                    " + kBegin_ + " + p + "Col_;");
@@ -177,7 +177,7 @@ void GemmEmitter::fastCopies()
 {
     for (const FastCopy &f : fast) {
         const std::string p = f.prefix;
-        const int rowsPerStep = T / f.perRow, bytes = f.width * 4;
+        const int rowsPerStep = CT / f.perRow, bytes = f.width * 4;
         // Shared bytes between consecutive copies: along the other dimension (transposed tile)
         // or down the rows (k rows, or the rows of a k-contiguous tile).
         const int dstStep = (f.kFastest && !f.layout.kContiguous ? rowsPerStep : rowsPerStep * f.layout.stride) * 4;

@@ -36,12 +36,13 @@ public:
         : ctx(ctx), a(ctx.analysis), g(ctx.group), BM(g.value("block_m")), BN(g.value("block_n")),
           BK(g.value("block_k")), TM(g.value("thread_m")), TN(g.value("thread_n")), VEC(g.value("vector")),
           PAD(g.value("smem_pad")), STAGES(g.value("stages")), SWZ(g.value("swizzle")), MINB(g.value("min_blocks")),
-          SPLIT(g.value("split_k")), ASYNC(g.value("copy") == 1), MMA(g.value("math") == 1),
+          SPLIT(g.value("split_k")), ASYNC(g.value("copy") >= 1), PRODUCER(g.value("copy") == 2), MMA(g.value("math") == 1),
           WG(g.value("math") == 2), wgTiles(wgmma::wgmmaTiles(BM, BN, BK, a.aRowMajor, !a.bRowMajor)),
           tileA(WG ? (wgTiles.swap ? wgTiles.desc : wgTiles.reg) : mma::sharedTile(MMA && a.aRowMajor, BK, BM, PAD)),
           tileB(WG ? (wgTiles.swap ? wgTiles.reg : wgTiles.desc) : mma::sharedTile(MMA && !a.bRowMajor, BK, BN, PAD)),
           mmaTiles{BM, BN, BK, TM, TN, tileA, tileB}, TX(BN / TN), TY(BM / TM), T(TX * TY),
-          LA(BM * BK / (VEC * T)), LB(BN * BK / (VEC * T)), SA(BM + PAD), SB(BN + PAD), A(*ctx.graph.tensor(a.a)),
+          CT(PRODUCER ? 128 : T), copyThread(PRODUCER ? "pt_" : "threadIdx.x"), LA(BM * BK / (VEC * T)),
+          LB(BN * BK / (VEC * T)), SA(BM + PAD), SB(BN + PAD), A(*ctx.graph.tensor(a.a)),
           B(*ctx.graph.tensor(a.b)), an(cIdentifier(A.name)), bn(cIdentifier(B.name)),
           accRows(WG ? wgTiles.accRows() : TM), accCols(WG ? wgTiles.accCols() : TN)
     {
@@ -68,6 +69,9 @@ private:
     const schedule::KernelGroup &g;
     const int BM, BN, BK, TM, TN, VEC, PAD, STAGES, SWZ, MINB, SPLIT;
     const bool ASYNC;
+    // copy=producer (math=tf32_wgmma): one more warpgroup, after the MMA warpgroups, only copies; the
+    // ring's stages are handed over through mbarriers instead of block barriers.
+    const bool PRODUCER;
     // math=tf32_mma: the same tiles and ring, the products on TF32 tensor cores (MmaGemm.cpp).
     const bool MMA;
     // math=tf32_wgmma: Hopper's warpgroup MMAs, one operand from registers and one by descriptor from
@@ -78,7 +82,9 @@ private:
     // operand whose rows run along k under the tensor cores.
     const mma::SharedTile tileA, tileB;
     const mma::MmaTiles mmaTiles;
-    const int TX, TY, T;
+    const int TX, TY, T;       ///< the threads that compute (all of them but a producer warpgroup)
+    const int CT;              ///< the threads that copy tiles by cp.async: T, or the producer's 128
+    const std::string copyThread; ///< a copying thread's index among the CT: threadIdx.x, or pt_
     const int LA, LB; ///< register staging: VEC-wide loads per thread of A's and B's tile
     const int SA, SB; ///< k-major tiles: floats per row
     const ir::Tensor &A, &B;
@@ -155,6 +161,10 @@ private:
 
     /// math=tf32_wgmma: the ring around the warpgroup MMAs.
     void wgmmaRing();
+
+    /// math=tf32_wgmma, copy=producer: the producer warpgroup's copy loop and the MMA warpgroups'
+    /// loop, meeting at a full and an empty mbarrier per stage.
+    void wgmmaProducerRing();
 
     /// FFMA with 3-4 cp.async stages: fragments double-buffered across k steps and tiles.
     void simtRing();

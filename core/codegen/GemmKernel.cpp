@@ -52,7 +52,7 @@ void GemmEmitter::header()
 {
     k.name = ctx.kernelName;
     k.params = kernelParams(ctx);
-    k.block = {T, 1, 1};
+    k.block = {T + (PRODUCER ? CT : 0), 1, 1};
     // (wgmma: 1 KiB more, so the descriptor's tile can start on a 1024-byte boundary, its swizzle atom.)
     k.dynamicSharedBytes = schedule::gemmSharedBytes(a, g);
     const std::string wsName = ctx.kernelName + "_partials";
@@ -71,8 +71,9 @@ void GemmEmitter::header()
               (MMA ? " (warps of " + str(mmaTiles.warpM()) + "x" + str(mmaTiles.warpN()) + " on TF32 tensor cores)" : "") +
               (WG ? " (warpgroups of 64x" + str(wgTiles.nw) + " on TF32 warpgroup MMAs)" : "") +
               "; " + str(k.dynamicSharedBytes) + " B of shared memory" +
-              (ASYNC ? "; tiles copied by cp.async, " + str(STAGES) + " in flight" : ""));
-    w.line("extern \"C\" __global__ void __launch_bounds__(" + str(T) + ", " + str(MINB) + ") " + k.name + "(" +
+              (ASYNC ? "; tiles copied by cp.async, " + str(STAGES) + " in flight" : "") +
+              (PRODUCER ? ", by a producer warpgroup (threads " + str(T) + ".." + str(T + CT - 1) + ")" : ""));
+    w.line("extern \"C\" __global__ void __launch_bounds__(" + str(k.block[0]) + ", " + str(MINB) + ") " + k.name + "(" +
            paramList(k.params) + ")");
     w.open("");
     if (WG) {
@@ -179,7 +180,9 @@ void GemmEmitter::compute(const std::string &stage)
 void GemmEmitter::mainLoop()
 {
     w.line("const int kTiles_ = kEnd_ > kBegin_ ? (kEnd_ - kBegin_ + " + str(BK - 1) + ") / " + str(BK) + " : 0;");
-    if (WG)
+    if (WG && PRODUCER)
+        wgmmaProducerRing();
+    else if (WG)
         wgmmaRing();
     else if (ASYNC && STAGES >= 3 && !MMA)
         simtRing();
@@ -212,6 +215,64 @@ void GemmEmitter::wgmmaRing()
     refill();
     w.line("asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: \"memory\");");
     advanceRing();
+    w.close();
+}
+
+void GemmEmitter::wgmmaProducerRing()
+{
+    const int S = STAGES;
+    const schedule::ProducerRegisters regs = schedule::producerRegisters(T, schedule::gemmRegisterEstimate(a, g));
+    w.comment(str(S) + " stages handed over by mbarriers. full_[s] completes once the copies of each of the producer's " + str(CT) +
+              " threads\n"
+              "into the stage have landed (cp.async.mbarrier.arrive: the producer never waits for its copies), empty_[s]\n"
+              "once the " + str(T / 32) + " MMA warps are done reading it. The MMA warpgroups never wait for each other, and the\n"
+              "producer refills a stage as soon as it is empty.");
+    w.line("__shared__ __align__(8) unsigned long long full_[" + str(S) + "], empty_[" + str(S) + "];");
+    w.open("if (threadIdx.x == 0)");
+    w.open("for (int s_ = 0; s_ < " + str(S) + "; ++s_)");
+    w.line("asm volatile(\"mbarrier.init.shared::cta.b64 [%0], " + str(CT) +
+           ";\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(&full_[s_])) : \"memory\");");
+    w.line("asm volatile(\"mbarrier.init.shared::cta.b64 [%0], " + str(T / 32) +
+           ";\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(&empty_[s_])) : \"memory\");");
+    w.close();
+    w.close();
+    w.line("__syncthreads();");
+    w.comment("Waits until the barrier's phase of the given parity has completed.");
+    w.line("auto wait_ = [](const unsigned long long *bar, int parity) {");
+    w.line("    asm volatile(\"{\\n.reg .pred p;\\nWAIT:\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n@!p bra WAIT;\\n}\\n\"");
+    w.line("                 :: \"r\"((unsigned)__cvta_generic_to_shared(bar)), \"r\"(parity) : \"memory\");");
+    w.line("};");
+    w.open("if (threadIdx.x >= " + str(T) + ")");
+    if (regs.adjust) {
+        w.comment("The producer warpgroup keeps " + str(regs.producer) + " registers and hands the rest to the MMA warpgroups.");
+        w.line("asm volatile(\"setmaxnreg.dec.sync.aligned.u32 " + str(regs.producer) + ";\\n\" ::: \"memory\");");
+    }
+    w.line("const int pt_ = threadIdx.x - " + str(T) + ";");
+    fastSetup();
+    w.open("for (int kt_ = 0; kt_ < kTiles_; ++kt_)");
+    w.line("const int write_ = kt_ % " + str(S) + ";");
+    w.line("if (kt_ >= " + str(S) + ")");
+    w.line("    wait_(&empty_[write_], ((kt_ / " + str(S) + ") + 1) & 1); // the MMAs of tile kt_ - " + str(S) + " are done");
+    copyTile("kt_", "write_");
+    w.comment("This thread's arrival on full_[write_] once every copy it has issued so far has landed.");
+    w.line("asm volatile(\"cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\\n\" :: "
+           "\"r\"((unsigned)__cvta_generic_to_shared(&full_[write_])) : \"memory\");");
+    w.close();
+    w.line("asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\");");
+    w.line("return;");
+    w.close();
+    if (regs.adjust)
+        w.line("asm volatile(\"setmaxnreg.inc.sync.aligned.u32 " + str(regs.mma) + ";\\n\" ::: \"memory\");");
+    w.open("for (int kt_ = 0; kt_ < kTiles_; ++kt_)");
+    w.line("const int read_ = kt_ % " + str(S) + ";");
+    w.line("wait_(&full_[read_], (kt_ / " + str(S) + ") & 1);");
+    w.comment("The tile was written through the generic proxy (cp.async); the MMAs read it through the async proxy.");
+    w.line("asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");");
+    wgmma::emitWgmmaTile(w, wgTiles, "read_");
+    w.line("asm volatile(\"wgmma.wait_group.sync.aligned 0;\\n\" ::: \"memory\");");
+    w.line("if (threadIdx.x % 32 == 0)");
+    w.line("    asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\\n\" :: "
+           "\"r\"((unsigned)__cvta_generic_to_shared(&empty_[read_])) : \"memory\");");
     w.close();
 }
 

@@ -14,7 +14,9 @@ void StreamBuilder::gemm()
     const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), TM = g.value("thread_m"),
               TN = g.value("thread_n"), VEC = g.value("vector"), PAD = g.value("smem_pad"), STAGES = g.value("stages"),
               SPLIT = g.value("split_k");
-    const bool ASYNC = g.value("copy") == 1; // cp.async: an operand with rows along k moves one float per lane
+    // cp.async (copy=async, or copy=producer: a warpgroup of its own issues the same copies, the same
+    // addresses per warp): an operand with rows along k moves one float per lane
+    const bool ASYNC = g.value("copy") >= 1;
     // math=tf32_mma (core/codegen/MmaGemm.cpp): warps of 8 TM x 4 TN results, an operand whose rows run
     // along k keeps k-contiguous rows in shared memory (16-byte copies, no transposition).
     const bool MMA = g.value("math") == 1;

@@ -84,9 +84,10 @@ std::vector<DecisionDef> gemmDefs()
         {"vector", C::MemoryAccess, "elements per global load of A and B (1, 2 or 4 floats)", {1, 2, 4}, {}, 4},
         {"smem_pad", C::MemoryAccess, "floats of padding per shared-memory tile row, against bank conflicts", {0, 4}, {}, 4},
         {"copy", C::MemoryAccess,
-         "how tiles reach shared memory: loaded into registers and stored by the threads, or copied by cp.async "
-         "straight into a ring of `stages` buffers (sm_80+; no staging registers)",
-         {0, 1}, {"registers", "async"}, 0},
+         "how tiles reach shared memory: loaded into registers and stored by the threads, copied by cp.async "
+         "straight into a ring of `stages` buffers (sm_80+; no staging registers), or copied so by a producer "
+         "warpgroup of its own while the others only compute (math=tf32_wgmma; stages handed over by mbarriers)",
+         {0, 1, 2}, {"registers", "async", "producer"}, 0},
         {"stages", C::MemoryAccess,
          "shared-memory buffers: 2 overlaps the next tile's loads with this tile's math; 3-4 (copy=async) keep "
          "several tiles in flight",

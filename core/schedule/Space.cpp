@@ -52,6 +52,20 @@ WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, b
     return l;
 }
 
+ProducerRegisters producerRegisters(int computeThreads, int mmaNeed, int registersPerSm)
+{
+    ProducerRegisters r;
+    r.launch = std::min(255, registersPerSm / (computeThreads + 128)) / 8 * 8;
+    r.producer = r.mma = r.launch;
+    const int need = (mmaNeed + 7) / 8 * 8;
+    if (need > r.launch) {
+        r.adjust = true;
+        r.mma = need;
+        r.producer = (r.launch * 128 - (need - r.launch) * computeThreads) / 128 / 8 * 8;
+    }
+    return r;
+}
+
 int wgmmaSwizzledChunk(int row, int chunk, int rowBytes)
 {
     const int f = rowBytes == 128 ? row % 8 : rowBytes == 64 ? (row / 2) % 4 : (row / 4) % 2;
@@ -66,7 +80,10 @@ struct GemmShape {
     bool mma;              ///< math=tf32_mma: warps of 8*tm x 4*tn results on TF32 tensor cores
     bool aKFastest, bKFastest; ///< the operand's rows run along k in memory
     bool wgmma = false;    ///< math=tf32_wgmma: warpgroups of 64 x N (wgmmaLayout) on sm_90a warpgroup MMAs
-    int threads() const { return (bm / tm) * (bn / tn); }
+    bool producer = false; ///< copy=producer: one more warpgroup only copies (cp.async), the others only compute
+    int computeThreads() const { return (bm / tm) * (bn / tn); }
+    int copyThreads() const { return producer ? 128 : computeThreads(); }
+    int threads() const { return computeThreads() + (producer ? 128 : 0); }
     WgmmaLayout wgmmaLayout() const { return schedule::wgmmaLayout(bm, bn, bk, aKFastest, bKFastest); }
     /// Floats of one stage of an operand's tile: k-major rows of other + pad, or (tensor cores, rows
     /// along k) k-contiguous rows.
@@ -86,8 +103,8 @@ struct GemmShape {
     /// operand whose rows run along k one float at a time, transposing it into the k-major tile.
     int widthA() const { return async && aKFastest && !mma && !wgmma ? 1 : vector; }
     int widthB() const { return async && bKFastest && !mma && !wgmma ? 1 : vector; }
-    int loadsA() const { return bm * bk / (widthA() * std::max(threads(), 1)); }
-    int loadsB() const { return bn * bk / (widthB() * std::max(threads(), 1)); }
+    int loadsA() const { return bm * bk / (widthA() * std::max(copyThreads(), 1)); }
+    int loadsB() const { return bn * bk / (widthB() * std::max(copyThreads(), 1)); }
     int registers() const
     {
         // Tensor cores: the fragments of a k step (4 registers per 16 rows of A, 2 per 8 columns of B:
@@ -98,7 +115,7 @@ struct GemmShape {
         // wgmma: the accumulators, a tile's fragments (4 registers per 8-deep step) and the ring's
         // addresses (ptxas for sm_90a: 244 registers at m64n256, block_k 32).
         if (wgmma)
-            return wgmmaLayout().nw / 2 + 4 * (bk / 8) + 100;
+            return wgmmaLayout().nw / 2 + 4 * (bk / 8) + (producer ? 72 : 100);
         return tm * tn + tm + tn + (!async && stages == 2 ? (loadsA() + loadsB()) * vector : 0) + 28;
     }
 };
@@ -107,7 +124,8 @@ GemmShape gemmShape(const GroupAnalysis &a, const KernelGroup &g)
 {
     return {g.value("block_m"), g.value("block_n"), g.value("block_k"), g.value("thread_m"), g.value("thread_n"),
             g.value("vector"),  g.value("smem_pad"), g.value("stages"), g.value("min_blocks"),
-            g.value("copy") == 1, g.value("math") == 1, a.aRowMajor, !a.bRowMajor, g.value("math") == 2};
+            g.value("copy") >= 1, g.value("math") == 1, a.aRowMajor, !a.bRowMajor, g.value("math") == 2,
+            g.value("copy") == 2};
 }
 
 void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
@@ -172,6 +190,9 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
             out.push_back({{"math", "smem_pad"}, wg + " lays out its shared tiles itself (a swizzled tile for the "
                                                       "descriptor, a conflict-free padding for the fragments): smem_pad must be 0"});
     }
+    if (s.producer && !s.wgmma)
+        out.push_back({{"copy", "math"}, "copy=producer hands each stage to warpgroup MMAs through mbarriers: it needs "
+                                         "math=tf32_wgmma"});
     if (s.async && !p.arch.asyncCopy)
         out.push_back({{"copy"}, "copy=async: " + p.arch.name + " has no cp.async (sm_80 and newer)"});
     if (s.async && s.stages < 2)
@@ -198,14 +219,15 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
     const int aVecDim = a.aRowMajor ? s.bk : s.bm, bVecDim = a.bRowMajor ? s.bn : s.bk;
     if (aVecDim % s.widthA() != 0 || bVecDim % s.widthB() != 0)
         out.push_back({{"vector", "block_k"}, kv("vector", s.vector) + " does not divide the tile rows it loads"});
-    if (T > 0 && ((s.bm * s.bk) % (s.widthA() * T) != 0 || s.loadsA() < 1))
+    const int CT = s.copyThreads();
+    if (CT > 0 && ((s.bm * s.bk) % (s.widthA() * CT) != 0 || s.loadsA() < 1))
         out.push_back({{"block_m", "block_k", "vector", "thread_m", "thread_n", "copy"},
                        "the " + std::to_string(s.bm) + "x" + std::to_string(s.bk) + " tile of A is not a whole number (>= 1) of " +
-                           std::to_string(s.widthA()) + "-wide loads for each of " + std::to_string(T) + " threads"});
-    if (T > 0 && ((s.bn * s.bk) % (s.widthB() * T) != 0 || s.loadsB() < 1))
+                           std::to_string(s.widthA()) + "-wide loads for each of " + std::to_string(CT) + " threads"});
+    if (CT > 0 && ((s.bn * s.bk) % (s.widthB() * CT) != 0 || s.loadsB() < 1))
         out.push_back({{"block_n", "block_k", "vector", "thread_m", "thread_n", "copy"},
                        "the " + std::to_string(s.bk) + "x" + std::to_string(s.bn) + " tile of B is not a whole number (>= 1) of " +
-                           std::to_string(s.widthB()) + "-wide loads for each of " + std::to_string(T) + " threads"});
+                           std::to_string(s.widthB()) + "-wide loads for each of " + std::to_string(CT) + " threads"});
     const int split = g.value("split_k");
     if (split > 1 && K >= 0 && split > (K + s.bk - 1) / s.bk)
         out.push_back({{"split_k", "block_k"}, kv("split_k", split) + ": K = " + std::to_string(K) + " has only " +
@@ -220,7 +242,15 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         out.push_back({{"thread_m", "thread_n", "stages", "vector", "copy"},
                        "about " + std::to_string(s.registers()) + " registers per thread > the limit of " +
                            std::to_string(p.arch.maxRegistersPerThread)});
-    if (static_cast<long long>(s.registers()) * T > p.arch.registersPerBlock)
+    const ProducerRegisters producerRegs = producerRegisters(s.computeThreads(), s.registers(), p.arch.registersPerSm);
+    if (s.producer && producerRegs.producer < kMinProducerRegisters)
+        out.push_back({{"copy", "block_m", "block_n", "thread_m", "thread_n"},
+                       "copy=producer: the MMA warpgroups need about " + std::to_string(s.registers()) +
+                           " registers per thread; of " + std::to_string(s.threads()) + " threads' " +
+                           std::to_string(producerRegs.launch) + " that leaves the producer " +
+                           std::to_string(producerRegs.producer) + " (its copies need " +
+                           std::to_string(kMinProducerRegisters) + ")"});
+    if (!s.producer && static_cast<long long>(s.registers()) * T > p.arch.registersPerBlock)
         out.push_back({{"thread_m", "thread_n", "block_m", "block_n"},
                        std::to_string(T) + " threads x about " + std::to_string(s.registers()) +
                            " registers exceed the block's " + std::to_string(p.arch.registersPerBlock) +
@@ -417,6 +447,11 @@ std::vector<ValueOption> legalValues(const GroupAnalysis &analysis, const Kernel
         out.push_back(std::move(o));
     }
     return out;
+}
+
+int gemmRegisterEstimate(const GroupAnalysis &analysis, const KernelGroup &group)
+{
+    return gemmShape(analysis, group).registers();
 }
 
 int gemmSharedBytes(const GroupAnalysis &a, const KernelGroup &g)

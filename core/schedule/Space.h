@@ -62,6 +62,9 @@ std::int64_t sizeValue(const ir::Expr &e, const Problem &p);
 /// Dynamic shared memory of a gemm group's kernel: `stages` buffers of the A and B tiles in the
 /// layout that math and smem_pad give. The one figure the limits above and codegen's kernel use.
 int gemmSharedBytes(const GroupAnalysis &analysis, const KernelGroup &group);
+/// Registers per computing thread a gemm group's kernel needs, estimated from its decisions (the
+/// limits above and copy=producer's register split use it).
+int gemmRegisterEstimate(const GroupAnalysis &analysis, const KernelGroup &group);
 /// Dynamic shared memory of a row_reduction group with prefetch=shared (0 for other prefetch values):
 /// each thread's elements of the next row of every row input, copied there by cp.async (4-byte
 /// elements; the slots a thread copies are the ones it reads back). Limits and codegen use it alike.
@@ -106,6 +109,18 @@ WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, b
 /// hardware's XOR of address bits [4, 7) with bits [7, 10). The kernel (codegen) and the rubric's
 /// shared-memory streams both read it.
 int wgmmaSwizzledChunk(int row, int chunk, int rowBytes);
+
+/// copy=producer (math=tf32_wgmma): registers per thread before and after setmaxnreg. The block
+/// starts with what __launch_bounds__ gives each of its threads (168 of 65536 for 384). Where the MMA
+/// warpgroups need more (`mmaNeed`, rounded up to 8, as setmaxnreg counts), the producer warpgroup
+/// gives up what they take (256 * 216 + 128 * 72 = 384 * 168); `adjust` is false where nothing moves.
+/// The producer's copy loops need at least kMinProducerRegisters (ptxas spills them at 40).
+struct ProducerRegisters {
+    int launch = 0, producer = 0, mma = 0;
+    bool adjust = false;
+};
+inline constexpr int kMinProducerRegisters = 56;
+ProducerRegisters producerRegisters(int computeThreads, int mmaNeed, int registersPerSm = 65536);
 
 /// Legal combinations of the group's decisions (cartesian product of the candidates, filtered),
 /// at most `limit`, in a stable order: the search space the bench and the agents explore.

@@ -179,7 +179,8 @@ inline std::vector<schedule::Schedule> tf32Variants(const schedule::Problem &pro
 
 /// Legal math=tf32_wgmma variants of `base` (sm_90a warpgroup MMAs): both operand arrangements
 /// (MMA rows along m or along n), the three swizzles (block_k 32, 16, 8), MMA widths 32 to 256,
-/// rings of 3 and 4 stages, split K.
+/// rings of 3 and 4 stages, split K, and each of these but the last three again with copy=producer
+/// (a producer warpgroup, mbarriers) right after it.
 inline std::vector<schedule::Schedule> wgmmaVariants(const schedule::Problem &problem, const schedule::Schedule &base)
 {
     const DecisionChanges common = {{"math", 2},       {"copy", 1},    {"smem_pad", 0},
@@ -194,7 +195,15 @@ inline std::vector<schedule::Schedule> wgmmaVariants(const schedule::Problem &pr
         {{"block_m", 32}, {"block_n", 64}, {"thread_n", 2}, {"block_k", 32}, {"stages", 3}},
         {{"block_m", 64}, {"block_n", 32}, {"thread_n", 2}, {"block_k", 16}, {"stages", 4}},
     };
-    return legalVariants(problem, base, changes, common);
+    std::vector<DecisionChanges> withProducer;
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+        withProducer.push_back(changes[i]);
+        if (i + 3 < changes.size()) {
+            withProducer.push_back(changes[i]);
+            withProducer.back().push_back({"copy", 2});
+        }
+    }
+    return legalVariants(problem, base, withProducer, common);
 }
 
 inline Result<cuda::CompileResult> compileProgram(const codegen::GeneratedProgram &p, const std::string &arch)

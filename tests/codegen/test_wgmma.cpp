@@ -232,6 +232,65 @@ TEST(Wgmma, LegalityNamesEachRule)
     EXPECT_NE(firstViolation(mnProblem, kWgmma256x128).find("A or B must have rows along k"), std::string::npos);
 }
 
+TEST(Wgmma, ProducerWarpgroupCopiesAndHandsStagesOverByMbarriers)
+{
+    const Case c = tf32Cases()[2]; // 1000x3000x700
+    schedule::Problem tf32{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
+    auto producer = kWgmma256x128;
+    producer.push_back({"copy", 2});
+    EXPECT_EQ(firstViolation(tf32, producer), "");
+
+    // Only the warpgroup MMAs take their stages from mbarriers.
+    auto simt = producer;
+    simt.push_back({"math", 0});
+    EXPECT_NE(firstViolation(tf32, simt).find("copy=producer hands each stage to warpgroup MMAs"), std::string::npos)
+        << firstViolation(tf32, simt);
+
+    // 384 threads start with 168 registers each; the two MMA warpgroups of m64n256 take 216, the
+    // producer keeps 72. Tiles that need fewer move nothing.
+    const schedule::ProducerRegisters regs = schedule::producerRegisters(256, 216);
+    EXPECT_TRUE(regs.adjust);
+    EXPECT_EQ(regs.launch, 168);
+    EXPECT_EQ(regs.producer, 72);
+    EXPECT_EQ(regs.mma, 216);
+    EXPECT_LE(256 * regs.mma + 128 * regs.producer, 384 * regs.launch);
+    EXPECT_FALSE(schedule::producerRegisters(256, 150).adjust);
+    EXPECT_LT(schedule::producerRegisters(512, 216).producer, schedule::kMinProducerRegisters);
+
+    auto base = schedule::defaultSchedule(tf32, schedule::TensorCoreDefault::WarpMma);
+    ASSERT_TRUE(base.ok());
+    schedule::Schedule s = *base;
+    for (const auto &[key, value] : producer)
+        s.groups.front().set(key, value);
+    auto p = codegen::generateProgram(tf32, s);
+    ASSERT_TRUE(p.ok()) << p.error().toString();
+    ASSERT_EQ(p->kernels.size(), 1u);
+    EXPECT_EQ(p->kernels[0].code.block[0], 384);
+    const std::string &src = p->source;
+    EXPECT_NE(src.find("__launch_bounds__(384, 1)"), std::string::npos);
+    EXPECT_NE(src.find("mbarrier.init.shared::cta.b64 [%0], 128;"), std::string::npos) << "full: the producer's threads";
+    EXPECT_NE(src.find("mbarrier.init.shared::cta.b64 [%0], 8;"), std::string::npos) << "empty: the 8 MMA warps";
+    EXPECT_NE(src.find("setmaxnreg.dec.sync.aligned.u32 72;"), std::string::npos);
+    EXPECT_NE(src.find("setmaxnreg.inc.sync.aligned.u32 216;"), std::string::npos);
+    EXPECT_NE(src.find("const int pt_ = threadIdx.x - 256;"), std::string::npos);
+    // The producer never waits for its copies: each thread's arrival on full_ comes when they land,
+    // and the MMA warpgroups fence the landed tile for the async proxy before their MMAs read it.
+    EXPECT_NE(src.find("cp.async.mbarrier.arrive.noinc.shared::cta.b64"), std::string::npos);
+    EXPECT_EQ(src.find("cp.async.wait_group"), std::string::npos);
+    const std::size_t fullWait = src.find("wait_(&full_[read_]");
+    ASSERT_NE(fullWait, std::string::npos);
+    EXPECT_LT(src.find("fence.proxy.async.shared::cta", fullWait), src.find("wgmma.mma_async", fullWait));
+    // The MMA warpgroups never meet at a block barrier in the k loop: the one __syncthreads publishes
+    // the initialized mbarriers.
+    std::size_t barriers = 0;
+    for (std::size_t at = src.find("__syncthreads()"); at != std::string::npos; at = src.find("__syncthreads()", at + 1))
+        ++barriers;
+    EXPECT_EQ(barriers, 1u);
+    // The producer's copies: 2048 16-byte chunks of A's 256x32 tile, 16 per thread, and B's 32x128 in 8.
+    EXPECT_NE(src.find("const int v_ = pt_ + l_ * 128;"), std::string::npos);
+    EXPECT_NE(src.find("for (int l_ = 0; l_ < 16; ++l_)"), std::string::npos);
+}
+
 TEST(Wgmma, IsTheDefaultUnderTf32OnSm90WhereLegal)
 {
     for (const Case &c : tf32Cases()) {
