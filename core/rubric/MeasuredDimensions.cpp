@@ -229,10 +229,11 @@ std::vector<DimensionComparison> occupancy(const KernelFacts &k, const std::map<
 // Compute-bound kernels: FFMA share of executed instructions and shared loads per FFMA (the static
 // side: the PTX's FMA-heaviest loop). The memory-bound formula scores the vectorized share of
 // global memory instructions, which no counter of the metric set gives: not comparable.
-// Tensor-core kernels: tensor-pipe cycles per issued instruction. No counter of the metric set counts
-// tensor instructions, but a GEMM executes every MMA of its padded tiles: the static loop's MMA FLOPs
-// per warp and trip x trips x warps give the tensor cycles; the issue slots are the executed warp
-// instructions (prologue and epilogue included, as the FFMA share's are).
+// Tensor-core kernels: tensor-pipe cycles per issued instruction: the executed MMA instructions
+// (sm__inst_executed_pipe_tensor_op_hmma) times the tensor cycles of one (the PTX loop's shape), over
+// the executed warp instructions (prologue and epilogue included, as the FFMA share's are). Without
+// the tensor counter (data recorded before it was in the metric set) the MMAs are counted statically:
+// a GEMM executes every MMA of its padded tiles, so the loop's MMAs per warp and trip x trips x warps.
 DimensionComparison tensorMix(const KernelFacts &k, const MixFigures &f, const std::map<std::string, double> &v)
 {
     const char *name = "instruction_mix";
@@ -246,15 +247,18 @@ DimensionComparison tensorMix(const KernelFacts &k, const MixFigures &f, const s
         return notComparable(name, quantity, staticScore, f.tensorPerIssue, "no instructions executed");
     // The warps that issue the MMAs: a wgmma kernel's warpgroups (a block may hold other warps), else all.
     const double warps = double(k.blocks) * (k.warpgroupMma ? 4 * k.warpgroups : (k.threads + 31) / 32);
-    const double mmas = f.tensorLoop.mma * k.loopIterations * warps;
+    const auto counted = value(v, metric::kTensorInstructions);
+    const bool measuredMmas = counted && *counted > 0;
+    const double mmas = measuredMmas ? *counted : f.tensorLoop.mma * k.loopIterations * warps;
     if (mmas <= 0)
         return notComparable(name, quantity, staticScore, f.tensorPerIssue, "no loop trips known for the MMAs");
-    const double tensorCycles = f.tensorCycles * k.loopIterations * warps;
+    const double tensorCycles = mmas * f.tensorCycles / f.tensorLoop.mma;
     const double measured = tensorCycles / instructions;
     return compared(name, quantity, staticScore, tensorMixScore(measured), f.tensorPerIssue, measured,
-                    "tensor cycles from the PTX loop's MMAs (" + number(mmas) +
-                        " executed: no counter of the metric set counts tensor instructions); shared loads per "
-                        "MMA: static " +
+                    "tensor cycles of " + number(mmas) +
+                        (measuredMmas ? " executed MMAs (counted by sm__inst_executed_pipe_tensor_op_hmma)"
+                                      : " MMAs from the PTX loop (recorded without a tensor counter)") +
+                        "; shared loads per MMA: static " +
                         number(double(f.tensorLoop.sharedLoads) / f.tensorLoop.mma) + " (PTX tensor loop), measured " +
                         number(*value(v, metric::kSharedLoadInstructions) / mmas) + " (executed SASS)");
 }

@@ -34,6 +34,9 @@ inline constexpr const char *kSharedStoreConflicts = "l1tex__data_bank_conflicts
 inline constexpr const char *kBranchEfficiency = "smsp__sass_average_branch_targets_threads_uniform.pct";
 inline constexpr const char *kThreadInstructions = "smsp__thread_inst_executed.sum";
 inline constexpr const char *kInstructions = "smsp__inst_executed.sum";
+/// Tensor-core MMA instructions, one per warp (mma.sync; on sm_90 wgmma.mma_async too: the H200
+/// counts each warp of a warpgroup once, as sm__inst_executed_pipe_tensor_op_gmma does).
+inline constexpr const char *kTensorInstructions = "sm__inst_executed_pipe_tensor_op_hmma.sum";
 inline constexpr const char *kAchievedOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
 inline constexpr const char *kFfmaThreadInstructions = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum";
 inline constexpr const char *kDramRead = "dram__bytes_read.sum";

@@ -50,6 +50,8 @@ const std::vector<MetricInfo> &standardMetrics()
         {"smsp__thread_inst_executed.sum", "thread instructions",
          "instructions executed, once per active lane (/ 32 x warp instructions: active lanes per instruction)"},
         {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "thread instructions", "FP32 fused multiply-adds (2 FLOP each)"},
+        {"sm__inst_executed_pipe_tensor_op_hmma.sum", "warp instructions",
+         "tensor-core MMA instructions (mma.sync; on sm_90 also wgmma.mma_async, once per warp)"},
         {"smsp__sass_inst_executed_op_shared_ld.sum", "warp instructions", "shared-memory load instructions"},
         {"smsp__sass_inst_executed_op_shared_st.sum", "warp instructions", "shared-memory store instructions"},
         {"smsp__sass_inst_executed_op_global_ld.sum", "warp instructions", "global-memory load instructions"},

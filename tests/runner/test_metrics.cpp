@@ -252,9 +252,10 @@ TEST(Metrics, StandardMetricsAreTheIssuesList)
                                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
                                "smsp__sass_average_branch_targets_threads_uniform.pct",
                                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "smsp__inst_executed.sum",
-                               "sm__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__time_duration.sum"})
+                               "sm__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__time_duration.sum",
+                               "sm__inst_executed_pipe_tensor_op_hmma.sum"})
         EXPECT_TRUE(names.count(needed)) << needed;
-    EXPECT_EQ(names.size(), 21u);
+    EXPECT_EQ(names.size(), 22u);
 }
 
 TEST(Metrics, MissingCuptiIsAPlainReasonAndNothingRuns)
