@@ -113,7 +113,8 @@ struct GemmShape {
         if (mma)
             return tm * tn + 3 * (2 * tm + tn) / 2 + 56;
         // wgmma: the accumulators, a tile's fragments (4 registers per 8-deep step) and the ring's
-        // addresses (ptxas for sm_90a: 244 registers at m64n256, block_k 32).
+        // addresses (ptxas for sm_90a: 244 registers at m64n256, block_k 32); with copy=producer the
+        // MMA warps hold no copy addresses (no spills at 216 there).
         if (wgmma)
             return wgmmaLayout().nw / 2 + 4 * (bk / 8) + (producer ? 72 : 100);
         return tm * tn + tm + tn + (!async && stages == 2 ? (loadsA() + loadsB()) * vector : 0) + 28;
