@@ -49,20 +49,15 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
         s.groups.front() = std::move(g);
         out.push_back(std::move(s));
     };
-    auto bestVector = [&](schedule::KernelGroup &g) {
-        for (int v : {4, 2, 1}) {
-            g.set("vector", v);
-            if (schedule::checkGroup(*analysis, g, problem).empty())
-                return;
-        }
-    };
+    auto widestVector = [&](schedule::KernelGroup &g) { schedule::setWidestLegalVector(*analysis, g, problem); };
     switch (g0.strategy) {
     case schedule::Strategy::Gemm: {
         struct Tile {
             int bm, bn, tm, tn;
         };
-        // One tile with its staging; the other decisions stay the default schedule's.
-        auto tileGroup = [&](const Tile &t, int bk, int copy, int stages, int minBlocks) {
+        // One tile with its staging; the other decisions stay the default schedule's. tileGroup also
+        // takes the widest legal vector width (the TF32 sweep first changes math and smem_pad).
+        auto tile = [&](const Tile &t, int bk, int copy, int stages, int minBlocks) {
             schedule::KernelGroup g = g0;
             g.set("block_m", t.bm);
             g.set("block_n", t.bn);
@@ -73,7 +68,11 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
             g.set("copy", copy);
             g.set("stages", stages);
             g.set("smem_pad", 4);
-            bestVector(g);
+            return g;
+        };
+        auto tileGroup = [&](const Tile &t, int bk, int copy, int stages, int minBlocks) {
+            schedule::KernelGroup g = tile(t, bk, copy, stages, minBlocks);
+            widestVector(g);
             return g;
         };
         if (g0.value("math") != 0) {
@@ -87,11 +86,11 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                         for (int stages : {2, 3, 4}) {
                             if (quick && (bk != 32 || stages != quickStages))
                                 continue;
-                            schedule::KernelGroup g = tileGroup(tiles[i], bk, 1, stages, 1);
+                            schedule::KernelGroup g = tile(tiles[i], bk, 1, stages, 1);
                             g.set("math", math);
                             g.set("smem_pad", pad);
                             g.set("split_k", 1);
-                            bestVector(g);
+                            widestVector(g);
                             g.set("min_blocks", 2);
                             if (!schedule::checkGroup(*analysis, g, problem).empty())
                                 g.set("min_blocks", 1);
@@ -199,7 +198,7 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                 g.set("row_steps", steps);
                                 g.set("prefetch", prefetch);
                                 g.set("reduce", 0);
-                                bestVector(g);
+                                widestVector(g);
                                 add(g);
                             }
         break;
@@ -209,7 +208,7 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                 schedule::KernelGroup g = g0;
                 g.set("threads", threads);
                 g.set("items", items);
-                bestVector(g);
+                widestVector(g);
                 add(g);
                 // Narrower vectors too: they rank the model's latency and issue terms (calibration).
                 for (int vec : {2, 1}) {

@@ -9,6 +9,16 @@
 
 namespace stitch::schedule {
 
+bool setWidestLegalVector(const GroupAnalysis &analysis, KernelGroup &group, const Problem &problem)
+{
+    for (int v : {4, 2, 1}) {
+        group.set("vector", v);
+        if (checkGroup(analysis, group, problem).empty())
+            return true;
+    }
+    return false;
+}
+
 namespace {
 
 /// Moves the decisions named by violations to the nearest legal value until the group is legal.
@@ -47,17 +57,6 @@ void setDecisions(KernelGroup &g, std::initializer_list<std::pair<const char *, 
 {
     for (const auto &[key, value] : decisions)
         g.set(key, value);
-}
-
-/// The widest vector width (4, 2, 1) with which the group is legal; false (width 1) when none is.
-bool setWidestLegalVector(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
-{
-    for (int v : {4, 2, 1}) {
-        g.set("vector", v);
-        if (checkGroup(a, g, p).empty())
-            return true;
-    }
-    return false;
 }
 
 /// sm_90 with precision tf32: warpgroup MMAs (math=tf32_wgmma), the H200's fastest TF32 schedule

@@ -46,6 +46,10 @@ struct ValueOption {
 std::vector<ValueOption> legalValues(const GroupAnalysis &analysis, const KernelGroup &group, const std::string &key,
                                      const Problem &problem);
 
+/// Sets `vector` to the widest width (4, 2, 1) with which the group is legal; false (width 1) when
+/// none is. The heuristics and the bench sweep pick vector widths through it.
+bool setWidestLegalVector(const GroupAnalysis &analysis, KernelGroup &group, const Problem &problem);
+
 /// Resources a group's kernel will need, from its decisions (before compiling).
 struct GroupResources {
     int threadsPerBlock = 0;
