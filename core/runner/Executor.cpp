@@ -376,6 +376,18 @@ MetricsReport Executor::metrics(Program &p, const MeasureOptions &options)
         report.message = "hardware metrics are not available in this process; timing only";
         return report;
     }
+    const std::size_t launches = p.plan->launches.size();
+    std::vector<std::string> launchKernels;
+    for (const auto &l : p.plan->launches)
+        launchKernels.push_back(l.kernel);
+    MetricProfiler::Request request;
+    request.deviceOrdinal = m_device.ordinal;
+    request.launches = launches;
+    request.profiled = profiledLaunches(launchKernels, options.metricsKernels);
+    if (request.profiled.empty()) {
+        report.message = "no launch runs a chosen kernel: nothing profiled";
+        return report;
+    }
     // The profiled run uses its own copy of the module, loaded while range profiling is enabled:
     // CUPTI instruments code for the SASS-level metrics (smsp__sass_*) as it is loaded.
     std::unique_ptr<cuda::Module> fresh;
@@ -393,17 +405,11 @@ MetricsReport Executor::metrics(Program &p, const MeasureOptions &options)
         }
         return Ok{};
     };
-    auto run = [&]() -> Status {
-        for (std::size_t i = 0; i < kernels.size(); ++i)
-            if (auto st = fresh->enqueue(kernels[i], p.plan->launches[i].config, p.argv[i].data(), m_stream.get()); !st)
-                return st;
-        return m_stream->synchronize();
+    auto launch = [&](std::size_t i) {
+        return fresh->enqueue(kernels[i], p.plan->launches[i].config, p.argv[i].data(), m_stream.get());
     };
-    const std::size_t launches = p.plan->launches.size();
-    MetricProfiler::Request request;
-    request.deviceOrdinal = m_device.ordinal;
-    request.maxRanges = launches;
-    auto ranges = m_metrics->profile(request, prepare, run);
+    auto wait = [&] { return m_stream->synchronize(); };
+    auto ranges = m_metrics->profile(request, prepare, launch, wait);
     if (!ranges) {
         // CUPTI refusing is "no metrics here"; a kernel failing under replay is the job's problem too.
         if (ranges.error().kind != ErrorKind::Unsupported)
@@ -424,29 +430,26 @@ MetricsReport Executor::metrics(Program &p, const MeasureOptions &options)
     }
     if (ranges->rangesDropped)
         notes.push_back("CUPTI dropped " + std::to_string(ranges->rangesDropped) + " ranges");
-    if (ranges->ranges.size() != launches)
-        notes.push_back("CUPTI reported " + std::to_string(ranges->ranges.size()) + " ranges for " + std::to_string(launches) +
-                        " launches");
+    std::vector<std::size_t> profiled;
+    for (const LaunchSpan &span : request.profiled)
+        for (std::size_t i = span.begin; i < span.end; ++i)
+            profiled.push_back(i);
+    if (ranges->ranges.size() != profiled.size())
+        notes.push_back("CUPTI reported " + std::to_string(ranges->ranges.size()) + " ranges for " +
+                        std::to_string(profiled.size()) + " launches");
     // Automatic ranges follow execution order, and the launches run in order on one stream.
-    const auto &chosen = options.metricsKernels;
-    std::size_t leftOut = 0;
-    for (std::size_t i = 0; i < std::min(launches, ranges->ranges.size()); ++i) {
+    for (std::size_t r = 0; r < std::min(profiled.size(), ranges->ranges.size()); ++r) {
         KernelMetrics k;
-        k.mangledName = p.plan->launches[i].kernel;
+        k.mangledName = p.plan->launches[profiled[r]].kernel;
         k.name = cuda::shortKernelName(k.mangledName);
-        if (!chosen.empty() && std::find(chosen.begin(), chosen.end(), k.mangledName) == chosen.end() &&
-            std::find(chosen.begin(), chosen.end(), k.name) == chosen.end()) {
-            ++leftOut;
-            continue;
-        }
-        k.launch = static_cast<int>(i);
-        k.range = std::move(ranges->ranges[i].name);
-        k.values = std::move(ranges->ranges[i].values);
+        k.launch = static_cast<int>(profiled[r]);
+        k.range = std::move(ranges->ranges[r].name);
+        k.values = std::move(ranges->ranges[r].values);
         k.derived = deriveMetrics(k.values);
         report.kernels.push_back(std::move(k));
     }
-    if (leftOut)
-        notes.push_back(std::to_string(leftOut) + " launches of kernels not chosen left out");
+    if (profiled.size() < launches)
+        notes.push_back(std::to_string(launches - profiled.size()) + " launches of kernels not chosen left out");
     for (const auto &n : notes)
         report.message += (report.message.empty() ? "" : "; ") + n;
     return report;

@@ -1,5 +1,7 @@
 #include "core/runner/MetricProfiler.h"
 
+#include "core/cuda/NvrtcCompiler.h"
+
 // Types and names only: libcupti is dlopen'ed, never linked.
 #include <cuda.h>
 #include <cupti_profiler_host.h>
@@ -117,6 +119,24 @@ std::map<std::string, double> deriveMetrics(const std::map<std::string, double> 
     return out;
 }
 
+std::vector<LaunchSpan> profiledLaunches(const std::vector<std::string> &kernels, const std::vector<std::string> &chosen)
+{
+    auto isChosen = [&](const std::string &mangled) {
+        return chosen.empty() || std::find(chosen.begin(), chosen.end(), mangled) != chosen.end() ||
+               std::find(chosen.begin(), chosen.end(), cuda::shortKernelName(mangled)) != chosen.end();
+    };
+    std::vector<LaunchSpan> spans;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        if (!isChosen(kernels[i]))
+            continue;
+        if (!spans.empty() && spans.back().end == i)
+            spans.back().end = i + 1;
+        else
+            spans.push_back({i, i + 1});
+    }
+    return spans;
+}
+
 struct MetricProfiler::State {
 #define STITCH_MEMBER(name) decltype(&::name) name = nullptr;
     STITCH_PROFILER_FUNCTIONS(STITCH_MEMBER)
@@ -192,6 +212,47 @@ struct Finally {
 template <typename F>
 Finally(F) -> Finally<F>;
 
+// One run of the whole program with the range profiler started only around the profiled spans:
+// automatic ranges cover every launch between Start and Stop, so the launches outside the spans
+// run without counters or replays. Each stretch of launches ends with a wait, so a window starts
+// on an idle stream and stops once its kernels are done. `allPasses`: every window submitted all
+// its passes.
+Status runOnce(const MetricProfiler::State &s, CUpti_RangeProfiler_Object *object, const MetricProfiler::Request &request,
+               const std::function<Status(std::size_t)> &launch, const std::function<Status()> &wait, bool &allPasses)
+{
+    std::size_t next = 0;
+    auto runUpTo = [&](std::size_t end) -> Status { // enqueues the launches before `end` and waits
+        for (; next < end; ++next)
+            if (auto st = launch(next); !st)
+                return st;
+        return wait();
+    };
+    allPasses = true;
+    for (const LaunchSpan &span : request.profiled) {
+        if (next < span.begin)
+            if (auto st = runUpTo(span.begin); !st)
+                return st;
+        CUpti_RangeProfiler_Start_Params start{};
+        start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+        start.pPriv = nullptr;
+        start.pRangeProfilerObject = object;
+        if (CUptiResult rc = s.cuptiRangeProfilerStart(&start); rc != CUPTI_SUCCESS)
+            return cuptiError(s, "cuptiRangeProfilerStart", rc);
+        const Status ran = runUpTo(span.end);
+        CUpti_RangeProfiler_Stop_Params stop{};
+        stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+        stop.pPriv = nullptr;
+        stop.pRangeProfilerObject = object;
+        const CUptiResult stopped = s.cuptiRangeProfilerStop(&stop);
+        if (!ran)
+            return ran;
+        if (stopped != CUPTI_SUCCESS)
+            return cuptiError(s, "cuptiRangeProfilerStop", stopped);
+        allPasses = allPasses && stop.isAllPassSubmitted != 0;
+    }
+    return next < request.launches ? runUpTo(request.launches) : Status(Ok{});
+}
+
 } // namespace
 
 MetricProfiler::MetricProfiler(std::vector<std::string> libraryCandidates) : m_state(std::make_unique<State>())
@@ -217,7 +278,8 @@ std::string MetricProfiler::libraryPath() const
 }
 
 Result<MetricRanges> MetricProfiler::profile(const Request &request, const std::function<Status()> &prepare,
-                                             const std::function<Status()> &run)
+                                             const std::function<Status(std::size_t launch)> &launch,
+                                             const std::function<Status()> &wait)
 {
     State &s = *m_state;
     if (!s.library.handle) {
@@ -378,7 +440,10 @@ Result<MetricRanges> MetricProfiler::profile(const Request &request, const std::
         s.cuptiRangeProfilerDisable(&p);
     }};
 
-    const std::size_t maxRanges = std::max<std::size_t>(request.maxRanges, 1);
+    std::size_t profiledLaunchCount = 0;
+    for (const LaunchSpan &span : request.profiled)
+        profiledLaunchCount += span.end - span.begin;
+    const std::size_t maxRanges = std::max<std::size_t>(profiledLaunchCount, 1);
     std::vector<std::uint8_t> counterData;
     {
         CUpti_RangeProfiler_GetCounterDataSize_Params p{};
@@ -430,25 +495,9 @@ Result<MetricRanges> MetricProfiler::profile(const Request &request, const std::
     // when all passes are in) with a bound, so a CUPTI that never says so cannot hang the worker.
     const int maxRuns = std::max(out.passes, 1) + 1;
     bool allPasses = false;
-    for (int r = 0; r < maxRuns && !allPasses; ++r) {
-        CUpti_RangeProfiler_Start_Params start{};
-        start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
-        start.pPriv = nullptr;
-        start.pRangeProfilerObject = object;
-        if (CUptiResult rc = s.cuptiRangeProfilerStart(&start); rc != CUPTI_SUCCESS)
-            return cuptiError(s, "cuptiRangeProfilerStart", rc);
-        const Status ran = run();
-        CUpti_RangeProfiler_Stop_Params stop{};
-        stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-        stop.pPriv = nullptr;
-        stop.pRangeProfilerObject = object;
-        const CUptiResult stopped = s.cuptiRangeProfilerStop(&stop);
-        if (!ran)
-            return ran.error();
-        if (stopped != CUPTI_SUCCESS)
-            return cuptiError(s, "cuptiRangeProfilerStop", stopped);
-        allPasses = stop.isAllPassSubmitted != 0;
-    }
+    for (int r = 0; r < maxRuns && !allPasses; ++r)
+        if (auto st = runOnce(s, object, request, launch, wait, allPasses); !st)
+            return st.error();
     if (!allPasses)
         return makeError(ErrorKind::Unsupported, "CUPTI had not collected every pass after " + std::to_string(maxRuns) +
                                                      " runs of the program");

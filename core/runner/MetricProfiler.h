@@ -1,6 +1,6 @@
 #pragma once
 // CUPTI range profiling of hardware counters, inside the worker process.
-//   Executor: profile(prepare, run the program once) -> one range per kernel launch -> MetricsReport
+//   Executor: profile(prepare, run the program once) -> one range per profiled launch -> MetricsReport
 // Uses the Range Profiler API of CUDA 12.6+ (cupti_range_profiler.h, cupti_profiler_host.h) with
 // automatic ranges and kernel replay: CUPTI replays each kernel, restoring its memory, as many times
 // as the counters need. libcupti is dlopen'ed (CuptiLibrary.h); where counters are not permitted the
@@ -42,6 +42,17 @@ const std::vector<DerivedMetricInfo> &derivedMetrics();
 /// denominator is zero (no global loads: no sectors per load request).
 std::map<std::string, double> deriveMetrics(const std::map<std::string, double> &values);
 
+/// Consecutive launches [begin, end) of a program, profiled inside one range-profiler window.
+struct LaunchSpan {
+    std::size_t begin = 0, end = 0;
+    bool operator==(const LaunchSpan &) const = default;
+};
+
+/// The launches a metric run profiles, as spans of consecutive launches: those whose kernel is
+/// chosen by its mangled or its demangled name, or every launch when `chosen` is empty (one span).
+/// `kernels`: the mangled kernel names of the program's launches, in launch order.
+std::vector<LaunchSpan> profiledLaunches(const std::vector<std::string> &kernels, const std::vector<std::string> &chosen);
+
 /// What a metric run collected, before it is tied to the plan's launches.
 struct MetricRanges {
     struct Range {
@@ -52,7 +63,7 @@ struct MetricRanges {
     int passes = 0;                           ///< replay passes the config needs
     std::vector<std::string> dropped;         ///< requested metrics the chip does not know
     std::size_t rangesDropped = 0;            ///< ranges CUPTI could not store
-    std::vector<Range> ranges;                ///< in execution order
+    std::vector<Range> ranges;                ///< in execution order, one per profiled launch
 };
 
 /// Range profiling on the calling thread's current CUDA context. The worker owns one; CUPTI's
@@ -67,17 +78,22 @@ public:
 
     struct Request {
         int deviceOrdinal = 0;            ///< CUDA's ordinal of the context's device (for the chip name)
-        std::size_t maxRanges = 1;        ///< kernel launches in one run of the program
+        std::size_t launches = 0;         ///< kernel launches in one run of the program
+        std::vector<LaunchSpan> profiled; ///< the launches to profile (profiledLaunches), ascending
         std::vector<std::string> metrics; ///< empty: standardMetrics()
     };
 
     /// Builds the counter configuration, enables range profiling (automatic ranges, kernel replay),
-    /// calls `prepare` once, then `run` (enqueue the whole program once and wait) until CUPTI has
-    /// every pass, and evaluates each range. Metrics the chip does not know are dropped and listed.
+    /// calls `prepare` once, then runs the whole program (`launch` enqueues launch i, `wait` waits
+    /// for the stream) until CUPTI has every pass, and evaluates each range. Profiling is started
+    /// around the profiled spans only, so the other launches run without counters or replays.
+    /// Metrics the chip does not know are dropped and listed.
     /// Errors: Unsupported with a plain reason (CUPTI missing or too old, counters not permitted,
-    /// another profiler attached, no metric known); an error of `prepare` or `run` is returned as is.
+    /// another profiler attached, no metric known); an error of `prepare`, `launch` or `wait` is
+    /// returned as is.
     Result<MetricRanges> profile(const Request &request, const std::function<Status()> &prepare,
-                                 const std::function<Status()> &run);
+                                 const std::function<Status(std::size_t launch)> &launch,
+                                 const std::function<Status()> &wait);
 
     /// The libcupti that was loaded, or empty.
     std::string libraryPath() const;

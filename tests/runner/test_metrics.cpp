@@ -258,12 +258,31 @@ TEST(Metrics, StandardMetricsAreTheIssuesList)
     EXPECT_EQ(names.size(), 22u);
 }
 
+TEST(Metrics, EveryLaunchIsProfiledInOneSpanWhenNoKernelIsChosen)
+{
+    EXPECT_EQ(profiledLaunches({"_Z4copyPKfPfi", "_Z5scalePfi", "_Z4copyPKfPfi"}, {}),
+              (std::vector<LaunchSpan>{{0, 3}}));
+    EXPECT_TRUE(profiledLaunches({}, {}).empty());
+}
+
+TEST(Metrics, OnlyTheChosenKernelsLaunchesAreProfiled)
+{
+    // copy, scale, copy, copy, reduce: the chosen kernel's launches, consecutive ones in one span.
+    const std::vector<std::string> kernels = {"_Z4copyPKfPfi", "_Z5scalePfi", "_Z4copyPKfPfi", "_Z4copyPKfPfi",
+                                              "reduce"};
+    EXPECT_EQ(profiledLaunches(kernels, {"copy"}), (std::vector<LaunchSpan>{{0, 1}, {2, 4}}));
+    EXPECT_EQ(profiledLaunches(kernels, {"_Z5scalePfi"}), (std::vector<LaunchSpan>{{1, 2}})) << "by the mangled name";
+    EXPECT_EQ(profiledLaunches(kernels, {"scale", "reduce"}), (std::vector<LaunchSpan>{{1, 2}, {4, 5}}));
+    EXPECT_EQ(profiledLaunches(kernels, {"copy", "scale"}), (std::vector<LaunchSpan>{{0, 4}}));
+    EXPECT_TRUE(profiledLaunches(kernels, {"transpose"}).empty()) << "no launch of an unknown kernel";
+}
+
 TEST(Metrics, MissingCuptiIsAPlainReasonAndNothingRuns)
 {
     MetricProfiler profiler({"/nonexistent/libcupti.so"});
     int calls = 0;
     auto r = profiler.profile(MetricProfiler::Request{}, [&] { return ++calls, Status(Ok{}); },
-                              [&] { return ++calls, Status(Ok{}); });
+                              [&](std::size_t) { return ++calls, Status(Ok{}); }, [&] { return ++calls, Status(Ok{}); });
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, ErrorKind::Unsupported);
     EXPECT_NE(r.error().message.find("CUPTI not found (tried /nonexistent/libcupti.so"), std::string::npos)

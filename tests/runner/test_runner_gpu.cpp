@@ -491,17 +491,24 @@ TEST_F(RunnerGpu, MetricsOfBranchEfficiency)
 
 TEST_F(RunnerGpu, MetricsOfChosenKernelsOnly)
 {
-    // Both launches run (the program is whole); only the chosen kernel's counters come back.
+    // All three launches run (the program is whole); only the chosen kernel's two launches are
+    // profiled, each in a range-profiler window of its own around the launch between them, and
+    // only their counters come back, each under its own launch index.
     const std::uint64_t n = std::uint64_t{1} << 20;
-    Job j = metricJob(s_metricModule, {"m_smem_free", "m_smem_conflict"}, n, n, 32);
+    Job j = metricJob(s_metricModule, {"m_smem_conflict", "m_smem_free", "m_smem_conflict"}, n, n, 32);
     j.measure.metricsKernels = {"m_smem_conflict"};
     const auto r = submit(j);
     ASSERT_TRUE(r.ok()) << r.error().toString();
     ASSERT_TRUE(r->metrics.has_value());
     const MetricsReport &m = *r->metrics;
     EXPECT_TRUE(m.available) << m.message;
-    ASSERT_EQ(m.kernels.size(), 1u) << m.message;
-    EXPECT_EQ(m.kernels[0].name, "m_smem_conflict");
-    EXPECT_EQ(m.kernels[0].launch, 1);
+    ASSERT_EQ(m.kernels.size(), 2u) << m.message;
+    EXPECT_EQ(m.kernels[0].launch, 0);
+    EXPECT_EQ(m.kernels[1].launch, 2);
+    for (const KernelMetrics &k : m.kernels) {
+        EXPECT_EQ(k.name, "m_smem_conflict");
+        EXPECT_GT(metric(k, "sharedLoadWavefrontsPerInstruction"), 8.0) << "launch " << k.launch;
+    }
+    EXPECT_EQ(m.message.find("ranges for"), std::string::npos) << "one range per profiled launch: " << m.message;
     EXPECT_NE(m.message.find("1 launches of kernels not chosen left out"), std::string::npos) << m.message;
 }
