@@ -62,7 +62,8 @@ const FactColumn kFactColumns[] = {
     {"l2_ms", [](const FactSource &s) { return number(s.p.l2Ms); }},
     {"shared_ms", [](const FactSource &s) { return number(s.p.sharedMs); }},
     {"issue_ms", [](const FactSource &s) { return number(s.p.issueMs); }},
-    {"latency_ms", [](const FactSource &s) { return number(s.p.latencyMs); }},
+    // A short-lived block's latency limit or a GEMM's k-loop chain: a kernel has one or the other.
+    {"latency_ms", [](const FactSource &s) { return number(s.p.latencyMs + s.p.loopLatencyMs); }},
     {"bound", [](const FactSource &s) { return s.p.bound; }},
     {"loop_instructions", [](const FactSource &s) { return std::to_string(s.loop.total); }},
     {"loop_fma", [](const FactSource &s) { return std::to_string(s.loop.fma); }},

@@ -105,7 +105,7 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
             if (!st.shared && st.store)
                 storedBytes += sectorsPerRequest(st).sectors * 32.0 * st.requests;
         const double epilogue = resident * storedBytes / blocks / (bw * m_params.l2BandwidthFactor / sms);
-        p.latencyMs = rounds * barrier * 1e3;
+        p.loopLatencyMs = rounds * barrier * 1e3;
         p.epilogueMs = rounds * epilogue * 1e3;
         p.sharedMs = rounds * shared * 1e3;
         p.computeMs = rounds * (pipes + barrier + epilogue) * 1e3;
@@ -269,7 +269,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     const double stores = resident * storedBytes / blocks / (bw * c.l2BandwidthFactor / sms);
     p.sharedMs = rounds * shared * 1e3;
     p.issueMs = rounds * issue * 1e3;
-    p.latencyMs = rounds * chain * 1e3;
+    p.loopLatencyMs = rounds * chain * 1e3;
     p.epilogueMs = rounds * stores * 1e3;
     p.computeMs = (rounds * (pnorm(throughput, chain) + stores) + c.asyncFillUs * 1e-6) * 1e3;
 }

@@ -19,8 +19,10 @@ struct KernelPrediction {
     double l2Ms = 0;      ///< global sectors moved at the L2 bandwidth
     double sharedMs = 0;  ///< shared-memory wavefronts at the SMs' shared bandwidth
     double issueMs = 0;   ///< warp instructions of short-lived blocks at the schedulers' issue rate
-    double latencyMs = 0; ///< waves x one block's life (memory round trips, barriers) where blocks are short;
-                          ///< for a GEMM the k-loop's rounds x k-tiles x one tile's latency (in computeMs)
+    double latencyMs = 0; ///< short-lived blocks (row, element-wise): waves x one block's life (memory round
+                          ///< trips, barriers), a limit of its own
+    double loopLatencyMs = 0; ///< tiled GEMM: the k-loop's rounds x its latency chain (k-tile barriers, or the
+                              ///< cp.async ring's chain), part of computeMs
     double clusterMs = 0; ///< launching and synchronizing thread-block clusters
     double epilogueMs = 0; ///< GEMM: each round's tile stores at the SM's share of the L2 bandwidth (in computeMs)
     double overlapMs = 0;  ///< short-lived blocks: the memory and latency terms that waves started together
@@ -164,7 +166,7 @@ public:
     const Params &params() const { return m_params; }
 
 private:
-    /// A tiled GEMM whose tiles are copied by cp.async: fills computeMs, latencyMs, sharedMs,
+    /// A tiled GEMM whose tiles are copied by cp.async: fills computeMs, loopLatencyMs, sharedMs,
     /// issueMs and epilogueMs of `p` (see Params::asyncTileLatencyUs and below).
     void predictAsyncGemm(const KernelFacts &k, const ProgramFacts &program, KernelPrediction &p) const;
 

@@ -70,7 +70,7 @@ TEST(RubricModelTerms, GemmRegistersThatForceOneBlockPerSmPredictSlower)
     ASSERT_EQ(withRegisters(k, 128).occupancy->activeBlocksPerSm, 2);
     ASSERT_EQ(withRegisters(k, 153).occupancy->activeBlocksPerSm, 1);
     EXPECT_GT(one.ms, 1.1 * two.ms) << "1 block/SM: " << one.ms << " ms, 2 blocks/SM: " << two.ms << " ms";
-    EXPECT_GT(one.latencyMs, two.latencyMs) << "a lone block's barriers are not filled by another block";
+    EXPECT_GT(one.loopLatencyMs, two.loopLatencyMs) << "a lone block's barriers are not filled by another block";
 }
 
 TEST(RubricModelTerms, GemmIssueShareIsReadFromTheCompiledLoop)
@@ -305,9 +305,9 @@ TEST(RubricModelTerms, AsyncRingMoreStagesHideTheTileLatencyUpToAPoint)
     const auto s3 = model.predictKernel(withStages(k, 3), base.facts);
     const auto s4 = model.predictKernel(withStages(k, 4), base.facts);
     const auto s8 = model.predictKernel(withStages(k, 8), base.facts);
-    EXPECT_GT(s2.latencyMs, s3.latencyMs);
-    EXPECT_GT(s3.latencyMs, s4.latencyMs);
-    EXPECT_GE(s4.latencyMs, s8.latencyMs);
+    EXPECT_GT(s2.loopLatencyMs, s3.loopLatencyMs);
+    EXPECT_GT(s3.loopLatencyMs, s4.loopLatencyMs);
+    EXPECT_GE(s4.loopLatencyMs, s8.loopLatencyMs);
     EXPECT_GT(s2.ms, s3.ms) << "2 stages: " << s2.ms << " ms, 3: " << s3.ms << " ms";
     EXPECT_GT(s2.ms - s3.ms, 3 * (s4.ms - s8.ms)) << "the gain shrinks once the FMAs cover the latency";
     EXPECT_LT(s4.ms - s8.ms, 0.02 * s4.ms);
@@ -374,8 +374,8 @@ TEST(RubricModelTerms, AsyncOneBlockPerSmIsNotFourTimesWorseThanFour)
         << "register staging: " << regOne.ms / regFour.ms << "x, cp.async ring: " << one.ms / four.ms << "x";
     // The per-round chain is one block's, not divided by the resident blocks: a round of four
     // blocks has at least the chain of a round of one.
-    const double perRoundOne = one.latencyMs / std::ceil(std::ceil(k.blocks / 132.0) / 1.0);
-    const double perRoundFour = four.latencyMs / std::ceil(std::ceil(k.blocks / 132.0) / 4.0);
+    const double perRoundOne = one.loopLatencyMs / std::ceil(std::ceil(k.blocks / 132.0) / 1.0);
+    const double perRoundFour = four.loopLatencyMs / std::ceil(std::ceil(k.blocks / 132.0) / 4.0);
     EXPECT_NEAR(perRoundOne, perRoundFour, 1e-9);
 }
 
@@ -402,10 +402,10 @@ TEST(RubricModelTerms, AsyncShortKIsBoundByEachBlocksEpilogue)
     EXPECT_GT(fused.issueMs, bare.issueMs);
     auto plain = k;
     plain.epilogueOps = 0; // stores only: shorter dependent chains per instruction
-    EXPECT_LT(model.predictKernel(plain, base.facts).latencyMs, fused.latencyMs);
+    EXPECT_LT(model.predictKernel(plain, base.facts).loopLatencyMs, fused.loopLatencyMs);
     auto wide = k;
     wide.ilp = 16 * 8; // 16x8 thread tile, the same instructions
-    EXPECT_GT(model.predictKernel(wide, base.facts).latencyMs, 2 * fused.latencyMs);
+    EXPECT_GT(model.predictKernel(wide, base.facts).loopLatencyMs, 2 * fused.loopLatencyMs);
 }
 
 TEST(RubricModelTerms, AsyncLoopSpillsTakeIssueSlotsFromTheFmas)
