@@ -243,14 +243,16 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         out.push_back({{"thread_m", "thread_n", "stages", "vector", "copy"},
                        "about " + std::to_string(s.registers()) + " registers per thread > the limit of " +
                            std::to_string(p.arch.maxRegistersPerThread)});
-    const ProducerRegisters producerRegs = producerRegisters(s.computeThreads(), s.registers(), p.arch.registersPerSm);
-    if (s.producer && producerRegs.producer < kMinProducerRegisters)
-        out.push_back({{"copy", "block_m", "block_n", "thread_m", "thread_n"},
-                       "copy=producer: the MMA warpgroups need about " + std::to_string(s.registers()) +
-                           " registers per thread; of " + std::to_string(s.threads()) + " threads' " +
-                           std::to_string(producerRegs.launch) + " that leaves the producer " +
-                           std::to_string(producerRegs.producer) + " (its copies need " +
-                           std::to_string(kMinProducerRegisters) + ")"});
+    if (s.producer) {
+        const ProducerRegisters regs = producerRegisters(s.computeThreads(), s.registers(), p.arch.registersPerSm);
+        if (regs.producer < kMinProducerRegisters)
+            out.push_back({{"copy", "block_m", "block_n", "thread_m", "thread_n"},
+                           "copy=producer: the MMA warpgroups need about " + std::to_string(s.registers()) +
+                               " registers per thread; of " + std::to_string(s.threads()) + " threads' " +
+                               std::to_string(regs.launch) + " that leaves the producer " +
+                               std::to_string(regs.producer) + " (its copies need " +
+                               std::to_string(kMinProducerRegisters) + ")"});
+    }
     if (!s.producer && static_cast<long long>(s.registers()) * T > p.arch.registersPerBlock)
         out.push_back({{"thread_m", "thread_n", "block_m", "block_n"},
                        std::to_string(T) + " threads x about " + std::to_string(s.registers()) +
