@@ -100,12 +100,16 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                 p.set("copy", 2);
                                 add(p);
                             }
-                            if (!quick && moreSwizzles(tiles[i], bk, stages))
+                            if (!quick && moreSwizzles(tiles[i], bk, stages)) {
                                 for (int swizzle : {1, 4, 16}) {
                                     schedule::KernelGroup o = g;
                                     o.set("swizzle", swizzle);
                                     add(o);
                                 }
+                                schedule::KernelGroup sk = g; // the partial last wave shared (stream-K)
+                                sk.set("stream_k", 1);
+                                add(sk);
+                            }
                         }
             };
             // mma.sync (math=tf32_mma): block tiles of 4 or 8 warps, warp tiles of 64x64, 64x32 and
@@ -163,6 +167,11 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                             continue;
                         const schedule::KernelGroup g = tileGroup(tiles[t], bk, 1, stages, minBlocks);
                         add(g);
+                        if (stages >= 3 && !quick) { // the partial last wave shared (stream-K)
+                            schedule::KernelGroup sk = g;
+                            sk.set("stream_k", 1);
+                            add(sk);
+                        }
                         // Rasterization groups other than 8 block rows for the largest tiles.
                         if ((t == 0 || t == 2 || t == 3 || t == 4) && bk == 16 && stages >= 3)
                             for (int swizzle : {1, 4, 16}) {

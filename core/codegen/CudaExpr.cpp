@@ -186,8 +186,15 @@ std::string emitExpr(const Expr &e, const ExprScope &scope)
         case BinaryOp::Mod: return fl ? fn("fmod", t) + "(" + a + ", " + b + ")" : paren(a + " % " + b);
         case BinaryOp::FloorDiv:
             return fl ? fn("floor", t) + "(" + a + " / " + b + ")" : "stitch_floordiv(" + a + ", " + b + ")";
-        case BinaryOp::Min: return (fl ? fn("fmin", t) : std::string("min")) + "(" + a + ", " + b + ")";
-        case BinaryOp::Max: return (fl ? fn("fmax", t) : std::string("max")) + "(" + a + ", " + b + ")";
+        // 64-bit host sizes: both sides long long, or min(int, long long) is ambiguous under nvcc.
+        case BinaryOp::Min:
+            if (!fl && scope.wideSizes)
+                return "min((long long)" + paren(a) + ", (long long)" + paren(b) + ")";
+            return (fl ? fn("fmin", t) : std::string("min")) + "(" + a + ", " + b + ")";
+        case BinaryOp::Max:
+            if (!fl && scope.wideSizes)
+                return "max((long long)" + paren(a) + ", (long long)" + paren(b) + ")";
+            return (fl ? fn("fmax", t) : std::string("max")) + "(" + a + ", " + b + ")";
         case BinaryOp::Pow: return fn("pow", t) + "(" + a + ", " + b + ")";
         case BinaryOp::Lt: return paren(a + " < " + b);
         case BinaryOp::Le: return paren(a + " <= " + b);

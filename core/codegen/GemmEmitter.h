@@ -36,7 +36,8 @@ public:
         : ctx(ctx), a(ctx.analysis), g(ctx.group), BM(g.value("block_m")), BN(g.value("block_n")),
           BK(g.value("block_k")), TM(g.value("thread_m")), TN(g.value("thread_n")), VEC(g.value("vector")),
           PAD(g.value("smem_pad")), STAGES(g.value("stages")), SWZ(g.value("swizzle")), MINB(g.value("min_blocks")),
-          SPLIT(g.value("split_k")), ASYNC(g.value("copy") >= 1), PRODUCER(g.value("copy") == 2), MMA(g.value("math") == 1),
+          SPLIT(g.value("split_k")), STREAMK(g.value("stream_k") == 1), SKB(STREAMK ? schedule::streamKBlocks(ctx.arch, g) : 0),
+          ASYNC(g.value("copy") >= 1), PRODUCER(g.value("copy") == 2), MMA(g.value("math") == 1),
           WG(g.value("math") == 2), wgTiles(wgmma::wgmmaTiles(BM, BN, BK, a.aRowMajor, !a.bRowMajor)),
           tileA(WG ? (wgTiles.swap ? wgTiles.desc : wgTiles.reg) : mma::sharedTile(MMA && a.aRowMajor, BK, BM, PAD)),
           tileB(WG ? (wgTiles.swap ? wgTiles.reg : wgTiles.desc) : mma::sharedTile(MMA && !a.bRowMajor, BK, BN, PAD)),
@@ -54,10 +55,16 @@ public:
     std::vector<KernelCode> kernels()
     {
         header();
+        tileSetup();
         mainLoop();
+        if (STREAMK)
+            streamKFixup();
         epilogue();
+        closeKernel();
         k.source = w.str();
-        k.grid = {ceilDivExpr(a.domain[0], BM) * ceilDivExpr(a.domain[1], BN) * SPLIT, Expr(1), Expr(1)};
+        const Expr tiles = ceilDivExpr(a.domain[0], BM) * ceilDivExpr(a.domain[1], BN);
+        // Stream-K: the SKB shared blocks, then one per tile past streamKTiles (SKB * max(1, tiles / SKB) in all).
+        k.grid = {STREAMK ? Expr(SKB) * ir::max(Expr(1), tiles / Expr(SKB)) : tiles * SPLIT, Expr(1), Expr(1)};
         if (SPLIT == 1)
             return {k};
         return {k, splitSumKernel()};
@@ -68,6 +75,10 @@ private:
     const schedule::GroupAnalysis &a;
     const schedule::KernelGroup &g;
     const int BM, BN, BK, TM, TN, VEC, PAD, STAGES, SWZ, MINB, SPLIT;
+    // stream_k=on: SKB blocks share the k steps of the last tiles (schedule::streamKTiles), the rest
+    // run one tile each; the kernel's body runs once per tile segment of the block.
+    const bool STREAMK;
+    const int SKB;
     const bool ASYNC;
     // copy=producer (math=tf32_wgmma): one more warpgroup, after the MMA warpgroups, only copies; the
     // ring's stages are handed over through mbarriers instead of block barriers.
@@ -94,9 +105,19 @@ private:
     CudaWriter w;
     KernelCode k;
 
-    /// The kernel's parameters and launch shape, its signature, the shared tiles, the block's tile
-    /// (rasterized in groups of SWZ block rows), the split-K slice and the zeroed accumulators.
+    /// The kernel's parameters and launch shape, its signature, the shared tiles and the grid of tiles.
     void header();
+    /// The block's tile (rasterized in groups of SWZ block rows) and k range (the split-K slice, or
+    /// the stream-K segment), the math's setup and the zeroed accumulators.
+    void tileSetup();
+    /// stream_k=on: this block's k steps and the loop over its tile segments (closed by closeKernel).
+    void streamKLoop();
+    /// stream_k=on, after the k loop: a segment that does not start its tile sends its partial sums
+    /// to the workspace and raises the block's flag; the tile's first block waits for the later
+    /// blocks' flags and adds their sums.
+    void streamKFixup();
+    /// The stream-K loop's and the kernel's closing braces.
+    void closeKernel();
 
     // Global -> registers for the tile at depth k0_.
     void loadOperand(const std::string &tensor, const std::string &regs, int loads, bool kFastest, int tileOther,

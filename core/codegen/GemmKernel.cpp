@@ -60,10 +60,29 @@ void GemmEmitter::header()
         KernelParam ws;
         ws.name = "partials_";
         ws.tensor = true;
+        ws.dtype = ir::DType::F32;
         ws.written = true;
         ws.scratch = wsName;
         k.params.push_back(ws);
         k.scratch.push_back({wsName, a.domain[0] * a.domain[1] * SPLIT});
+    }
+    if (STREAMK) {
+        // Each stream-K block's partial sums (at most one unfinished tile per block), in the thread's
+        // own register order, and its arrival flag (zero between launches: the reader resets it).
+        KernelParam ws;
+        ws.name = "partials_";
+        ws.tensor = true;
+        ws.dtype = ir::DType::F32;
+        ws.written = true;
+        ws.scratch = wsName;
+        k.params.push_back(ws);
+        k.scratch.push_back({wsName, Expr(static_cast<std::int64_t>(SKB) * accRows * accCols * T)});
+        KernelParam flags = ws;
+        flags.name = "flags_";
+        flags.dtype = ir::DType::I32;
+        flags.scratch = ctx.kernelName + "_flags";
+        k.params.push_back(flags);
+        k.scratch.push_back({flags.scratch, Expr(static_cast<std::int64_t>(SKB)), ir::DType::I32, true});
     }
     w.comment(headerComment(ctx) + "\nA is " + A.name + (a.aRowMajor ? "[i, k]" : "[k, i] (transposed)") + ", B is " +
               B.name + (a.bRowMajor ? "[k, j]" : "[j, k] (transposed)") + "; " + str(T) + " threads, " + str(TM) + "x" +
@@ -108,7 +127,47 @@ void GemmEmitter::header()
     w.comment("Blocks run in groups of " + str(SWZ) + " block rows, column by column, so the tiles of A and B they share stay in L2.");
     w.line("const int gridM_ = (M_ + " + str(BM - 1) + ") / " + str(BM) + ", gridN_ = (N_ + " + str(BN - 1) + ") / " +
            str(BN) + ";");
-    if (SPLIT > 1) {
+}
+
+void GemmEmitter::streamKLoop()
+{
+    w.comment("Stream-K: blocks 0.." + str(SKB - 1) + " (one per SM slot of the target) share the k steps of the first skTiles_ tiles\n"
+              "evenly, in order; every other block computes one whole tile. A tile's first block (the one that runs its\n"
+              "first k step) adds the partial sums of the blocks after it and stores the tile.");
+    w.line("const int tiles_ = gridM_ * gridN_;");
+    w.line("const int skTiles_ = tiles_ < " + str(SKB) + " ? tiles_ : tiles_ - (tiles_ / " + str(SKB) + " - 1) * " + str(SKB) +
+           "; // the last partial wave and one whole wave");
+    w.line("const int steps_ = max(1, (K_ + " + str(BK - 1) + ") / " + str(BK) + "); // k steps per tile");
+    w.line("const long long skSteps_ = (long long)skTiles_ * steps_;");
+    w.line("long long first_, last_; // this block's k steps, counted through the tiles in order");
+    w.open("if (blockIdx.x < " + str(SKB) + ")");
+    w.line("first_ = skSteps_ * blockIdx.x / " + str(SKB) + ";");
+    w.line("last_ = skSteps_ * (blockIdx.x + 1) / " + str(SKB) + ";");
+    w.close();
+    w.open("else");
+    w.line("first_ = (long long)(skTiles_ + (int)blockIdx.x - " + str(SKB) + ") * steps_;");
+    w.line("last_ = first_ + steps_;");
+    w.close();
+    w.line("long long segEnd_ = first_;");
+    w.open("for (long long it_ = first_; it_ < last_; it_ = segEnd_)");
+    w.line("const int tile_ = (int)(it_ / steps_);");
+    w.line("const long long tileFirst_ = (long long)tile_ * steps_;");
+    w.line("segEnd_ = min(last_, tileFirst_ + steps_);");
+    w.line("const int kBegin_ = (int)(it_ - tileFirst_) * " + str(BK) + ", kEnd_ = min(K_, (int)(segEnd_ - tileFirst_) * " +
+           str(BK) + ");");
+    w.open("if (it_ != first_)");
+    w.comment("The previous tile's copies and reads of the shared ring are done before this tile's copies.");
+    if (ASYNC)
+        w.line("asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\");");
+    w.line("__syncthreads();");
+    w.close();
+}
+
+void GemmEmitter::tileSetup()
+{
+    if (STREAMK) {
+        streamKLoop();
+    } else if (SPLIT > 1) {
         w.comment("Split K: blocks [s * tiles, (s + 1) * tiles) sum slice s of K into partials_[s].");
         w.line("const int tile_ = (int)(blockIdx.x % (gridM_ * gridN_)), split_ = (int)(blockIdx.x / (gridM_ * gridN_));");
         w.line("const int kChunk_ = ((K_ + " + str(SPLIT - 1) + ") / " + str(SPLIT) + " + " + str(BK - 1) + ") / " + str(BK) +
@@ -466,6 +525,61 @@ void GemmEmitter::epilogue()
     w.close();
     w.close();
     w.close();
+}
+
+void GemmEmitter::streamKFixup()
+{
+    // As in the Stream-K paper (Osama et al., PPoPP 2023): a tile's first block stores it. A block's
+    // only segment that does not start a tile is its first one, run at the start of its life, so the
+    // first block, which reaches that tile at the end of its own range, seldom waits; and it waits
+    // only for blocks launched after it whose first segment never waits (no deadlock even when the
+    // shared blocks are not all resident: the lowest waiting block's partners always finish).
+    const int n = accRows * accCols;
+    auto each = [&] { // every accumulator: the loops' heads, the body follows indented
+        w.line("#pragma unroll");
+        w.line("for (int i_ = 0; i_ < " + str(accRows) + "; ++i_)");
+        w.line("    #pragma unroll");
+        w.line("    for (int j_ = 0; j_ < " + str(accCols) + "; ++j_)");
+    };
+    w.open("if (it_ != tileFirst_)");
+    w.comment("The tile's later steps: this block's partial sums to its workspace (" + str(n) +
+              " per thread), then its flag,\nreleased at GPU scope once every thread's stores are done.");
+    w.line("float *ws_ = partials_ + (long long)blockIdx.x * " + str(n * T) + " + threadIdx.x;");
+    each();
+    w.line("        __stcg(ws_ + (i_ * " + str(accCols) + " + j_) * " + str(T) + ", acc_[i_][j_]);");
+    w.line("__syncthreads();");
+    w.line("if (threadIdx.x == 0)");
+    w.line("    asm volatile(\"red.release.gpu.global.add.s32 [%0], 1;\\n\" :: \"l\"(flags_ + blockIdx.x) : \"memory\");");
+    w.line("continue;");
+    w.close();
+    w.open("if (segEnd_ != tileFirst_ + steps_)");
+    w.comment("This block ran the tile's first steps; the blocks after it that ran the rest publish their partial\n"
+              "sums. Each flag is reset for the next launch.");
+    w.open("for (int p_ = (int)blockIdx.x + 1; p_ < " + str(SKB) + "; ++p_)");
+    w.line("const long long pFirst_ = skSteps_ * p_ / " + str(SKB) + ", pLast_ = skSteps_ * (p_ + 1) / " + str(SKB) + ";");
+    w.line("if (pFirst_ >= tileFirst_ + steps_)");
+    w.line("    break;");
+    w.line("if (pFirst_ == pLast_)");
+    w.line("    continue; // no steps at all");
+    w.open("if (threadIdx.x == 0)");
+    w.line("int ready_ = 0;");
+    w.line("do");
+    w.line("    asm volatile(\"ld.acquire.gpu.global.s32 %0, [%1];\\n\" : \"=r\"(ready_) : \"l\"(flags_ + p_) : \"memory\");");
+    w.line("while (ready_ == 0);");
+    w.line("flags_[p_] = 0;");
+    w.close();
+    w.line("__syncthreads();");
+    w.line("const float *pw_ = partials_ + (long long)p_ * " + str(n * T) + " + threadIdx.x;");
+    each();
+    w.line("        acc_[i_][j_] += __ldcg(pw_ + (i_ * " + str(accCols) + " + j_) * " + str(T) + ");");
+    w.close();
+    w.close();
+}
+
+void GemmEmitter::closeKernel()
+{
+    if (STREAMK)
+        w.close(); // the stream-K segment loop
     if (WG)
         w.line("#endif");
     w.close();

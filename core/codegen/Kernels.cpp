@@ -53,9 +53,7 @@ std::string paramList(const std::vector<KernelParam> &params)
     for (const auto &p : params) {
         if (!out.empty())
             out += ", ";
-        if (p.tensor && p.tensorId < 0)
-            out += std::string(p.written ? "" : "const ") + "float *__restrict__ " + p.name;
-        else if (p.tensor)
+        if (p.tensor)
             out += std::string(p.written ? "" : "const ") + ir::cudaTypeName(p.dtype) + " *__restrict__ " + p.name;
         else
             out += "int " + p.name;

@@ -2,6 +2,7 @@
 // The kernel generators, one per strategy, and what they hand to the program generator.
 //   GroupAnalysis + KernelGroup decisions -> generate*Kernel -> KernelCode -> Program.cpp
 
+#include "core/arch/ArchDatabase.h"
 #include "core/codegen/CudaExpr.h"
 #include "core/ir/Graph.h"
 #include "core/schedule/GroupAnalysis.h"
@@ -22,13 +23,16 @@ struct KernelParam {
     ir::DType dtype = ir::DType::I32;
     bool written = false;    ///< pointer to non-const
     std::string sizeVar;     ///< for sizes: the IR size variable
-    std::string scratch;     ///< for workspace pointers (tensorId -1): the scratch buffer's name
+    std::string scratch;     ///< for workspace pointers (tensorId -1): the scratch buffer's name (dtype: its elements)
 };
 
-/// Device memory a kernel needs that is not a tensor of the graph (split-K partial sums).
+/// Device memory a kernel needs that is not a tensor of the graph (split-K and stream-K partial
+/// sums, stream-K's arrival flags).
 struct ScratchBuffer {
     std::string name;
-    ir::Expr elements;       ///< float32 elements, over size variables
+    ir::Expr elements;       ///< elements of `dtype`, over size variables
+    ir::DType dtype = ir::DType::F32;
+    bool zeroed = false;     ///< must hold zeros before the first launch (the kernel restores them)
 };
 
 /// A generated kernel and how to launch it.
@@ -52,13 +56,14 @@ struct GenContext {
     const ir::SizeBindings &sizes;
     std::vector<ir::TensorId> wide;    ///< tensors needing 64-bit indices
     std::string kernelName;
+    const ArchLimits &arch;            ///< the target (the same figures the legality rules read)
 };
 
 KernelCode generateGenericKernel(const GenContext &ctx);
 KernelCode generateElementwiseKernel(const GenContext &ctx);
 KernelCode generateRowKernel(const GenContext &ctx);
 /// One kernel, or with split_k > 1 the partial-product kernel and the kernel that sums the
-/// partials and applies the epilogue.
+/// partials and applies the epilogue (stream_k=on: one kernel whose tiles' first blocks sum them).
 std::vector<KernelCode> generateGemmKernels(const GenContext &ctx);
 
 // Shared pieces of the generators (Kernels.cpp).

@@ -86,10 +86,14 @@ std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
         for (const auto &buffer : k.code.scratch) {
             if (std::find(scratch.begin(), scratch.end(), buffer.name) != scratch.end())
                 continue;
-            w.line("float *" + buffer.name + " = nullptr;");
-            w.line("if ((status_ = cudaMallocAsync((void **)&" + buffer.name + ", (size_t)(" + emitExpr(buffer.elements, host) +
-                   ") * sizeof(float), stream)) != cudaSuccess)");
+            const std::string bytes = "(size_t)(" + emitExpr(buffer.elements, host) + ") * sizeof(*" + buffer.name + ")";
+            w.line(std::string(ir::cudaTypeName(buffer.dtype)) + " *" + buffer.name + " = nullptr;");
+            w.line("if ((status_ = cudaMallocAsync((void **)&" + buffer.name + ", " + bytes + ", stream)) != cudaSuccess)");
             w.line("    return status_;");
+            if (buffer.zeroed) {
+                w.line("if ((status_ = cudaMemsetAsync(" + buffer.name + ", 0, " + bytes + ", stream)) != cudaSuccess)");
+                w.line("    return status_;");
+            }
             scratch.push_back(buffer.name);
         }
     for (const auto &k : p.kernels) {
@@ -133,7 +137,7 @@ Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const
             auto analysis = schedule::analyzeGroup(problem.graph, group.ops, group.strategy);
             if (!analysis.ok())
                 return analysis.error();
-            GenContext ctx{problem.graph, *analysis, group, problem.sizes, wide, group.name};
+            GenContext ctx{problem.graph, *analysis, group, problem.sizes, wide, group.name, problem.arch};
             for (KernelCode &code : generateKernels(ctx)) {
                 cooperativeGroups = cooperativeGroups || code.clusterSize > 1;
                 p.kernels.push_back({std::move(code), group});
@@ -217,9 +221,11 @@ Result<runner::LaunchPlan> toLaunchPlan(const GeneratedProgram &program, const i
                 return elements.error();
             runner::BufferSpec b;
             b.name = buffer.name;
-            b.dtype = ir::DType::F32;
+            b.dtype = buffer.dtype;
             b.count = static_cast<std::uint64_t>(*elements);
             b.role = runner::BufferRole::Scratch;
+            if (buffer.zeroed)
+                b.init.kind = runner::BufferInit::Kind::Zero;
             plan.buffers.push_back(std::move(b));
         }
     for (const auto &k : program.kernels) {

@@ -55,7 +55,8 @@ struct PtxMix {
     int syncs = 0;
 };
 PtxMix countPtx(const std::string &entryBody);
-/// The mix of the loop (a backward branch to an earlier label) with the most FMAs; empty when none.
+/// The mix of the loop (a backward branch to an earlier label) with the most FMAs, or of the
+/// innermost loop nested in it that holds at least half of them; empty when none.
 PtxMix hotLoopPtx(const std::string &entryBody);
 /// The mix of one trip of the loop with the most MMA FLOPs, each if/else counted by its shorter arm
 /// (NVRTC's `@p bra T; bra.uni E; T: ... bra.uni J; E: ... J:`: the generated k-loops' unguarded

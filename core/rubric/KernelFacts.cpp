@@ -318,6 +318,11 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
         for (const auto &g : gk.code.grid)
             blocks *= g.defined() ? evalOr(g, sizes, 1) : 1;
         k.blocks = static_cast<std::int64_t>(blocks);
+        if (k.strategy == schedule::Strategy::Gemm && !k.splitSum && gk.group.value("stream_k") == 1) {
+            k.streamK = true;
+            k.blocks = static_cast<std::int64_t>(std::ceil(evalOr(analysis->domain[0], sizes, 1) / gk.group.value("block_m")) *
+                                                 std::ceil(evalOr(analysis->domain[1], sizes, 1) / gk.group.value("block_n")));
+        }
         k.dynamicSharedBytes = gk.code.dynamicSharedBytes;
         k.clusterSize = gk.code.clusterSize;
 

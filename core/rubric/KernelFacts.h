@@ -59,7 +59,10 @@ struct KernelFacts {
     const codegen::GeneratedKernel *kernel = nullptr;
     bool splitSum = false; ///< the second kernel of a split-K GEMM
 
+    /// Blocks launched; for a stream-K GEMM (streamK) the whole tiles of work instead, which its
+    /// streamKBlocks + remaining-tile blocks share evenly.
     std::int64_t blocks = 0;
+    bool streamK = false;
     int threads = 0;
     int dynamicSharedBytes = 0;
     int clusterSize = 1;

@@ -9,6 +9,20 @@
 
 namespace stitch::rubric {
 
+namespace {
+
+/// Rounds of `resident` blocks a GEMM's busiest SM runs for `perSm` tiles per SM: whole rounds of
+/// whole tiles, or with stream-K the even share (the split tiles' k steps), never less than one
+/// round's chain.
+double gemmRounds(double perSm, double resident, bool streamK)
+{
+    if (streamK)
+        return std::max(1.0, perSm / resident);
+    return std::ceil(std::ceil(perSm) / resident);
+}
+
+} // namespace
+
 KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFacts &program) const
 {
     const GpuSpec &gpu = *program.gpu;
@@ -38,7 +52,8 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
         }
     }
     const double blocks = static_cast<double>(k.blocks);
-    p.waves = std::ceil(blocks / slots);
+    // Stream-K spreads its tiles' k steps evenly: no partial last wave.
+    p.waves = k.streamK ? std::max(1.0, blocks / slots) : std::ceil(blocks / slots);
     const double perWave = std::min(blocks, slots);
     // Wave quantization: every wave lasts as long as a full one (the shared DRAM and L2 see it).
     const double quant = p.waves * perWave / blocks;
@@ -82,13 +97,13 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     if (tiledGemm && k.copyStages > 0) {
         predictAsyncGemm(k, program, p);
         const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
-        smQuant = std::ceil(std::ceil(perSm) / resident) * resident / perSm;
+        smQuant = gemmRounds(perSm, resident, k.streamK) * resident / perSm;
     } else if (tiledGemm) {
         // A tiled GEMM's blocks run in rounds of `resident` per SM on the busiest SM; a round
         // with free slots runs no faster (each block is bound by its own k-loop), and the warps
         // resident together hide shared-memory loads, fully from gemmFullHidingWarps on.
         const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
-        const double rounds = std::ceil(std::ceil(perSm) / resident);
+        const double rounds = gemmRounds(perSm, resident, k.streamK);
         smQuant = rounds * resident / perSm;
         const double warps = resident * warpsPerBlock;
         p.computeHiding = std::pow(std::min(1.0, warps / m_params.gemmFullHidingWarps), 1.5);
@@ -193,7 +208,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     const double blocks = static_cast<double>(k.blocks);
     const double perSm = blocks / sms;
     const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
-    const double rounds = std::ceil(std::ceil(perSm) / resident);
+    const double rounds = gemmRounds(perSm, resident, k.streamK);
     const double warpsPerBlock = std::ceil(k.threads / static_cast<double>(arch.warpSize));
     const double warps = resident * warpsPerBlock;
     auto pnorm = [q = c.asyncChainExponent](double a, double b) { return std::pow(std::pow(a, q) + std::pow(b, q), 1 / q); };

@@ -123,15 +123,40 @@ PtxMix countPtx(const std::string &body)
 PtxMix hotLoopPtx(const std::string &body)
 {
     const PtxLoops scan = scanLoops(body);
-    PtxMix best;
+    std::vector<PtxMix> mixes;
     for (const auto &[from, to] : scan.loops) {
         PtxMix m;
         for (std::size_t k = from; k <= to; ++k)
             countInstruction(m, scan.lines[k]);
-        if (m.fma > best.fma || (m.fma == best.fma && m.total > best.total))
-            best = m;
+        mixes.push_back(m);
     }
-    return best;
+    // The loop with the most FMAs; then, while a loop nested in it holds at least half of them, that
+    // one (it runs at least once per trip of the outer loop: a stream-K GEMM's k-loop inside its loop
+    // over tile segments, whose trip also holds the epilogue).
+    std::size_t best = mixes.size();
+    for (std::size_t i = 0; i < mixes.size(); ++i)
+        if (best == mixes.size() || mixes[i].fma > mixes[best].fma ||
+            (mixes[i].fma == mixes[best].fma && mixes[i].total > mixes[best].total))
+            best = i;
+    if (best == mixes.size())
+        return {};
+    for (bool inner = true; inner;) {
+        inner = false;
+        const auto [from, to] = scan.loops[best];
+        std::size_t pick = mixes.size();
+        for (std::size_t i = 0; i < mixes.size(); ++i) {
+            const auto [f, t] = scan.loops[i];
+            const bool nested = i != best && f >= from && t <= to && (f != from || t != to);
+            if (nested && 2 * mixes[i].fma >= mixes[best].fma && mixes[i].fma > 0 &&
+                (pick == mixes.size() || mixes[i].fma > mixes[pick].fma))
+                pick = i;
+        }
+        if (pick != mixes.size()) {
+            best = pick;
+            inner = true;
+        }
+    }
+    return mixes[best];
 }
 
 PtxMix tensorLoopPtx(const std::string &body)

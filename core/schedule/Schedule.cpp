@@ -80,6 +80,11 @@ std::vector<DecisionDef> gemmDefs()
         {"split_k", C::ParallelMapping,
          "slices of K computed by separate blocks, summed (with the epilogue) by a second kernel",
          {1, 2, 4, 8, 16}, {}, 1},
+        {"stream_k", C::ParallelMapping,
+         "stream-K: the tiles past the last whole wave (plus one wave) have their k steps split evenly over one "
+         "block per SM slot, each tile's partial sums meeting in its first block, so no SM idles through a "
+         "partial last wave; the other tiles one per block",
+         {0, 1}, {"off", "on"}, 0},
         {"block_k", C::MemoryAccess, "depth of the shared-memory tiles of A and B per step (BK)", {8, 16, 32}, {}, 8},
         {"vector", C::MemoryAccess, "elements per global load of A and B (1, 2 or 4 floats)", {1, 2, 4}, {}, 4},
         {"smem_pad", C::MemoryAccess, "floats of padding per shared-memory tile row, against bank conflicts", {0, 4}, {}, 4},

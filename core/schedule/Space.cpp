@@ -234,6 +234,17 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         out.push_back({{"split_k", "block_k"}, kv("split_k", split) + ": K = " + std::to_string(K) + " has only " +
                                                    std::to_string((K + s.bk - 1) / s.bk) + " steps of block_k=" +
                                                    std::to_string(s.bk)});
+    if (g.value("stream_k") == 1) {
+        if (split > 1)
+            out.push_back({{"stream_k", "split_k"}, "stream_k=on splits K itself (its partial sums meet in the tile's last "
+                                                    "block): split_k must be 1"});
+        if (s.producer)
+            out.push_back({{"stream_k", "copy"}, "stream_k=on runs several tiles' k steps in one block, one after "
+                                                 "another; copy=producer's copy loop runs one tile per block"});
+        if (streamKBlocks(p.arch, g) <= 0)
+            out.push_back({{"stream_k"}, "stream_k=on balances its blocks over the SMs of the target's GPU, and " +
+                                             p.arch.name + " has no known GPU"});
+    }
     const int smemLimit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock;
     if (s.shared() > smemLimit)
         out.push_back({{"block_m", "block_n", "block_k", "stages", "smem_pad"},
@@ -457,6 +468,19 @@ int gemmRegisterEstimate(const GroupAnalysis &analysis, const KernelGroup &group
     return gemmShape(analysis, group).registers();
 }
 
+int streamKBlocks(const ArchLimits &arch, const KernelGroup &g)
+{
+    const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor(arch.name);
+    return gpu ? gpu->multiprocessors * std::max(1, g.value("min_blocks")) : 0;
+}
+
+std::int64_t streamKTiles(std::int64_t tiles, int blocks)
+{
+    if (blocks <= 0 || tiles < blocks)
+        return std::max<std::int64_t>(tiles, 0);
+    return tiles - (tiles / blocks - 1) * blocks;
+}
+
 int gemmSharedBytes(const GroupAnalysis &a, const KernelGroup &g)
 {
     return gemmShape(a, g).shared();
@@ -472,6 +496,10 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
         r.sharedBytes = s.shared();
         r.estimatedRegisters = s.registers();
         r.blocks = ceilDiv(sizeValue(a.domain[0], p), s.bm) * ceilDiv(sizeValue(a.domain[1], p), s.bn) * g.value("split_k");
+        if (g.value("stream_k") == 1) { // the stream-K blocks, then one block per remaining tile
+            const int sk = streamKBlocks(p.arch, g);
+            r.blocks = sk + r.blocks - streamKTiles(r.blocks, sk);
+        }
         break;
     }
     case Strategy::RowReduction: {

@@ -69,6 +69,15 @@ int gemmSharedBytes(const GroupAnalysis &analysis, const KernelGroup &group);
 /// Registers per computing thread a gemm group's kernel needs, estimated from its decisions (the
 /// limits above and copy=producer's register split use it).
 int gemmRegisterEstimate(const GroupAnalysis &analysis, const KernelGroup &group);
+/// stream_k=on: the blocks that share the stream-K tiles' k steps, one per block slot of the target's
+/// default GPU (multiprocessors x min_blocks; 0 where the target has no known GPU). The kernel is
+/// correct on any GPU (a block waits only for later blocks' first segments, which never wait); this
+/// figure balances it.
+int streamKBlocks(const ArchLimits &arch, const KernelGroup &group);
+/// stream_k=on: of `tiles` output tiles, those whose k steps the streamKBlocks share (the rest run
+/// one per block): all of them when they fill less than one wave, else the last partial wave plus
+/// one whole wave, so that each shared block runs 1-2 tiles' worth of steps.
+std::int64_t streamKTiles(std::int64_t tiles, int blocks);
 /// Dynamic shared memory of a row_reduction group with prefetch=shared (0 for other prefetch values):
 /// each thread's elements of the next row of every row input, copied there by cp.async (4-byte
 /// elements; the slots a thread copies are the ones it reads back). Limits and codegen use it alike.

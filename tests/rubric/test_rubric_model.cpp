@@ -641,3 +641,27 @@ TEST(RubricModelTerms, Tf32WgmmaRingKeepsStagesMinusTwoTilesInFlight)
     const auto three = predictDecisions(problem, d);
     EXPECT_GT(three.ms, 1.1 * four.ms) << "3 stages " << three.ms << " ms, 4 stages " << four.ms << " ms";
 }
+
+TEST(RubricModelTerms, StreamKSpreadsThePartialLastWave)
+{
+    // 4096^3 in 256x128 tiles: 512 tiles on 132 SMs are 3.88 waves, the fourth one partial. stream_k=on
+    // shares those tiles' k steps, so the busiest SM runs 3.88 tiles' worth, not 4 (the facts count
+    // whole tiles of work, not the 396 blocks launched).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+    std::map<std::string, int> d{{"block_m", 256}, {"block_n", 128}, {"thread_m", 16}, {"thread_n", 8},
+                                 {"block_k", 16},  {"split_k", 1},   {"vector", 4},    {"copy", 1},
+                                 {"stages", 4},    {"min_blocks", 1}, {"smem_pad", 4}};
+    const Predicted off = predictDecisions(problem, d);
+    d["stream_k"] = 1;
+    const Predicted on = predictDecisions(problem, d);
+    ASSERT_FALSE(off.facts.kernels.empty());
+    ASSERT_FALSE(on.facts.kernels.empty());
+    EXPECT_FALSE(off.facts.kernels.front().streamK);
+    EXPECT_TRUE(on.facts.kernels.front().streamK);
+    EXPECT_EQ(on.facts.kernels.front().blocks, 512) << "whole tiles of work";
+    EXPECT_NEAR(on.main.waves, 512.0 / 132.0, 1e-9);
+    EXPECT_EQ(off.main.waves, 4);
+    EXPECT_LT(on.ms, off.ms);
+    EXPECT_GT(on.ms, off.ms * 3.8 / 4.0) << "no more than the partial wave's share";
+}
