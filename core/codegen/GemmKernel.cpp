@@ -280,7 +280,8 @@ void GemmEmitter::wgmmaRing()
 void GemmEmitter::wgmmaProducerRing()
 {
     const int S = STAGES;
-    const schedule::ProducerRegisters regs = schedule::producerRegisters(T, schedule::gemmRegisterEstimate(a, g));
+    const schedule::ProducerRegisters regs =
+        schedule::producerRegisters(T, schedule::gemmRegisterEstimate(a, g), ctx.arch.registersPerSm);
     w.comment(str(S) + " stages handed over by mbarriers. full_[s] completes once the copies of each of the producer's " + str(CT) +
               " threads\n"
               "into the stage have landed (cp.async.mbarrier.arrive: the producer never waits for its copies), empty_[s]\n"

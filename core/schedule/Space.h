@@ -124,7 +124,8 @@ WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, b
 int wgmmaSwizzledChunk(int row, int chunk, int rowBytes);
 
 /// copy=producer (math=tf32_wgmma): registers per thread before and after setmaxnreg. The block
-/// starts with what __launch_bounds__ gives each of its threads (168 of 65536 for 384). Where the MMA
+/// starts with what __launch_bounds__ gives each of its threads (168 of sm_90's 65536 registers per SM
+/// for 384; the legality rule and the kernel both pass the target's figure). Where the MMA
 /// warpgroups need more (`mmaNeed`, rounded up to 8, as setmaxnreg counts), the producer warpgroup
 /// gives up what they take (256 * 216 + 128 * 72 = 384 * 168); `adjust` is false where nothing moves.
 /// The producer's copy loops need at least kMinProducerRegisters (ptxas spills them at 40).
@@ -133,7 +134,7 @@ struct ProducerRegisters {
     bool adjust = false;
 };
 inline constexpr int kMinProducerRegisters = 56;
-ProducerRegisters producerRegisters(int computeThreads, int mmaNeed, int registersPerSm = 65536);
+ProducerRegisters producerRegisters(int computeThreads, int mmaNeed, int registersPerSm);
 
 /// Legal combinations of the group's decisions (cartesian product of the candidates, filtered),
 /// at most `limit`, in a stable order: the search space the bench and the agents explore.

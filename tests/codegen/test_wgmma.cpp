@@ -248,14 +248,14 @@ TEST(Wgmma, ProducerWarpgroupCopiesAndHandsStagesOverByMbarriers)
 
     // 384 threads start with 168 registers each; the two MMA warpgroups of m64n256 take 216, the
     // producer keeps 72. Tiles that need fewer move nothing.
-    const schedule::ProducerRegisters regs = schedule::producerRegisters(256, 216);
+    const schedule::ProducerRegisters regs = schedule::producerRegisters(256, 216, sm90().registersPerSm);
     EXPECT_TRUE(regs.adjust);
     EXPECT_EQ(regs.launch, 168);
     EXPECT_EQ(regs.producer, 72);
     EXPECT_EQ(regs.mma, 216);
     EXPECT_LE(256 * regs.mma + 128 * regs.producer, 384 * regs.launch);
-    EXPECT_FALSE(schedule::producerRegisters(256, 150).adjust);
-    EXPECT_LT(schedule::producerRegisters(512, 216).producer, schedule::kMinProducerRegisters);
+    EXPECT_FALSE(schedule::producerRegisters(256, 150, sm90().registersPerSm).adjust);
+    EXPECT_LT(schedule::producerRegisters(512, 216, sm90().registersPerSm).producer, schedule::kMinProducerRegisters);
 
     auto base = schedule::defaultSchedule(tf32, schedule::TensorCoreDefault::WarpMma);
     ASSERT_TRUE(base.ok());
