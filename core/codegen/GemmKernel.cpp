@@ -135,8 +135,9 @@ void GemmEmitter::streamKLoop()
               "evenly, in order; every other block computes one whole tile. A tile's first block (the one that runs its\n"
               "first k step) adds the partial sums of the blocks after it and stores the tile.");
     w.line("const int tiles_ = gridM_ * gridN_;");
-    w.line("const int skTiles_ = tiles_ < " + str(SKB) + " ? tiles_ : tiles_ - (tiles_ / " + str(SKB) + " - 1) * " + str(SKB) +
-           "; // the last partial wave and one whole wave");
+    w.line("const int rest_ = tiles_ % " + str(SKB) + "; // the last partial wave's tiles");
+    w.line("const int skTiles_ = tiles_ < " + str(SKB) + " ? tiles_ : rest_ >= " + str((SKB + 1) / 2) + " ? rest_ : rest_ + " +
+           str(SKB) + "; // with one whole wave when they are fewer than half a wave");
     w.line("const int steps_ = max(1, (K_ + " + str(BK - 1) + ") / " + str(BK) + "); // k steps per tile");
     w.line("const long long skSteps_ = (long long)skTiles_ * steps_;");
     w.line("long long first_, last_; // this block's k steps, counted through the tiles in order");

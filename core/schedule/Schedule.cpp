@@ -81,7 +81,8 @@ std::vector<DecisionDef> gemmDefs()
          "slices of K computed by separate blocks, summed (with the epilogue) by a second kernel",
          {1, 2, 4, 8, 16}, {}, 1},
         {"stream_k", C::ParallelMapping,
-         "stream-K: the tiles past the last whole wave (plus one wave) have their k steps split evenly over one "
+         "stream-K: the tiles past the last whole wave (with one more wave when they are under half a wave) have "
+         "their k steps split evenly over one "
          "block per SM slot, each tile's partial sums meeting in its first block, so no SM idles through a "
          "partial last wave; the other tiles one per block",
          {0, 1}, {"off", "on"}, 0},

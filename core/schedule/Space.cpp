@@ -478,7 +478,8 @@ std::int64_t streamKTiles(std::int64_t tiles, int blocks)
 {
     if (blocks <= 0 || tiles < blocks)
         return std::max<std::int64_t>(tiles, 0);
-    return tiles - (tiles / blocks - 1) * blocks;
+    const std::int64_t rest = tiles % blocks;
+    return rest >= (blocks + 1) / 2 ? rest : rest + blocks;
 }
 
 int gemmSharedBytes(const GroupAnalysis &a, const KernelGroup &g)

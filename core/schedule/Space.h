@@ -75,8 +75,9 @@ int gemmRegisterEstimate(const GroupAnalysis &analysis, const KernelGroup &group
 /// figure balances it.
 int streamKBlocks(const ArchLimits &arch, const KernelGroup &group);
 /// stream_k=on: of `tiles` output tiles, those whose k steps the streamKBlocks share (the rest run
-/// one per block): all of them when they fill less than one wave, else the last partial wave plus
-/// one whole wave, so that each shared block runs 1-2 tiles' worth of steps.
+/// one per block): all of them when they fill less than one wave; else the tiles of the last partial
+/// wave when they are at least half a wave (each shared block runs half a tile's steps or more),
+/// or those and one whole wave (1 to 1.5 tiles each), so that no tile is split many ways.
 std::int64_t streamKTiles(std::int64_t tiles, int blocks);
 /// Dynamic shared memory of a row_reduction group with prefetch=shared (0 for other prefetch values):
 /// each thread's elements of the next row of every row input, copied there by cp.async (4-byte

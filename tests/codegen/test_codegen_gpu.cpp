@@ -237,12 +237,12 @@ namespace {
 
 /// Stream-K GEMMs (stream_k=on): fewer tiles than SMs (every tile split over several blocks, a tile's
 /// first block waiting for up to dozens of partial sums), more tiles than a wave (the last partial wave
-/// plus one shared), K of one or a few steps, odd sizes and leading dimensions, the fused bias + GELU,
+/// shared, alone or with one whole wave), K of one or a few steps, odd sizes and leading dimensions, the fused bias + GELU,
 /// both operand layouts; FP32 FMAs, mma.sync and warpgroup MMAs.
 class CodegenGpuStreamK : public CodegenGpu {};
 
-/// tf32Cases and a GEMM of 1024 x 1000 in 32x32 tiles (1024 tiles over 264 shared blocks: 496 split,
-/// 528 whole) with a short K, cheap for the CPU interpreter.
+/// tf32Cases and a GEMM of 1024 x 1000 in 32x32 tiles (1024 tiles, 264 shared blocks: the last 232
+/// split, 792 whole) with a short K, cheap for the CPU interpreter.
 std::vector<Case> streamKCases()
 {
     std::vector<Case> out = tf32Cases();

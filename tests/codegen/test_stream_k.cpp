@@ -38,14 +38,18 @@ bool hasViolation(const std::vector<schedule::Violation> &v, const std::string &
 
 TEST(StreamK, SharesThePartialLastWavePlusOneWave)
 {
-    // 4096^2 in 256x128 tiles on 132 SMs: 3 whole waves and 116 tiles; the shared blocks take the 116 and
-    // one whole wave (248 tiles, 1.88 each), the other 264 run one tile per block.
-    EXPECT_EQ(schedule::streamKTiles(512, 132), 248);
+    // 4096^2 in 256x128 tiles on 132 SMs: 3 whole waves and 116 tiles, more than half a wave: the shared
+    // blocks take the 116 (0.88 tiles each), the other 396 run one tile per block.
+    EXPECT_EQ(schedule::streamKTiles(512, 132), 116);
+    // 4096^2 in 64x128 tiles, 3 per SM: 5 waves of 396 and 68 tiles, too few to share alone: with one
+    // whole wave, 464 (1.17 each).
+    EXPECT_EQ(schedule::streamKTiles(2048, 396), 464);
     EXPECT_EQ(schedule::streamKTiles(528, 132), 132); // whole waves: one tile per shared block, nothing split
     EXPECT_EQ(schedule::streamKTiles(64, 132), 64);   // less than a wave: every tile is split
     EXPECT_EQ(schedule::streamKTiles(132, 132), 132);
-    EXPECT_EQ(schedule::streamKTiles(263, 132), 263);
-    EXPECT_EQ(schedule::streamKTiles(264, 132), 132);
+    EXPECT_EQ(schedule::streamKTiles(263, 132), 131);
+    EXPECT_EQ(schedule::streamKTiles(197, 132), 197); // 65 left: fewer than 66
+    EXPECT_EQ(schedule::streamKTiles(198, 132), 66);
     schedule::KernelGroup g;
     g.strategy = schedule::Strategy::Gemm;
     g.set("min_blocks", 2);
@@ -106,7 +110,7 @@ TEST(StreamK, SegmentsMeetThroughPartialsAndSelfResettingFlags)
     auto plan = codegen::toLaunchPlan(*p, problem.graph, problem.sizes);
     ASSERT_TRUE(plan.ok()) << plan.error().toString();
     ASSERT_EQ(plan->launches.size(), 1u);
-    EXPECT_EQ(plan->launches.front().config.gridX, 132u * 3u) << "132 shared blocks + 264 one-tile blocks";
+    EXPECT_EQ(plan->launches.front().config.gridX, 132u * 4u) << "132 shared blocks + 396 one-tile blocks";
     const runner::BufferSpec *flags = plan->buffer(code.name + "_flags");
     ASSERT_NE(flags, nullptr);
     EXPECT_EQ(flags->dtype, ir::DType::I32);

@@ -26,7 +26,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) G_Y(const float *__restrict
     // evenly, in order; every other block computes one whole tile. A tile's first block (the one that runs its
     // first k step) adds the partial sums of the blocks after it and stores the tile.
     const int tiles_ = gridM_ * gridN_;
-    const int skTiles_ = tiles_ < 132 ? tiles_ : tiles_ - (tiles_ / 132 - 1) * 132; // the last partial wave and one whole wave
+    const int rest_ = tiles_ % 132; // the last partial wave's tiles
+    const int skTiles_ = tiles_ < 132 ? tiles_ : rest_ >= 66 ? rest_ : rest_ + 132; // with one whole wave when they are fewer than half a wave
     const int steps_ = max(1, (K_ + 15) / 16); // k steps per tile
     const long long skSteps_ = (long long)skTiles_ * steps_;
     long long first_, last_; // this block's k steps, counted through the tiles in order
@@ -420,7 +421,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) G_Y(const float *__restrict
 // caller's device pointers. Intermediates live only between the kernels that need them.
 extern "C" cudaError_t gemm_bias_gelu_run(const float *A, const float *W, const float *bias, float *Y, int M, int K, int N, cudaStream_t stream)
 {
-    const long long grid0_[3] = {(132 * max((long long)(1), (long long)((((((long long)M + 255) / 256) * (((long long)N + 127) / 128)) / 132)))), 1, 1};
+    const long long grid0_[3] = {(132 * max((long long)(1), (long long)(((((((long long)M + 255) / 256) * (((long long)N + 127) / 128)) + 66) / 132)))), 1, 1};
     if (grid0_[0] < 1 || grid0_[0] > 2147483647LL || grid0_[1] < 1 || grid0_[1] > 65535 || grid0_[2] < 1 || grid0_[2] > 65535)
         return cudaErrorInvalidConfiguration; // G_Y: sizes past one launch
     cudaError_t status_ = cudaSuccess;
