@@ -115,9 +115,8 @@ private:
     void tileSetup();
     /// stream_k=on: this block's k steps and the loop over its tile segments (closed by closeKernel).
     void streamKLoop();
-    /// stream_k=on, after the k loop: a segment that does not start its tile sends its partial sums
-    /// to the workspace and raises the block's flag; the tile's first block waits for the later
-    /// blocks' flags and adds their sums.
+    /// stream_k=on, after the k loop: a segment of a shared tile stores its partial sums and counts
+    /// itself in the tile's counter; the last to arrive adds the others' sums (no block waits).
     void streamKFixup();
     /// The stream-K loop's and the kernel's closing braces.
     void closeKernel();

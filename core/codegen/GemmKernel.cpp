@@ -67,8 +67,9 @@ void GemmEmitter::header()
         k.scratch.push_back({wsName, a.domain[0] * a.domain[1] * SPLIT});
     }
     if (STREAMK) {
-        // Each stream-K block's partial sums (at most one unfinished tile per block), in the thread's
-        // own register order, and its arrival flag (zero between launches: the reader resets it).
+        // Each shared block's partial sums (two slots: its first and its last segment), in the thread's
+        // own register order, and a counter per shared tile (fewer than 2 SKB; zero between launches:
+        // the last block to arrive resets it).
         KernelParam ws;
         ws.name = "partials_";
         ws.tensor = true;
@@ -76,13 +77,13 @@ void GemmEmitter::header()
         ws.written = true;
         ws.scratch = wsName;
         k.params.push_back(ws);
-        k.scratch.push_back({wsName, Expr(static_cast<std::int64_t>(SKB) * accRows * accCols * T)});
+        k.scratch.push_back({wsName, Expr(static_cast<std::int64_t>(2 * SKB) * accRows * accCols * T)});
         KernelParam flags = ws;
         flags.name = "flags_";
         flags.dtype = ir::DType::I32;
         flags.scratch = ctx.kernelName + "_flags";
         k.params.push_back(flags);
-        k.scratch.push_back({flags.scratch, Expr(static_cast<std::int64_t>(SKB)), ir::DType::I32, true});
+        k.scratch.push_back({flags.scratch, Expr(static_cast<std::int64_t>(2 * SKB)), ir::DType::I32, true});
     }
     w.comment(headerComment(ctx) + "\nA is " + A.name + (a.aRowMajor ? "[i, k]" : "[k, i] (transposed)") + ", B is " +
               B.name + (a.bRowMajor ? "[k, j]" : "[j, k] (transposed)") + "; " + str(T) + " threads, " + str(TM) + "x" +
@@ -132,31 +133,35 @@ void GemmEmitter::header()
 void GemmEmitter::streamKLoop()
 {
     w.comment("Stream-K: blocks 0.." + str(SKB - 1) + " (one per SM slot of the target) share the k steps of the first skTiles_ tiles\n"
-              "evenly, in order; every other block computes one whole tile. A tile's first block (the one that runs its\n"
-              "first k step) adds the partial sums of the blocks after it and stores the tile.");
+              "evenly, in order; every other block computes one whole tile. Each block runs its tile segments from the\n"
+              "last back to the first, so every shared block starts at the first k step of a tile and they walk k\n"
+              "together, as a wave of whole tiles does (blocks on the same rows of A or columns of B then read each\n"
+              "k-slice from L2 once). A shared tile's last block to finish adds the others' partial sums and stores it.");
     w.line("const int tiles_ = gridM_ * gridN_;");
     w.line("const int rest_ = tiles_ % " + str(SKB) + "; // the last partial wave's tiles");
     w.line("const int skTiles_ = tiles_ < " + str(SKB) + " ? tiles_ : rest_ >= " + str((SKB + 1) / 2) + " ? rest_ : rest_ + " +
            str(SKB) + "; // with one whole wave when they are fewer than half a wave");
     w.line("const int steps_ = max(1, (K_ + " + str(BK - 1) + ") / " + str(BK) + "); // k steps per tile");
     w.line("const long long skSteps_ = (long long)skTiles_ * steps_;");
-    w.line("long long first_, last_; // this block's k steps, counted through the tiles in order");
+    w.comment("Shared block b runs steps [begin(b), begin(b + 1)) of the shared tiles' steps, counted tile after tile.");
+    w.line("auto begin_ = [&](long long b) { return skSteps_ * b / " + str(SKB) + "; };");
+    w.line("long long first_, last_;");
     w.open("if (blockIdx.x < " + str(SKB) + ")");
-    w.line("first_ = skSteps_ * blockIdx.x / " + str(SKB) + ";");
-    w.line("last_ = skSteps_ * (blockIdx.x + 1) / " + str(SKB) + ";");
+    w.line("first_ = begin_(blockIdx.x);");
+    w.line("last_ = begin_(blockIdx.x + 1);");
     w.close();
     w.open("else");
     w.line("first_ = (long long)(skTiles_ + (int)blockIdx.x - " + str(SKB) + ") * steps_;");
     w.line("last_ = first_ + steps_;");
     w.close();
-    w.line("long long segEnd_ = first_;");
-    w.open("for (long long it_ = first_; it_ < last_; it_ = segEnd_)");
-    w.line("const int tile_ = (int)(it_ / steps_);");
+    w.line("long long segBegin_ = last_;");
+    w.open("for (long long end_ = last_; end_ > first_; end_ = segBegin_)");
+    w.line("const int tile_ = (int)((end_ - 1) / steps_);");
     w.line("const long long tileFirst_ = (long long)tile_ * steps_;");
-    w.line("segEnd_ = min(last_, tileFirst_ + steps_);");
-    w.line("const int kBegin_ = (int)(it_ - tileFirst_) * " + str(BK) + ", kEnd_ = min(K_, (int)(segEnd_ - tileFirst_) * " +
+    w.line("segBegin_ = max(first_, tileFirst_);");
+    w.line("const int kBegin_ = (int)(segBegin_ - tileFirst_) * " + str(BK) + ", kEnd_ = min(K_, (int)(end_ - tileFirst_) * " +
            str(BK) + ");");
-    w.open("if (it_ != first_)");
+    w.open("if (end_ != last_)");
     w.comment("The previous tile's copies and reads of the shared ring are done before this tile's copies.");
     if (ASYNC)
         w.line("asm volatile(\"cp.async.wait_all;\\n\" ::: \"memory\");");
@@ -531,11 +536,12 @@ void GemmEmitter::epilogue()
 
 void GemmEmitter::streamKFixup()
 {
-    // As in the Stream-K paper (Osama et al., PPoPP 2023): a tile's first block stores it. A block's
-    // only segment that does not start a tile is its first one, run at the start of its life, so the
-    // first block, which reaches that tile at the end of its own range, seldom waits; and it waits
-    // only for blocks launched after it whose first segment never waits (no deadlock even when the
-    // shared blocks are not all resident: the lowest waiting block's partners always finish).
+    // A serial reduction by the last block to arrive (no block waits for another, so nothing depends
+    // on which blocks are resident or in what order they run): each block that ran part of a shared
+    // tile stores its partial sums, then counts itself in the tile's counter; the one that completes
+    // the count adds the others' sums (its own stay in registers), resets the counter for the next
+    // launch and runs the epilogue. A block has at most two partial segments, its first (starting
+    // mid-tile: workspace slot 1) and its last (starting at the tile's first step: slot 0).
     const int n = accRows * accCols;
     auto each = [&] { // every accumulator: the loops' heads, the body follows indented
         w.line("#pragma unroll");
@@ -543,35 +549,36 @@ void GemmEmitter::streamKFixup()
         w.line("    #pragma unroll");
         w.line("    for (int j_ = 0; j_ < " + str(accCols) + "; ++j_)");
     };
-    w.open("if (it_ != tileFirst_)");
-    w.comment("The tile's later steps: this block's partial sums to its workspace (" + str(n) +
-              " per thread), then its flag,\nreleased at GPU scope once every thread's stores are done.");
-    w.line("float *ws_ = partials_ + (long long)blockIdx.x * " + str(n * T) + " + threadIdx.x;");
+    auto slot = [&](const std::string &block, const std::string &slotIndex) {
+        return "partials_ + ((long long)" + block + " * 2 + " + slotIndex + ") * " + str(n * T) + " + threadIdx.x";
+    };
+    w.open("if (segBegin_ != tileFirst_ || end_ != tileFirst_ + steps_)");
+    w.comment("A shared tile: the blocks whose steps meet it, b0_ .. b1_ (those with no steps at all left out).");
+    w.line("const int b0_ = (int)(((tileFirst_ + 1) * " + str(SKB) + " + skSteps_ - 1) / skSteps_) - 1;");
+    w.line("const int b1_ = (int)(((tileFirst_ + steps_) * " + str(SKB) + " + skSteps_ - 1) / skSteps_) - 1;");
+    w.line("int parts_ = 0;");
+    w.line("for (int p_ = b0_; p_ <= b1_; ++p_)");
+    w.line("    parts_ += begin_(p_ + 1) > begin_(p_) ? 1 : 0;");
+    w.line("float *ws_ = " + slot("blockIdx.x", "(segBegin_ != tileFirst_ ? 1 : 0)") + ";");
     each();
     w.line("        __stcg(ws_ + (i_ * " + str(accCols) + " + j_) * " + str(T) + ", acc_[i_][j_]);");
+    w.line("__shared__ int lastArrival_;");
     w.line("__syncthreads();");
-    w.line("if (threadIdx.x == 0)");
-    w.line("    asm volatile(\"red.release.gpu.global.add.s32 [%0], 1;\\n\" :: \"l\"(flags_ + blockIdx.x) : \"memory\");");
-    w.line("continue;");
-    w.close();
-    w.open("if (segEnd_ != tileFirst_ + steps_)");
-    w.comment("This block ran the tile's first steps; the blocks after it that ran the rest publish their partial\n"
-              "sums. Each flag is reset for the next launch.");
-    w.open("for (int p_ = (int)blockIdx.x + 1; p_ < " + str(SKB) + "; ++p_)");
-    w.line("const long long pFirst_ = skSteps_ * p_ / " + str(SKB) + ", pLast_ = skSteps_ * (p_ + 1) / " + str(SKB) + ";");
-    w.line("if (pFirst_ >= tileFirst_ + steps_)");
-    w.line("    break;");
-    w.line("if (pFirst_ == pLast_)");
-    w.line("    continue; // no steps at all");
     w.open("if (threadIdx.x == 0)");
-    w.line("int ready_ = 0;");
-    w.line("do");
-    w.line("    asm volatile(\"ld.acquire.gpu.global.s32 %0, [%1];\\n\" : \"=r\"(ready_) : \"l\"(flags_ + p_) : \"memory\");");
-    w.line("while (ready_ == 0);");
-    w.line("flags_[p_] = 0;");
+    w.comment("Released at GPU scope after every thread's stores (the barrier above); acquired by the last block.");
+    w.line("int before_;");
+    w.line("asm volatile(\"atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\\n\" : \"=r\"(before_) : \"l\"(flags_ + tile_) : \"memory\");");
+    w.line("lastArrival_ = before_ == parts_ - 1;");
+    w.line("if (lastArrival_)");
+    w.line("    flags_[tile_] = 0; // every other part has counted itself: ready for the next launch");
     w.close();
     w.line("__syncthreads();");
-    w.line("const float *pw_ = partials_ + (long long)p_ * " + str(n * T) + " + threadIdx.x;");
+    w.line("if (!lastArrival_)");
+    w.line("    continue;");
+    w.open("for (int p_ = b0_; p_ <= b1_; ++p_)");
+    w.line("if (p_ == (int)blockIdx.x || begin_(p_ + 1) == begin_(p_))");
+    w.line("    continue;");
+    w.line("const float *pw_ = " + slot("p_", "(begin_(p_) > tileFirst_ ? 1 : 0)") + ";");
     each();
     w.line("        acc_[i_][j_] += __ldcg(pw_ + (i_ * " + str(accCols) + " + j_) * " + str(T) + ");");
     w.close();

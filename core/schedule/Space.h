@@ -71,8 +71,8 @@ int gemmSharedBytes(const GroupAnalysis &analysis, const KernelGroup &group);
 int gemmRegisterEstimate(const GroupAnalysis &analysis, const KernelGroup &group);
 /// stream_k=on: the blocks that share the stream-K tiles' k steps, one per block slot of the target's
 /// default GPU (multiprocessors x min_blocks; 0 where the target has no known GPU). The kernel is
-/// correct on any GPU (a block waits only for later blocks' first segments, which never wait); this
-/// figure balances it.
+/// correct on any GPU (no block waits for another: a shared tile's last block to arrive sums it);
+/// this figure balances it.
 int streamKBlocks(const ArchLimits &arch, const KernelGroup &group);
 /// stream_k=on: of `tiles` output tiles, those whose k steps the streamKBlocks share (the rest run
 /// one per block): all of them when they fill less than one wave; else the tiles of the last partial

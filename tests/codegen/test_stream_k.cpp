@@ -101,10 +101,11 @@ TEST(StreamK, SegmentsMeetThroughPartialsAndSelfResettingFlags)
     EXPECT_EQ(code.params[code.params.size() - 2].name, "partials_");
     EXPECT_EQ(code.params.back().name, "flags_");
     EXPECT_NE(code.source.find("int *__restrict__ flags_"), std::string::npos);
-    EXPECT_NE(code.source.find("for (long long it_ = first_; it_ < last_; it_ = segEnd_)"), std::string::npos);
-    EXPECT_NE(code.source.find("red.release.gpu.global.add.s32"), std::string::npos);
-    EXPECT_NE(code.source.find("ld.acquire.gpu.global.s32"), std::string::npos);
-    EXPECT_NE(code.source.find("flags_[p_] = 0;"), std::string::npos) << "the flag is ready for the next launch";
+    EXPECT_NE(code.source.find("for (long long end_ = last_; end_ > first_; end_ = segBegin_)"), std::string::npos)
+        << "segments from the last back to the first: every shared block starts at a tile's first k step";
+    EXPECT_NE(code.source.find("atom.acq_rel.gpu.global.add.s32"), std::string::npos);
+    EXPECT_EQ(code.source.find("ld.acquire"), std::string::npos) << "no block spins on another";
+    EXPECT_NE(code.source.find("flags_[tile_] = 0;"), std::string::npos) << "the counter is ready for the next launch";
     EXPECT_NE(code.source.find("cp.async.wait_all"), std::string::npos) << "the ring drains between segments";
 
     auto plan = codegen::toLaunchPlan(*p, problem.graph, problem.sizes);
@@ -114,11 +115,11 @@ TEST(StreamK, SegmentsMeetThroughPartialsAndSelfResettingFlags)
     const runner::BufferSpec *flags = plan->buffer(code.name + "_flags");
     ASSERT_NE(flags, nullptr);
     EXPECT_EQ(flags->dtype, ir::DType::I32);
-    EXPECT_EQ(flags->count, 132u);
+    EXPECT_EQ(flags->count, 264u) << "a counter per shared tile, fewer than twice the shared blocks";
     EXPECT_EQ(flags->effectiveInit(), runner::BufferInit::Kind::Zero);
     const runner::BufferSpec *partials = plan->buffer(code.name + "_partials");
     ASSERT_NE(partials, nullptr);
-    EXPECT_EQ(partials->count, 132u * 256u * 128u) << "one tile of partial sums per shared block";
+    EXPECT_EQ(partials->count, 2u * 132u * 256u * 128u) << "two tiles of partial sums per shared block";
     EXPECT_NE(p->source.find("cudaMemsetAsync(" + code.name + "_flags, 0,"), std::string::npos)
         << "the host launcher zeroes the flags";
 

@@ -23,29 +23,33 @@ extern "C" __global__ void __launch_bounds__(256, 1) G_Y(const float *__restrict
     // Blocks run in groups of 8 block rows, column by column, so the tiles of A and B they share stay in L2.
     const int gridM_ = (M_ + 255) / 256, gridN_ = (N_ + 127) / 128;
     // Stream-K: blocks 0..131 (one per SM slot of the target) share the k steps of the first skTiles_ tiles
-    // evenly, in order; every other block computes one whole tile. A tile's first block (the one that runs its
-    // first k step) adds the partial sums of the blocks after it and stores the tile.
+    // evenly, in order; every other block computes one whole tile. Each block runs its tile segments from the
+    // last back to the first, so every shared block starts at the first k step of a tile and they walk k
+    // together, as a wave of whole tiles does (blocks on the same rows of A or columns of B then read each
+    // k-slice from L2 once). A shared tile's last block to finish adds the others' partial sums and stores it.
     const int tiles_ = gridM_ * gridN_;
     const int rest_ = tiles_ % 132; // the last partial wave's tiles
     const int skTiles_ = tiles_ < 132 ? tiles_ : rest_ >= 66 ? rest_ : rest_ + 132; // with one whole wave when they are fewer than half a wave
     const int steps_ = max(1, (K_ + 15) / 16); // k steps per tile
     const long long skSteps_ = (long long)skTiles_ * steps_;
-    long long first_, last_; // this block's k steps, counted through the tiles in order
+    // Shared block b runs steps [begin(b), begin(b + 1)) of the shared tiles' steps, counted tile after tile.
+    auto begin_ = [&](long long b) { return skSteps_ * b / 132; };
+    long long first_, last_;
     if (blockIdx.x < 132) {
-        first_ = skSteps_ * blockIdx.x / 132;
-        last_ = skSteps_ * (blockIdx.x + 1) / 132;
+        first_ = begin_(blockIdx.x);
+        last_ = begin_(blockIdx.x + 1);
     }
     else {
         first_ = (long long)(skTiles_ + (int)blockIdx.x - 132) * steps_;
         last_ = first_ + steps_;
     }
-    long long segEnd_ = first_;
-    for (long long it_ = first_; it_ < last_; it_ = segEnd_) {
-        const int tile_ = (int)(it_ / steps_);
+    long long segBegin_ = last_;
+    for (long long end_ = last_; end_ > first_; end_ = segBegin_) {
+        const int tile_ = (int)((end_ - 1) / steps_);
         const long long tileFirst_ = (long long)tile_ * steps_;
-        segEnd_ = min(last_, tileFirst_ + steps_);
-        const int kBegin_ = (int)(it_ - tileFirst_) * 16, kEnd_ = min(K_, (int)(segEnd_ - tileFirst_) * 16);
-        if (it_ != first_) {
+        segBegin_ = max(first_, tileFirst_);
+        const int kBegin_ = (int)(segBegin_ - tileFirst_) * 16, kEnd_ = min(K_, (int)(end_ - tileFirst_) * 16);
+        if (end_ != last_) {
             // The previous tile's copies and reads of the shared ring are done before this tile's copies.
             asm volatile("cp.async.wait_all;\n" ::: "memory");
             __syncthreads();
@@ -318,38 +322,36 @@ extern "C" __global__ void __launch_bounds__(256, 1) G_Y(const float *__restrict
                         acc_[i_][j_] = fmaf(a_[kk_ % 2][i_], b_[kk_ % 2][j_], acc_[i_][j_]);
             }
         }
-        if (it_ != tileFirst_) {
-            // The tile's later steps: this block's partial sums to its workspace (128 per thread), then its flag,
-            // released at GPU scope once every thread's stores are done.
-            float *ws_ = partials_ + (long long)blockIdx.x * 32768 + threadIdx.x;
+        if (segBegin_ != tileFirst_ || end_ != tileFirst_ + steps_) {
+            // A shared tile: the blocks whose steps meet it, b0_ .. b1_ (those with no steps at all left out).
+            const int b0_ = (int)(((tileFirst_ + 1) * 132 + skSteps_ - 1) / skSteps_) - 1;
+            const int b1_ = (int)(((tileFirst_ + steps_) * 132 + skSteps_ - 1) / skSteps_) - 1;
+            int parts_ = 0;
+            for (int p_ = b0_; p_ <= b1_; ++p_)
+                parts_ += begin_(p_ + 1) > begin_(p_) ? 1 : 0;
+            float *ws_ = partials_ + ((long long)blockIdx.x * 2 + (segBegin_ != tileFirst_ ? 1 : 0)) * 32768 + threadIdx.x;
             #pragma unroll
             for (int i_ = 0; i_ < 16; ++i_)
                 #pragma unroll
                 for (int j_ = 0; j_ < 8; ++j_)
                     __stcg(ws_ + (i_ * 8 + j_) * 256, acc_[i_][j_]);
+            __shared__ int lastArrival_;
             __syncthreads();
-            if (threadIdx.x == 0)
-                asm volatile("red.release.gpu.global.add.s32 [%0], 1;\n" :: "l"(flags_ + blockIdx.x) : "memory");
-            continue;
-        }
-        if (segEnd_ != tileFirst_ + steps_) {
-            // This block ran the tile's first steps; the blocks after it that ran the rest publish their partial
-            // sums. Each flag is reset for the next launch.
-            for (int p_ = (int)blockIdx.x + 1; p_ < 132; ++p_) {
-                const long long pFirst_ = skSteps_ * p_ / 132, pLast_ = skSteps_ * (p_ + 1) / 132;
-                if (pFirst_ >= tileFirst_ + steps_)
-                    break;
-                if (pFirst_ == pLast_)
-                    continue; // no steps at all
-                if (threadIdx.x == 0) {
-                    int ready_ = 0;
-                    do
-                        asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(ready_) : "l"(flags_ + p_) : "memory");
-                    while (ready_ == 0);
-                    flags_[p_] = 0;
-                }
-                __syncthreads();
-                const float *pw_ = partials_ + (long long)p_ * 32768 + threadIdx.x;
+            if (threadIdx.x == 0) {
+                // Released at GPU scope after every thread's stores (the barrier above); acquired by the last block.
+                int before_;
+                asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n" : "=r"(before_) : "l"(flags_ + tile_) : "memory");
+                lastArrival_ = before_ == parts_ - 1;
+                if (lastArrival_)
+                    flags_[tile_] = 0; // every other part has counted itself: ready for the next launch
+            }
+            __syncthreads();
+            if (!lastArrival_)
+                continue;
+            for (int p_ = b0_; p_ <= b1_; ++p_) {
+                if (p_ == (int)blockIdx.x || begin_(p_ + 1) == begin_(p_))
+                    continue;
+                const float *pw_ = partials_ + ((long long)p_ * 2 + (begin_(p_) > tileFirst_ ? 1 : 0)) * 32768 + threadIdx.x;
                 #pragma unroll
                 for (int i_ = 0; i_ < 16; ++i_)
                     #pragma unroll
@@ -428,12 +430,12 @@ extern "C" cudaError_t gemm_bias_gelu_run(const float *A, const float *W, const 
     if ((status_ = cudaFuncSetAttribute(::G_Y, cudaFuncAttributeMaxDynamicSharedMemorySize, 100352)) != cudaSuccess)
         return status_;
     float *G_Y_partials = nullptr;
-    if ((status_ = cudaMallocAsync((void **)&G_Y_partials, (size_t)(4325376LL) * sizeof(*G_Y_partials), stream)) != cudaSuccess)
+    if ((status_ = cudaMallocAsync((void **)&G_Y_partials, (size_t)(8650752LL) * sizeof(*G_Y_partials), stream)) != cudaSuccess)
         return status_;
     int *G_Y_flags = nullptr;
-    if ((status_ = cudaMallocAsync((void **)&G_Y_flags, (size_t)(132LL) * sizeof(*G_Y_flags), stream)) != cudaSuccess)
+    if ((status_ = cudaMallocAsync((void **)&G_Y_flags, (size_t)(264LL) * sizeof(*G_Y_flags), stream)) != cudaSuccess)
         return status_;
-    if ((status_ = cudaMemsetAsync(G_Y_flags, 0, (size_t)(132LL) * sizeof(*G_Y_flags), stream)) != cudaSuccess)
+    if ((status_ = cudaMemsetAsync(G_Y_flags, 0, (size_t)(264LL) * sizeof(*G_Y_flags), stream)) != cudaSuccess)
         return status_;
     {
         const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
