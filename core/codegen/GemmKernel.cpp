@@ -55,35 +55,26 @@ void GemmEmitter::header()
     k.block = {T + (PRODUCER ? CT : 0), 1, 1};
     // (wgmma: 1 KiB more, so the descriptor's tile can start on a 1024-byte boundary, its swizzle atom.)
     k.dynamicSharedBytes = schedule::gemmSharedBytes(a, g);
-    const std::string wsName = ctx.kernelName + "_partials";
-    if (SPLIT > 1) {
-        KernelParam ws;
-        ws.name = "partials_";
-        ws.tensor = true;
-        ws.dtype = ir::DType::F32;
-        ws.written = true;
-        ws.scratch = wsName;
-        k.params.push_back(ws);
-        k.scratch.push_back({wsName, a.domain[0] * a.domain[1] * SPLIT});
-    }
+    // A workspace: a written pointer parameter and the scratch buffer it points to.
+    auto workspace = [&](const std::string &param, const std::string &buffer, ir::DType dtype, Expr elements, bool zeroed) {
+        KernelParam p;
+        p.name = param;
+        p.tensor = true;
+        p.dtype = dtype;
+        p.written = true;
+        p.scratch = buffer;
+        k.params.push_back(p);
+        k.scratch.push_back({buffer, std::move(elements), dtype, zeroed});
+    };
+    if (SPLIT > 1)
+        workspace("partials_", ctx.kernelName + "_partials", ir::DType::F32, a.domain[0] * a.domain[1] * SPLIT, false);
     if (STREAMK) {
         // Each shared block's partial sums (two slots: its first and its last segment), in the thread's
         // own register order, and a counter per shared tile (fewer than 2 SKB; zero between launches:
         // the last block to arrive resets it).
-        KernelParam ws;
-        ws.name = "partials_";
-        ws.tensor = true;
-        ws.dtype = ir::DType::F32;
-        ws.written = true;
-        ws.scratch = wsName;
-        k.params.push_back(ws);
-        k.scratch.push_back({wsName, Expr(static_cast<std::int64_t>(2 * SKB) * accRows * accCols * T)});
-        KernelParam flags = ws;
-        flags.name = "flags_";
-        flags.dtype = ir::DType::I32;
-        flags.scratch = ctx.kernelName + "_flags";
-        k.params.push_back(flags);
-        k.scratch.push_back({flags.scratch, Expr(static_cast<std::int64_t>(2 * SKB)), ir::DType::I32, true});
+        workspace("partials_", ctx.kernelName + "_partials", ir::DType::F32,
+                  Expr(static_cast<std::int64_t>(2 * SKB) * accRows * accCols * T), false);
+        workspace("flags_", ctx.kernelName + "_flags", ir::DType::I32, Expr(static_cast<std::int64_t>(2 * SKB)), true);
     }
     w.comment(headerComment(ctx) + "\nA is " + A.name + (a.aRowMajor ? "[i, k]" : "[k, i] (transposed)") + ", B is " +
               B.name + (a.bRowMajor ? "[k, j]" : "[j, k] (transposed)") + "; " + str(T) + " threads, " + str(TM) + "x" +

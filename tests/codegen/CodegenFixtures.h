@@ -7,6 +7,8 @@
 #include "core/ir/Programs.h"
 #include "core/schedule/Space.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -209,6 +211,20 @@ inline std::vector<schedule::Schedule> wgmmaVariants(const schedule::Problem &pr
 inline Result<cuda::CompileResult> compileProgram(const codegen::GeneratedProgram &p, const std::string &arch)
 {
     return codegen::compileGenerated(p.source, p.name + ".cu", arch);
+}
+
+/// Every kernel of the program compiled without spills or local memory, and no wgmma serialized by
+/// ptxas (C7513: "wgmma.mma_async instructions are serialized due to ..."; the log holds ptxas's
+/// report here, NVRTC has been seen to leave it out on the GPU machine).
+inline void expectCompiledClean(const codegen::GeneratedProgram &p, const cuda::CompileResult &compiled)
+{
+    EXPECT_EQ(compiled.log.find("serialized"), std::string::npos) << compiled.log;
+    for (const auto &k : p.kernels) {
+        const auto *r = compiled.kernel(k.code.name);
+        ASSERT_NE(r, nullptr) << k.code.name;
+        EXPECT_LE(r->spillStoreBytes, 0) << k.code.name << ": " << r->registers << " registers";
+        EXPECT_EQ(r->localBytes, 0) << k.code.name;
+    }
 }
 
 } // namespace codegen_fixtures

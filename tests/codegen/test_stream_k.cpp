@@ -158,12 +158,6 @@ TEST(StreamK, KernelsCompileWithoutSpills)
         ASSERT_TRUE(p.ok()) << p.error().toString();
         auto compiled = compileProgram(*p, "sm_90");
         ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
-        EXPECT_EQ(compiled->log.find("serialized"), std::string::npos) << compiled->log;
-        for (const auto &k : p->kernels) {
-            const auto *r = compiled->kernel(k.code.name);
-            ASSERT_NE(r, nullptr) << k.code.name;
-            EXPECT_LE(r->spillStoreBytes, 0) << k.code.name << ": " << r->registers << " registers";
-            EXPECT_EQ(r->localBytes, 0) << k.code.name;
-        }
+        expectCompiledClean(*p, *compiled);
     }
 }
