@@ -1,7 +1,8 @@
 #pragma once
 // The gemm strategy's kernel writer, internal to core/codegen: GemmKernel.cpp (the kernel's header,
-// main loops, epilogue and split-K sum kernel) and GemmCopies.cpp (global -> shared copies: register
-// staging, the cp.async ring and its interior-tile fast path) define its methods.
+// main loops, epilogue and split-K sum kernel), GemmCopies.cpp (global -> shared copies: register
+// staging, the cp.async ring and its interior-tile fast path) and GemmStreamK.cpp (stream-K's tile
+// segments and partial sums) define its methods.
 //   GenContext -> GemmEmitter::kernels -> KernelCode (one, or two with split K)
 //
 // Shape of the kernel (BM x BN tile per block, BK deep steps, TM x TN results per thread):
