@@ -5,6 +5,7 @@
 #include "core/codegen/Program.h"
 #include "core/common/Sha256.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace stitch::rubric {
@@ -112,8 +113,8 @@ Result<RubricReport> Rubric::scoreProgram(const schedule::Problem &problem, cons
     return report;
 }
 
-CompileCache::CompileCache(std::optional<CompileStore> store, Compiler compiler)
-    : m_store(std::move(store)), m_compiler(std::move(compiler))
+CompileCache::CompileCache(std::optional<CompileStore> store, Compiler compiler, std::size_t memoryEntries)
+    : m_store(std::move(store)), m_compiler(std::move(compiler)), m_memoryEntries(std::max<std::size_t>(memoryEntries, 1))
 {
 }
 
@@ -123,9 +124,10 @@ CompileCache::compile(const std::string &source, const std::string &arch, const 
     const std::string key = sha256Hex(source) + "|" + arch;
     {
         std::lock_guard lock(m_mutex);
-        if (auto it = m_results.find(key); it != m_results.end()) {
+        if (auto it = m_index.find(key); it != m_index.end()) {
             ++m_stats.memoryHits;
-            return it->second;
+            m_recent.splice(m_recent.begin(), m_recent, it->second);
+            return it->second->second;
         }
     }
     // The store and NVRTC are read outside the lock: calibrate fills the cache from every core.
@@ -153,13 +155,21 @@ CompileCache::compile(const std::string &source, const std::string &arch, const 
         if (!m_storeError)
             m_storeError = std::move(saveError);
     }
-    return m_results.try_emplace(key, std::move(result)).first->second;
+    if (auto it = m_index.find(key); it != m_index.end()) // another thread put it there meanwhile
+        return it->second->second;
+    m_recent.emplace_front(key, std::move(result));
+    m_index[key] = m_recent.begin();
+    if (m_recent.size() > m_memoryEntries) {
+        m_index.erase(m_recent.back().first);
+        m_recent.pop_back();
+    }
+    return m_recent.front().second;
 }
 
 std::size_t CompileCache::size() const
 {
     std::lock_guard lock(m_mutex);
-    return m_results.size();
+    return m_recent.size();
 }
 
 CompileCache::Stats CompileCache::stats() const

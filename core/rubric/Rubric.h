@@ -10,6 +10,7 @@
 #include "core/rubric/PerfModel.h"
 
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -67,6 +68,8 @@ private:
 /// NVRTC results by source hash and architecture, so re-scoring a program does not recompile it.
 /// One path for the CLI's rubric, `stitchcuda calibrate` and the studio: memory first, then the
 /// optional on-disk CompileStore (kept between runs), then a compile whose result goes to both.
+/// The memory layer keeps the `memoryEntries` most recently used results (a result is a few hundred
+/// KiB of PTX and CUBIN; calibrate reads thousands); callers keep theirs alive through the pointer.
 /// Safe to call from several threads (two threads missing on the same source both compile).
 class CompileCache {
 public:
@@ -81,14 +84,17 @@ public:
         int storeFailures = 0; ///< results compiled but not saved (the first error in storeError())
     };
 
+    static constexpr std::size_t kDefaultMemoryEntries = 64;
+
     CompileCache() = default;
     /// `store` backs the memory layer: a stored entry is read instead of compiling, and every
     /// compile is saved there. An unreadable or damaged entry is a miss, never an error.
-    explicit CompileCache(std::optional<CompileStore> store, Compiler compiler = {});
+    explicit CompileCache(std::optional<CompileStore> store, Compiler compiler = {},
+                          std::size_t memoryEntries = kDefaultMemoryEntries);
 
     Result<std::shared_ptr<const cuda::CompileResult>> compile(const std::string &source, const std::string &arch,
                                                                const std::string &fileName = "program.cu");
-    std::size_t size() const;
+    std::size_t size() const; ///< results in memory (at most memoryEntries)
     Stats stats() const;
     /// The first failure to save to the store (the results are still returned), if any.
     std::optional<Error> storeError() const;
@@ -97,8 +103,11 @@ public:
 private:
     std::optional<CompileStore> m_store;
     Compiler m_compiler;
+    std::size_t m_memoryEntries = kDefaultMemoryEntries;
     mutable std::mutex m_mutex;
-    std::map<std::string, std::shared_ptr<const cuda::CompileResult>> m_results;
+    /// Most recently used first; m_index points into it by key.
+    std::list<std::pair<std::string, std::shared_ptr<const cuda::CompileResult>>> m_recent;
+    std::map<std::string, decltype(m_recent)::iterator> m_index;
     Stats m_stats;
     std::optional<Error> m_storeError;
 };

@@ -252,6 +252,49 @@ TEST(RubricCalibration, CompileCacheReadsItsStoreBeforeCompiling)
     std::filesystem::remove_all(dir);
 }
 
+TEST(RubricCalibration, CompileCacheKeepsTheMostRecentResultsInMemory)
+{
+    // calibrate reads thousands of programs: memory keeps the most recently used results, the rest
+    // come back from the store (or are compiled again without one), and a caller's result stays
+    // valid after it leaves memory.
+    const std::string dir = ::testing::TempDir() + "/compile-cache-lru";
+    std::filesystem::remove_all(dir);
+    int compiles = 0;
+    const rubric::CompileCache::Compiler counting = [&compiles](const std::string &source, const std::string &,
+                                                                const std::string &) -> Result<cuda::CompileResult> {
+        ++compiles;
+        cuda::CompileResult r;
+        r.ptx = source;
+        return r;
+    };
+    rubric::CompileCache cache(rubric::CompileStore(dir), counting, 2);
+    auto a = cache.compile("a", "sm_90");
+    ASSERT_TRUE(a.ok());
+    const std::shared_ptr<const cuda::CompileResult> kept = *a;
+    ASSERT_TRUE(cache.compile("b", "sm_90").ok());
+    ASSERT_TRUE(cache.compile("a", "sm_90").ok()); // a is now the most recent
+    ASSERT_TRUE(cache.compile("c", "sm_90").ok()); // b leaves memory
+    EXPECT_EQ(cache.size(), 2u);
+    EXPECT_EQ(compiles, 3);
+    EXPECT_EQ(cache.stats().memoryHits, 1);
+    ASSERT_TRUE(cache.compile("a", "sm_90").ok());
+    EXPECT_EQ(cache.stats().memoryHits, 2) << "a stayed";
+    auto b = cache.compile("b", "sm_90");
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ((*b)->ptx, "b");
+    EXPECT_EQ(cache.stats().storeHits, 1) << "b came back from the store";
+    EXPECT_EQ(compiles, 3);
+    EXPECT_EQ(kept->ptx, "a");
+
+    rubric::CompileCache noStore(std::nullopt, counting, 1);
+    ASSERT_TRUE(noStore.compile("x", "sm_90").ok());
+    ASSERT_TRUE(noStore.compile("y", "sm_90").ok());
+    ASSERT_TRUE(noStore.compile("x", "sm_90").ok());
+    EXPECT_EQ(compiles, 6) << "without a store, a result that left memory is compiled again";
+    EXPECT_EQ(noStore.size(), 1u);
+    std::filesystem::remove_all(dir);
+}
+
 TEST(RubricCalibration, DescriptionsSetTheDecisionsBack)
 {
     const ir::Graph g = ir::makeMatmul();
