@@ -50,6 +50,10 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
         out.push_back(std::move(s));
     };
     auto widestVector = [&](schedule::KernelGroup &g) { schedule::setWidestLegalVector(*analysis, g, problem); };
+    auto addStreamK = [&](schedule::KernelGroup g) { // the same schedule, its partial last wave shared
+        g.set("stream_k", 1);
+        add(std::move(g));
+    };
     switch (g0.strategy) {
     case schedule::Strategy::Gemm: {
         struct Tile {
@@ -106,9 +110,7 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                     o.set("swizzle", swizzle);
                                     add(o);
                                 }
-                                schedule::KernelGroup sk = g; // the partial last wave shared (stream-K)
-                                sk.set("stream_k", 1);
-                                add(sk);
+                                addStreamK(g);
                             }
                         }
             };
@@ -167,11 +169,8 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                             continue;
                         const schedule::KernelGroup g = tileGroup(tiles[t], bk, 1, stages, minBlocks);
                         add(g);
-                        if (stages >= 3 && !quick) { // the partial last wave shared (stream-K)
-                            schedule::KernelGroup sk = g;
-                            sk.set("stream_k", 1);
-                            add(sk);
-                        }
+                        if (stages >= 3 && !quick)
+                            addStreamK(g);
                         // Rasterization groups other than 8 block rows for the largest tiles.
                         if ((t == 0 || t == 2 || t == 3 || t == 4) && bk == 16 && stages >= 3)
                             for (int swizzle : {1, 4, 16}) {

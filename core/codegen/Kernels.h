@@ -63,7 +63,7 @@ KernelCode generateGenericKernel(const GenContext &ctx);
 KernelCode generateElementwiseKernel(const GenContext &ctx);
 KernelCode generateRowKernel(const GenContext &ctx);
 /// One kernel, or with split_k > 1 the partial-product kernel and the kernel that sums the
-/// partials and applies the epilogue (stream_k=on: one kernel whose tiles' first blocks sum them).
+/// partials and applies the epilogue (stream_k=on: one kernel; a shared tile's last block to arrive sums it).
 std::vector<KernelCode> generateGemmKernels(const GenContext &ctx);
 
 // Shared pieces of the generators (Kernels.cpp).

@@ -140,22 +140,21 @@ PtxMix hotLoopPtx(const std::string &body)
             best = i;
     if (best == mixes.size())
         return {};
-    for (bool inner = true; inner;) {
-        inner = false;
-        const auto [from, to] = scan.loops[best];
+    // The FMA-heaviest loop strictly inside loop `outer` with at least half of its FMAs, or none.
+    auto heavyInner = [&](std::size_t outer) {
+        const auto [from, to] = scan.loops[outer];
         std::size_t pick = mixes.size();
         for (std::size_t i = 0; i < mixes.size(); ++i) {
             const auto [f, t] = scan.loops[i];
-            const bool nested = i != best && f >= from && t <= to && (f != from || t != to);
-            if (nested && 2 * mixes[i].fma >= mixes[best].fma && mixes[i].fma > 0 &&
+            const bool nested = i != outer && f >= from && t <= to && (f != from || t != to);
+            if (nested && mixes[i].fma > 0 && 2 * mixes[i].fma >= mixes[outer].fma &&
                 (pick == mixes.size() || mixes[i].fma > mixes[pick].fma))
                 pick = i;
         }
-        if (pick != mixes.size()) {
-            best = pick;
-            inner = true;
-        }
-    }
+        return pick;
+    };
+    for (std::size_t inner = heavyInner(best); inner != mixes.size(); inner = heavyInner(best))
+        best = inner;
     return mixes[best];
 }
 

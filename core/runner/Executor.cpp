@@ -430,10 +430,7 @@ MetricsReport Executor::metrics(Program &p, const MeasureOptions &options)
     }
     if (ranges->rangesDropped)
         notes.push_back("CUPTI dropped " + std::to_string(ranges->rangesDropped) + " ranges");
-    std::vector<std::size_t> profiled;
-    for (const LaunchSpan &span : request.profiled)
-        for (std::size_t i = span.begin; i < span.end; ++i)
-            profiled.push_back(i);
+    const std::vector<std::size_t> profiled = launchIndices(request.profiled);
     if (ranges->ranges.size() != profiled.size())
         notes.push_back("CUPTI reported " + std::to_string(ranges->ranges.size()) + " ranges for " +
                         std::to_string(profiled.size()) + " launches");

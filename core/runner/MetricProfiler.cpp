@@ -137,6 +137,15 @@ std::vector<LaunchSpan> profiledLaunches(const std::vector<std::string> &kernels
     return spans;
 }
 
+std::vector<std::size_t> launchIndices(const std::vector<LaunchSpan> &spans)
+{
+    std::vector<std::size_t> out;
+    for (const LaunchSpan &span : spans)
+        for (std::size_t i = span.begin; i < span.end; ++i)
+            out.push_back(i);
+    return out;
+}
+
 struct MetricProfiler::State {
 #define STITCH_MEMBER(name) decltype(&::name) name = nullptr;
     STITCH_PROFILER_FUNCTIONS(STITCH_MEMBER)
@@ -440,10 +449,7 @@ Result<MetricRanges> MetricProfiler::profile(const Request &request, const std::
         s.cuptiRangeProfilerDisable(&p);
     }};
 
-    std::size_t profiledLaunchCount = 0;
-    for (const LaunchSpan &span : request.profiled)
-        profiledLaunchCount += span.end - span.begin;
-    const std::size_t maxRanges = std::max<std::size_t>(profiledLaunchCount, 1);
+    const std::size_t maxRanges = std::max<std::size_t>(launchIndices(request.profiled).size(), 1);
     std::vector<std::uint8_t> counterData;
     {
         CUpti_RangeProfiler_GetCounterDataSize_Params p{};

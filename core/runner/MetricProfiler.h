@@ -52,6 +52,8 @@ struct LaunchSpan {
 /// chosen by its mangled or its demangled name, or every launch when `chosen` is empty (one span).
 /// `kernels`: the mangled kernel names of the program's launches, in launch order.
 std::vector<LaunchSpan> profiledLaunches(const std::vector<std::string> &kernels, const std::vector<std::string> &chosen);
+/// The launch indices the spans cover, ascending: one range per index comes back.
+std::vector<std::size_t> launchIndices(const std::vector<LaunchSpan> &spans);
 
 /// What a metric run collected, before it is tied to the plan's launches.
 struct MetricRanges {

@@ -83,8 +83,8 @@ std::vector<DecisionDef> gemmDefs()
         {"stream_k", C::ParallelMapping,
          "stream-K: the tiles past the last whole wave (with one more wave when they are under half a wave) have "
          "their k steps split evenly over one "
-         "block per SM slot, each tile's partial sums meeting in its first block, so no SM idles through a "
-         "partial last wave; the other tiles one per block",
+         "block per SM slot, each shared tile's partial sums added by the last block to arrive, so no SM idles "
+         "through a partial last wave; the other tiles one per block",
          {0, 1}, {"off", "on"}, 0},
         {"block_k", C::MemoryAccess, "depth of the shared-memory tiles of A and B per step (BK)", {8, 16, 32}, {}, 8},
         {"vector", C::MemoryAccess, "elements per global load of A and B (1, 2 or 4 floats)", {1, 2, 4}, {}, 4},

@@ -236,8 +236,8 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                                    std::to_string(s.bk)});
     if (g.value("stream_k") == 1) {
         if (split > 1)
-            out.push_back({{"stream_k", "split_k"}, "stream_k=on splits K itself (its partial sums meet in the tile's last "
-                                                    "block): split_k must be 1"});
+            out.push_back({{"stream_k", "split_k"}, "stream_k=on splits K itself (a shared tile's partial sums meet in "
+                                                    "the last block to arrive): split_k must be 1"});
         if (s.producer)
             out.push_back({{"stream_k", "copy"}, "stream_k=on runs several tiles' k steps in one block, one after "
                                                  "another; copy=producer's copy loop runs one tile per block"});

@@ -95,7 +95,7 @@ TEST(StreamK, SegmentsMeetThroughPartialsAndSelfResettingFlags)
     ASSERT_TRUE(schedule::validateSchedule(s, problem).ok());
     auto p = codegen::generateProgram(problem, s);
     ASSERT_TRUE(p.ok()) << p.error().toString();
-    ASSERT_EQ(p->kernels.size(), 1u) << "one kernel: the tiles' first blocks sum the partials";
+    ASSERT_EQ(p->kernels.size(), 1u) << "one kernel: a shared tile's last block to arrive sums the partials";
     const auto &code = p->kernels.front().code;
     ASSERT_GE(code.params.size(), 2u);
     EXPECT_EQ(code.params[code.params.size() - 2].name, "partials_");
