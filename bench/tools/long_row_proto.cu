@@ -1,11 +1,19 @@
-// Prototype for issue 4's long rows (softmax of 256 rows of 262144 floats): is the per-SM rate
-// of the cluster row kernels the limit, or the way their phases serialize? Times, side by side
-// with a 1 GiB device copy, in one process:
-//   gen   the generated kernel that run 4 found best (cluster 8, 512 threads, 2 rows per cluster,
-//         the row in registers, two cluster rounds per row), copied from `stitchcuda generate`;
-//   ring  clusters of C blocks that walk rows with an S-stage ring of shared-memory buffers filled
-//         by bulk copies (cp.async.bulk, completion on an mbarrier): the next rows' bytes are in
-//         flight while this row is reduced and stored; ONLINE combines max and sum in one round.
+// Prototype for issue 4's long rows (softmax and layer norm over 256 rows of 262144 floats): what
+// limits the cluster row kernels, measured on hand-written kernels before the code generator
+// changes (bench/results/2026-11-30/run12-long-rows/README.md). Times, side by side with a 1 GiB
+// device copy, in one process:
+//   gen    the generated kernel that run 4 found best (cluster 8, 512 threads, 2 rows per cluster,
+//          the row in registers, two cluster rounds per row), copied from `stitchcuda generate`;
+//   ring   clusters that walk rows with an S-stage ring of shared-memory buffers filled by bulk
+//          copies (cp.async.bulk, completion on an mbarrier), the row read from shared memory;
+//   reg    the row in registers with ONLINE (max and sum in one cluster round), FAST (exp as
+//          ex2.approx of one FMA), MINB blocks per SM, streaming hints, the exchange read by one
+//          warp (WARP0) and the next row prefetched by bulk copy into shared memory (PF);
+//   split  part of the row in registers, part in shared memory (cp.async), for more blocks per SM;
+//   reg_layernorm  layer norm in registers, two rounds or one (Chan's combination), with and
+//          without gamma/beta;
+//   and, with -DGENERATED_VARIANTS='"file.cuh"' (bench/tools/generated_variants.sh), generated
+//   kernels beside them, on random and on zero inputs.
 // Every variant is checked against a double-precision reference on sampled rows.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/lrp bench/tools/long_row_proto.cu && /tmp/lrp
 #include <algorithm>
@@ -512,10 +520,14 @@ __device__ __forceinline__ void chan(float &mean, float &m2, float &n, float mb,
     n = t;
 }
 
-template <int C, int T, int ITEMS, int MINB, bool ONLINE, bool AFFINE = true>
+// GB: where gamma and beta come from at the output: 0 global (L2) at the output pass, 1 global
+// loaded with the row into registers (in flight during the exchanges), 2 shared memory, copied once
+// per block (the block keeps its column span for every row it walks).
+template <int C, int T, int ITEMS, int MINB, bool ONLINE, bool AFFINE = true, int GB = 0>
 __global__ void __launch_bounds__(T, MINB) reg_layernorm(const float *__restrict__ X, const float *__restrict__ G,
                                                           const float *__restrict__ B, float *__restrict__ Y, int rows, int cols)
 {
+    extern __shared__ __align__(16) float4 gbShared_[]; // GB == 2: [2][ITEMS * T]
     __shared__ float red[2][3][T / 32];
     __shared__ float part[2][3];
     cg::cluster_group cluster = cg::this_cluster();
@@ -526,6 +538,13 @@ __global__ void __launch_bounds__(T, MINB) reg_layernorm(const float *__restrict
     const int warp = threadIdx.x >> 5;
     const float4 *g4 = reinterpret_cast<const float4 *>(G + (long long)rank * span);
     const float4 *b4 = reinterpret_cast<const float4 *>(B + (long long)rank * span);
+    if (GB == 2) {
+        for (int e = threadIdx.x; e < ITEMS * T; e += T) {
+            gbShared_[e] = g4[e];
+            gbShared_[ITEMS * T + e] = b4[e];
+        }
+        __syncthreads();
+    }
     int i = 0;
     for (long long row = cid; row < rows; row += nclusters, ++i) {
         const float4 *in = reinterpret_cast<const float4 *>(X + row * (long long)cols + (long long)rank * span);
@@ -534,6 +553,14 @@ __global__ void __launch_bounds__(T, MINB) reg_layernorm(const float *__restrict
 #pragma unroll
         for (int it = 0; it < ITEMS; ++it)
             x[it] = in[it * T + threadIdx.x];
+        float4 gg[GB == 1 ? ITEMS : 1], bb[GB == 1 ? ITEMS : 1];
+        if (GB == 1) {
+#pragma unroll
+            for (int it = 0; it < ITEMS; ++it) {
+                gg[it] = g4[it * T + threadIdx.x];
+                bb[it] = b4[it * T + threadIdx.x];
+            }
+        }
         float mean, rstd;
         if (ONLINE) {
             float s = 0.f;
@@ -624,13 +651,116 @@ __global__ void __launch_bounds__(T, MINB) reg_layernorm(const float *__restrict
         }
 #pragma unroll
         for (int it = 0; it < ITEMS; ++it) {
-            const float4 g = AFFINE ? g4[it * T + threadIdx.x] : make_float4(1.f, 1.f, 1.f, 1.f);
-            const float4 b = AFFINE ? b4[it * T + threadIdx.x] : make_float4(0.f, 0.f, 0.f, 0.f);
+            const float4 g = !AFFINE ? make_float4(1.f, 1.f, 1.f, 1.f)
+                             : GB == 1 ? gg[it]
+                             : GB == 2 ? gbShared_[it * T + threadIdx.x]
+                                       : g4[it * T + threadIdx.x];
+            const float4 b = !AFFINE ? make_float4(0.f, 0.f, 0.f, 0.f)
+                             : GB == 1 ? bb[it]
+                             : GB == 2 ? gbShared_[ITEMS * T + it * T + threadIdx.x]
+                                       : b4[it * T + threadIdx.x];
             out[it * T + threadIdx.x] = make_float4((x[it].x - mean) * rstd * g.x + b.x, (x[it].y - mean) * rstd * g.y + b.y,
                                                     (x[it].z - mean) * rstd * g.z + b.z, (x[it].w - mean) * rstd * g.w + b.w);
         }
     }
     cluster.sync();
+}
+
+
+// ---- split: IR float4 per thread in registers and IS in shared memory (cp.async), so that more
+// blocks (rows) fit an SM than the registers alone hold: online combine, fast exp.
+template <int C, int T, int IR, int IS, int MINB>
+__global__ void __launch_bounds__(T, MINB) split_softmax(const float *__restrict__ X, float *__restrict__ Y, int rows, int cols)
+{
+    extern __shared__ __align__(16) float4 held_[]; // [IS][T]
+    __shared__ float red[2][T / 32];
+    __shared__ float part[2];
+    cg::cluster_group cluster = cg::this_cluster();
+    const int rank = (int)cluster.block_rank();
+    const int span = cols / C; // = (IR + IS) * 4 * T
+    const int cid = blockIdx.x / C;
+    const int nclusters = gridDim.x / C;
+    const int warp = threadIdx.x >> 5;
+    for (long long row = cid; row < rows; row += nclusters) {
+    const float4 *in = reinterpret_cast<const float4 *>(X + row * (long long)cols + (long long)rank * span);
+    float4 *out = reinterpret_cast<float4 *>(Y + row * (long long)cols + (long long)rank * span);
+#pragma unroll
+    for (int it = 0; it < IS; ++it)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smemAddr(&held_[it * T + threadIdx.x])),
+                     "l"(in + (IR + it) * T + threadIdx.x)
+                     : "memory");
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    float4 x[IR];
+#pragma unroll
+    for (int it = 0; it < IR; ++it)
+        x[it] = in[it * T + threadIdx.x];
+    float m = __int_as_float(0xff800000);
+#pragma unroll
+    for (int it = 0; it < IR; ++it)
+        m = fmaxf(fmaxf(m, fmaxf(x[it].x, x[it].y)), fmaxf(x[it].z, x[it].w));
+    asm volatile("cp.async.wait_all;\n" ::: "memory"); // only this thread's own slots are read
+#pragma unroll 2
+    for (int it = 0; it < IS; ++it) {
+        const float4 v = held_[it * T + threadIdx.x];
+        m = fmaxf(fmaxf(m, fmaxf(v.x, v.y)), fmaxf(v.z, v.w));
+    }
+    float s = 0.f;
+#pragma unroll
+    for (int it = 0; it < IR; ++it) {
+        x[it].x = expShift<true>(x[it].x, m);
+        x[it].y = expShift<true>(x[it].y, m);
+        x[it].z = expShift<true>(x[it].z, m);
+        x[it].w = expShift<true>(x[it].w, m);
+        s += (x[it].x + x[it].y) + (x[it].z + x[it].w);
+    }
+#pragma unroll 2
+    for (int it = 0; it < IS; ++it) {
+        float4 v = held_[it * T + threadIdx.x];
+        v.x = expShift<true>(v.x, m);
+        v.y = expShift<true>(v.y, m);
+        v.z = expShift<true>(v.z, m);
+        v.w = expShift<true>(v.w, m);
+        s += (v.x + v.y) + (v.z + v.w);
+        held_[it * T + threadIdx.x] = v;
+    }
+    float bm = m, bs = s;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        combinePair<true>(bm, bs, __shfl_xor_sync(0xffffffffu, bm, o), __shfl_xor_sync(0xffffffffu, bs, o));
+    if ((threadIdx.x & 31) == 0) {
+        red[0][warp] = bm;
+        red[1][warp] = bs;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float pm = red[0][0], ps = red[1][0];
+        for (int w = 1; w < T / 32; ++w)
+            combinePair<true>(pm, ps, red[0][w], red[1][w]);
+        part[0] = pm;
+        part[1] = ps;
+    }
+    cluster.sync();
+    float qm = __int_as_float(0xff800000), qs = 0.f;
+    const int l = threadIdx.x & 31;
+    if (l < C) {
+        qm = *cluster.map_shared_rank(&part[0], l);
+        qs = *cluster.map_shared_rank(&part[1], l);
+    }
+#pragma unroll
+    for (int o = C / 2; o > 0; o >>= 1)
+        combinePair<true>(qm, qs, __shfl_xor_sync(0xffffffffu, qm, o), __shfl_xor_sync(0xffffffffu, qs, o));
+    const float M = __shfl_sync(0xffffffffu, qm, 0), S = __shfl_sync(0xffffffffu, qs, 0);
+    const float scale = expShift<true>(m, M) / S;
+#pragma unroll
+    for (int it = 0; it < IR; ++it)
+        out[it * T + threadIdx.x] = make_float4(x[it].x * scale, x[it].y * scale, x[it].z * scale, x[it].w * scale);
+#pragma unroll 2
+    for (int it = 0; it < IS; ++it) {
+        const float4 v = held_[it * T + threadIdx.x];
+        out[(IR + it) * T + threadIdx.x] = make_float4(v.x * scale, v.y * scale, v.z * scale, v.w * scale);
+    }
+    cluster.sync(); // the parts and red are reused by the next row
+    }
 }
 
 #ifdef GENERATED_VARIANTS // -DGENERATED_VARIANTS='"path"': generated kernels to time beside the prototypes
@@ -762,11 +892,11 @@ int main()
         }
     };
 
-    auto regRun = [&](auto kernel, int C, int T, const char *name, bool pf = false) {
+    auto regRun = [&](auto kernel, int C, int T, const char *name, int dynamicShared = 0) {
         CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
         cudaLaunchConfig_t cfg{};
-        cfg.dynamicSmemBytes = pf ? (size_t)cols / C * 4 : 0;
-        if (pf)
+        cfg.dynamicSmemBytes = dynamicShared < 0 ? (size_t)cols / C * 4 : (size_t)dynamicShared;
+        if (cfg.dynamicSmemBytes)
             CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cfg.dynamicSmemBytes));
         cudaLaunchAttribute attr{};
         attr.id = cudaLaunchAttributeClusterDimension;
@@ -795,10 +925,98 @@ int main()
             verify(label.c_str());
         }
     };
+    ring(ring_softmax<16, 256, 3, true, false>, 16, 256, 3, "ring c16 t256 s3 online");
     regRun(reg_softmax<16, 128, 32, 3, true, true, false, true>, 16, 128, "reg c16 t128 mb3 online fast warp0");
+    regRun(split_softmax<16, 128, 16, 16, 4>, 16, 128, "split c16 t128 16+16 mb4", 16 * 128 * 16);
+    regRun(split_softmax<16, 128, 16, 16, 5>, 16, 128, "split c16 t128 16+16 mb5", 16 * 128 * 16);
+    regRun(split_softmax<16, 128, 8, 24, 4>, 16, 128, "split c16 t128 8+24 mb4", 24 * 128 * 16);
+    regRun(split_softmax<16, 128, 24, 8, 3>, 16, 128, "split c16 t128 24+8 mb3", 8 * 128 * 16);
+    regRun(split_softmax<16, 256, 8, 8, 4>, 16, 256, "split c16 t256 8+8 mb4", 8 * 256 * 16);
+    regRun(split_softmax<16, 256, 8, 8, 3>, 16, 256, "split c16 t256 8+8 mb3", 8 * 256 * 16);
+    regRun(split_softmax<8, 256, 16, 16, 2>, 8, 256, "split c8 t256 16+16 mb2", 16 * 256 * 16);
     regRun(reg_softmax<16, 128, 32, 3, false, false>, 16, 128, "reg c16 t128 mb3 2rounds expf");
     regRun(reg_softmax<16, 128, 32, 3, true, false, false, true>, 16, 128, "reg c16 t128 mb3 online expf warp0");
     regRun(reg_softmax<16, 128, 32, 3, false, true>, 16, 128, "reg c16 t128 mb3 2rounds fast");
+    // layer norm
+    {
+        std::vector<float> hg((size_t)cols), hb((size_t)cols);
+        for (int j = 0; j < cols; ++j) {
+            hg[j] = 1.0f + 0.01f * (j % 17);
+            hb[j] = 0.001f * (j % 13);
+        }
+        float *G, *B;
+        CK(cudaMalloc(&G, cols * 4));
+        CK(cudaMalloc(&B, cols * 4));
+        CK(cudaMemcpy(G, hg.data(), cols * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(B, hb.data(), cols * 4, cudaMemcpyHostToDevice));
+        auto verifyLn = [&](const char *name, bool affine) {
+            std::vector<float> hy((size_t)cols);
+            double worst = 0;
+            for (int r : sampleRows) {
+                CK(cudaMemcpy(hy.data(), Y + (size_t)r * cols, (size_t)cols * 4, cudaMemcpyDeviceToHost));
+                double mu = 0, v = 0;
+                for (int j = 0; j < cols; ++j)
+                    mu += hx[(size_t)r * cols + j];
+                mu /= cols;
+                for (int j = 0; j < cols; ++j)
+                    v += (hx[(size_t)r * cols + j] - mu) * (hx[(size_t)r * cols + j] - mu);
+                v /= cols;
+                for (int j = 0; j < cols; ++j) {
+                    const double norm = (hx[(size_t)r * cols + j] - mu) / std::sqrt(v + 1e-5);
+                    const double ref = affine ? norm * hg[j] + hb[j] : norm;
+                    worst = std::max(worst, std::fabs(hy[j] - ref) / std::max(std::fabs(ref), 1e-3));
+                }
+            }
+            std::printf("  %-34s max rel err %.2e %s\n", name, worst, worst < 1e-4 ? "ok" : "WRONG");
+        };
+        auto lnRun = [&](auto kernel, int C, int T, const char *name, bool affine = true, int dynamicShared = 0) {
+            CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+            cudaLaunchConfig_t cfg{};
+            cfg.dynamicSmemBytes = (size_t)dynamicShared;
+            if (dynamicShared)
+                CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamicShared));
+            cudaLaunchAttribute attr{};
+            attr.id = cudaLaunchAttributeClusterDimension;
+            attr.val.clusterDim.x = C;
+            attr.val.clusterDim.y = 1;
+            attr.val.clusterDim.z = 1;
+            cfg.attrs = &attr;
+            cfg.numAttrs = 1;
+            cfg.blockDim = dim3(T);
+            cfg.gridDim = dim3(C * 64);
+            int active = 0;
+            CK(cudaOccupancyMaxActiveClusters(&active, kernel, &cfg));
+            cudaFuncAttributes fa{};
+            CK(cudaFuncGetAttributes(&fa, kernel));
+            if (active < 1) {
+                std::printf("%-36s not launchable\n", name);
+                return;
+            }
+            for (int clusters : {rows, active}) {
+                cfg.gridDim = dim3(C * clusters);
+                CK(cudaMemset(Y, 0xff, n * 4));
+                const double ms = timeIt([&] {
+                    CK(cudaLaunchKernelEx(&cfg, kernel, (const float *)X, (const float *)G, (const float *)B, Y, rows, cols));
+                });
+                const std::string label = std::string(name) + " x" + std::to_string(clusters) + " (" +
+                                          std::to_string(fa.numRegs) + " regs, " + std::to_string(active) + " res)";
+                report(label.c_str(), ms);
+                verifyLn(label.c_str(), affine);
+            }
+        };
+        lnRun(reg_layernorm<8, 512, 16, 1, false>, 8, 512, "LN reg c8 t512 2rounds");
+        lnRun(reg_layernorm<8, 512, 16, 1, false, false>, 8, 512, "LN reg c8 t512 2rounds no-affine", false);
+        lnRun(reg_layernorm<16, 128, 32, 3, false>, 16, 128, "LN reg c16 t128 mb3 2rounds");
+        lnRun(reg_layernorm<16, 128, 32, 3, true>, 16, 128, "LN reg c16 t128 mb3 online");
+        lnRun(reg_layernorm<16, 512, 8, 1, false, true, 0>, 16, 512, "LN reg c16 t512 2rounds gb=global");
+        lnRun(reg_layernorm<16, 512, 8, 1, false, true, 1>, 16, 512, "LN reg c16 t512 2rounds gb=early");
+        lnRun(reg_layernorm<16, 512, 8, 1, false, true, 2>, 16, 512, "LN reg c16 t512 2rounds gb=shared", true,
+              2 * 8 * 512 * 16);
+        lnRun(reg_layernorm<16, 256, 16, 1, false, true, 2>, 16, 256, "LN reg c16 t256 2rounds gb=shared", true,
+              2 * 16 * 256 * 16);
+        lnRun(reg_layernorm<16, 256, 16, 1, false, true, 1>, 16, 256, "LN reg c16 t256 2rounds gb=early");
+        lnRun(reg_layernorm<8, 512, 16, 1, false, true, 1>, 8, 512, "LN reg c8 t512 2rounds gb=early");
+    }
 #ifdef GENERATED_VARIANTS
     // The generated kernels: one row per cluster of 16 blocks of 128 threads.
     auto genRun = [&](auto kernel, const char *name) {
