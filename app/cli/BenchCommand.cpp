@@ -183,7 +183,8 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                     }
         break;
     }
-    case schedule::Strategy::RowReduction:
+    case schedule::Strategy::RowReduction: {
+        const std::int64_t rowLength = schedule::sizeValue(analysis->domain.back(), problem);
         for (int tpr : {32, 64, 128, 256, 512, 1024})
             for (int rpb : {1, 2, 4, 8})
                 for (int cluster : {1, 2, 4, 8, 16})
@@ -208,8 +209,23 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                 g.set("reduce", 0);
                                 widestVector(g);
                                 add(g);
+                                // Long rows (4096+ elements per block) held in registers by clusters of 8
+                                // and 16: several blocks per SM (min_blocks), softmax's one-exchange
+                                // combine and the FMA exp (`add` drops what a group does not allow).
+                                if (cluster >= 8 && rowLength / cluster >= 4096 && cache == 1 && prefetch == 0 &&
+                                    steps <= 2)
+                                    for (int minBlocks : {1, 2, 3})
+                                        for (int online : {0, 1})
+                                            for (int fastExp : {0, 1}) {
+                                                schedule::KernelGroup v = g;
+                                                v.set("min_blocks", minBlocks);
+                                                v.set("combine", online);
+                                                v.set("exp", fastExp);
+                                                add(v);
+                                            }
                             }
         break;
+    }
     case schedule::Strategy::Elementwise:
         for (int threads : {128, 256, 512, 1024})
             for (int items : {1, 2, 4}) {

@@ -121,6 +121,27 @@ std::string emitGlobalAccess(const ir::Tensor &tensor, const std::vector<std::st
     return cIdentifier(tensor.name) + "[" + index + "]";
 }
 
+std::string emitExpDifference(const std::string &a, const std::string &b, bool fast)
+{
+    if (!fast)
+        return "expf(" + a + " - " + b + ")";
+    return "stitch_ex2_ftz_(fmaf(" + a + ", 1.44269504f, " + b + " * -1.44269504f))";
+}
+
+std::string fastExpHelper()
+{
+    return "#ifndef STITCH_EX2_FTZ_\n"
+           "#define STITCH_EX2_FTZ_\n"
+           "// exp=fast: 2^x by the hardware's approximation (2 ulp; results below 2^-126 flush to zero).\n"
+           "static __device__ __forceinline__ float stitch_ex2_ftz_(float x)\n"
+           "{\n"
+           "    float y;\n"
+           "    asm(\"ex2.approx.ftz.f32 %0, %1;\" : \"=f\"(y) : \"f\"(x));\n"
+           "    return y;\n"
+           "}\n"
+           "#endif\n";
+}
+
 std::string emitExpr(const Expr &e, const ExprScope &scope)
 {
     const DType t = e.dtype();
@@ -157,7 +178,14 @@ std::string emitExpr(const Expr &e, const ExprScope &scope)
         switch (e.unaryOp()) {
         case UnaryOp::Neg: return paren("-" + a);
         case UnaryOp::Abs: return fl ? fn("fabs", at) + paren(a) : "abs" + paren(a);
-        case UnaryOp::Exp: return fn("exp", at) + paren(a);
+        case UnaryOp::Exp:
+            if (scope.fastExp && at == DType::F32) {
+                const Expr &x = e.operand(0);
+                if (x.kind() == ExprKind::Binary && x.binaryOp() == BinaryOp::Sub)
+                    return emitExpDifference(emitExpr(x.operand(0), scope), emitExpr(x.operand(1), scope), true);
+                return "stitch_ex2_ftz_(" + a + " * 1.44269504f)";
+            }
+            return fn("exp", at) + paren(a);
         case UnaryOp::Log: return fn("log", at) + paren(a);
         case UnaryOp::Sqrt: return fn("sqrt", at) + paren(a);
         case UnaryOp::Rsqrt: return fn("rsqrt", at) + paren(a);

@@ -25,7 +25,19 @@ struct ExprScope {
     const std::vector<ir::TensorId> *wideTensors = nullptr;
     /// Size variables as 64-bit values (host arithmetic such as grid sizes: M * N passes 2^31).
     bool wideSizes = false;
+    /// exp=fast: float exp(a - b) as 2^(a log2 e - b log2 e) of one FMA, exp(x) as 2^(x log2 e),
+    /// by ex2.approx.ftz (fastExpHelper() defines it).
+    bool fastExp = false;
 };
+
+/// exp(a - b) of float32 C expressions, precise (expf) or fast (one FMA and ex2.approx.ftz).
+std::string emitExpDifference(const std::string &a, const std::string &b, bool fast);
+
+/// The device function exp=fast calls, guarded so that every kernel of a program may include it:
+/// ex2.approx.ftz.f32 (2 ulp; results below 2^-126 flush to zero). exp2f would be the same
+/// instruction without ftz, plus a scaling around it for denormal results that measured 9% slower
+/// over softmax's long rows (bench/results/2026-11-30/run12-long-rows).
+std::string fastExpHelper();
 
 /// The C++ text of an expression (throws std::runtime_error for an unknown iteration variable:
 /// a generator bug, caught and reported by generateProgram).

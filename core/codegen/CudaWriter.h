@@ -39,6 +39,14 @@ public:
             line(l.empty() ? "//" : "// " + l);
         return *this;
     }
+    /// Every line of text at the current indentation.
+    CudaWriter &lines(const std::string &text)
+    {
+        std::istringstream in(text);
+        for (std::string l; std::getline(in, l);)
+            line(l);
+        return *this;
+    }
     std::string str() const { return m_out.str(); }
 
 private:

@@ -66,10 +66,11 @@ std::optional<Expr> invariantDivisor(const ir::ComputeOp &op)
 }
 
 /// The body with every float division by a value that is the same for the whole row
-/// (softmax's `/ rowSum[i]`) turned into a product with its reciprocal: the compiler computes
-/// `1 / rowSum` once per row instead of a correctly rounded division per element (the product
-/// is within 2 ulp of the quotient).
-Expr reciprocalDivisions(const Expr &e, const std::string &column)
+/// (softmax's `/ rowSum[i]`) turned into a product with its reciprocal, the variable
+/// "%rcpK" for divisors[K]: the kernel computes `1 / rowSum` once per row, before the element
+/// loop, instead of a correctly rounded division per element (the product is within 2 ulp of
+/// the quotient).
+Expr reciprocalDivisions(const Expr &e, const std::string &column, std::vector<Expr> &divisors)
 {
     auto rebuilt = [&](std::vector<Expr> ops) {
         bool same = true;
@@ -79,26 +80,34 @@ Expr reciprocalDivisions(const Expr &e, const std::string &column)
     };
     switch (e.kind()) {
     case ir::ExprKind::Unary:
-        if (auto ops = rebuilt({reciprocalDivisions(e.operand(0), column)}))
+        if (auto ops = rebuilt({reciprocalDivisions(e.operand(0), column, divisors)}))
             return ir::unary(e.unaryOp(), (*ops)[0]);
         return e;
     case ir::ExprKind::Cast:
-        if (auto ops = rebuilt({reciprocalDivisions(e.operand(0), column)}))
+        if (auto ops = rebuilt({reciprocalDivisions(e.operand(0), column, divisors)}))
             return ir::cast(e.dtype(), (*ops)[0]);
         return e;
     case ir::ExprKind::Select:
-        if (auto ops = rebuilt({reciprocalDivisions(e.operand(0), column), reciprocalDivisions(e.operand(1), column),
-                                reciprocalDivisions(e.operand(2), column)}))
+        if (auto ops = rebuilt({reciprocalDivisions(e.operand(0), column, divisors),
+                                reciprocalDivisions(e.operand(1), column, divisors),
+                                reciprocalDivisions(e.operand(2), column, divisors)}))
             return ir::select((*ops)[0], (*ops)[1], (*ops)[2]);
         return e;
     case ir::ExprKind::Binary: {
-        const Expr lhs = reciprocalDivisions(e.operand(0), column), rhs = reciprocalDivisions(e.operand(1), column);
+        const Expr lhs = reciprocalDivisions(e.operand(0), column, divisors),
+                   rhs = reciprocalDivisions(e.operand(1), column, divisors);
         const ir::DType t = e.dtype();
         if (e.binaryOp() == ir::BinaryOp::Div && (t == ir::DType::F32 || t == ir::DType::F64) && rhs.dtype() == t &&
             !rhs.isConst() && !ir::collectReads(rhs).empty()) {
             const auto vars = ir::collectIterVars(rhs);
-            if (std::find(vars.begin(), vars.end(), column) == vars.end())
-                return ir::binary(ir::BinaryOp::Mul, lhs, ir::binary(ir::BinaryOp::Div, ir::floatLiteralFor(rhs, 1.0), rhs));
+            if (std::find(vars.begin(), vars.end(), column) == vars.end()) {
+                std::size_t k = 0;
+                while (k < divisors.size() && !divisors[k].equals(rhs))
+                    ++k;
+                if (k == divisors.size())
+                    divisors.push_back(rhs);
+                return ir::binary(ir::BinaryOp::Mul, lhs, ir::cast(t, ir::var("%rcp" + std::to_string(k))));
+            }
         }
         if (lhs.sameAs(e.operand(0)) && rhs.sameAs(e.operand(1)))
             return e;
@@ -181,9 +190,15 @@ KernelCode generateRowKernel(const GenContext &ctx)
     const ir::DType accType = rowOps.empty() ? ir::DType::F32 : rowOps.front()->output.dtype;
     const std::string acc = ir::cudaTypeName(accType);
 
+    // combine=online (softmax): the maximum and the sum of exp(x - maximum) leave the thread as one
+    // (maximum, sum) pair, each sum taken about the thread's own maximum and rescaled as pairs meet.
+    const bool online = g.value("combine") == 1 && schedule::hasOnlineSoftmaxPair(a) && !p.sharedReduce;
+    const bool fastExp = g.value("exp") == 1;
+
     ExprScope base;
     base.graph = &ctx.graph;
     base.wideTensors = &ctx.wide;
+    base.fastExp = fastExp;
     for (int d = 0; d < a.rowRank; ++d)
         base.vars["%row" + str(d)] = "r" + str(d) + "_";
 
@@ -197,8 +212,26 @@ KernelCode generateRowKernel(const GenContext &ctx)
                   : staged ? ": the next row's elements copy into shared memory (cp.async, " +
                                  str(k.dynamicSharedBytes) + " B) while this row is reduced and stored"
                            : "");
+    if (online) {
+        shape += "\ncombine=online: " + cIdentifier(rowOps[0]->output.name) + " and " + cIdentifier(rowOps[1]->output.name) +
+                 " in one pass and one exchange of (maximum, sum) pairs";
+    }
     w.comment(headerComment(ctx) + "\n" + shape);
-    std::string attrs = "__launch_bounds__(" + str(threads) + ")";
+    if (fastExp)
+        w.lines(fastExpHelper());
+    const std::string pairCombine = k.name + "_online";
+    if (online) {
+        w.comment("combine=online: (m, s) and (om, os), each s a sum of exp(x - its m), as one pair about the larger m.");
+        w.line("static __device__ __forceinline__ void " + pairCombine + "(float &m, float &s, float om, float os)");
+        w.open("");
+        w.line("const float n = fmaxf(m, om);");
+        w.line("s = (m == n ? s : s * " + emitExpDifference("m", "n", fastExp) + ") + (om == n ? os : os * " +
+               emitExpDifference("om", "n", fastExp) + ");");
+        w.line("m = n;");
+        w.close();
+    }
+    const int minBlocks = g.value("min_blocks");
+    std::string attrs = "__launch_bounds__(" + str(threads) + (minBlocks > 1 ? ", " + str(minBlocks) : "") + ")";
     if (p.cluster > 1)
         attrs += " __cluster_dims__(" + str(p.cluster) + ", 1, 1)";
     w.line("extern \"C\" __global__ void " + attrs + " " + k.name + "(" + paramList(k.params) + ")");
@@ -223,10 +256,10 @@ KernelCode generateRowKernel(const GenContext &ctx)
         for (int d = a.rowRank; d-- > 0;) {
             const std::string ext = "(long long)(" + emitExpr(a.domain[static_cast<std::size_t>(d)], base) + ")";
             if (d > 0) {
-                w.line("const int r" + str(d) + "_ = (int)(rest_ % " + ext + ");");
+                w.line("[[maybe_unused]] const int r" + str(d) + "_ = (int)(rest_ % " + ext + ");");
                 w.line("rest_ /= " + ext + ";");
             } else {
-                w.line("const int r0_ = (int)rest_;");
+                w.line("[[maybe_unused]] const int r0_ = (int)rest_;");
             }
         }
         w.line("(void)rest_;");
@@ -236,10 +269,10 @@ KernelCode generateRowKernel(const GenContext &ctx)
         if (p.cluster > 1) {
             w.line("const int span_ = cols_ / " + str(p.cluster) + ";");
             w.line("const int begin_ = (int)cluster_.block_rank() * span_;");
-            w.line("const int end_ = begin_ + span_;");
+            w.line("[[maybe_unused]] const int end_ = begin_ + span_;");
         } else {
             w.line("const int begin_ = 0;");
-            w.line("const int end_ = cols_;");
+            w.line("[[maybe_unused]] const int end_ = cols_;");
         }
     };
     if (!stepped) {
@@ -270,12 +303,20 @@ KernelCode generateRowKernel(const GenContext &ctx)
     };
     // The loop over a thread's cached items (it_, first column c0_) and the test of `guard` and,
     // unless the caller knows every item lies in the span, of the column; the caller closes both.
+    // Tests that cannot fail are left out: the column test when the row splits exactly into the
+    // threads' elements, `active_` when every block has one row and one step (the grid is the rows).
+    const bool exactSpan = C.ok() && cols % (std::int64_t(p.tpr) * p.vec * p.cluster) == 0;
+    const bool alwaysActive = p.rpb == 1 && !stepped;
     auto openItems = [&](const std::string &guard, bool columnTest = true) {
         w.line("#pragma unroll");
         w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
         if (columnTest)
-            w.line("const int c0_ = begin_ + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ";");
-        w.open("if (" + guard + (columnTest ? " && c0_ < end_" : "") + ")");
+            w.line(std::string(exactSpan ? "[[maybe_unused]] " : "") + "const int c0_ = begin_ + (it_ * " + str(p.tpr) +
+                   " + lane_) * " + str(p.vec) + ";");
+        std::string test = guard == "active_" && alwaysActive ? "" : guard;
+        if (columnTest && !exactSpan)
+            test += (test.empty() ? "" : " && ") + std::string("c0_ < end_");
+        w.open(test.empty() ? "" : "if (" + test + ")");
     };
     // Every load of a thread's cached elements of one row, issued together before any use.
     auto loadRow = [&](const std::string &prefix, const std::string &guard, const std::string &rowBase) {
@@ -308,7 +349,7 @@ KernelCode generateRowKernel(const GenContext &ctx)
                    str(p.vec) + ");");
         }
         // Rows that split exactly into the threads' elements need no column test.
-        openItems(guard, cols % (std::int64_t(p.tpr) * p.vec * p.cluster) != 0);
+        openItems(guard, !exactSpan);
         const int bytes = 4 * p.vec;
         for (std::size_t i = 0; i < a.rowInputs.size(); ++i) {
             const std::string n = str(static_cast<long long>(i));
@@ -438,11 +479,15 @@ KernelCode generateRowKernel(const GenContext &ctx)
         s.vars[c] = "(c0_ + " + str(q) + ")";
         return s;
     };
+    // Row values read by later passes; combine=online's sum pass reads the thread's own maximum.
+    std::map<ir::TensorId, std::string> rowValueName;
     auto withLocals = [&](ExprScope s, int q) {
         s.local = [&, q](const Expr &r, const ExprScope &scope) -> std::optional<std::string> {
             const ir::TensorId id = r.tensor().id;
-            if (rowOpIndex(id) >= 0)
-                return "s_" + cIdentifier(r.tensor().name) + "_";
+            if (rowOpIndex(id) >= 0) {
+                const auto named = rowValueName.find(id);
+                return named != rowValueName.end() ? named->second : "s_" + cIdentifier(r.tensor().name) + "_";
+            }
             if (std::find(a.rowInputs.begin(), a.rowInputs.end(), id) != a.rowInputs.end())
                 return "x_" + cIdentifier(r.tensor().name) + "_[" + (p.cache ? "it_ * " + str(p.vec) + " + " : "") +
                        str(q) + "]";
@@ -457,10 +502,12 @@ KernelCode generateRowKernel(const GenContext &ctx)
     // products with the reciprocal.
     std::vector<const ir::ComputeOp *> stored;
     std::vector<Expr> storedBodies;
+    std::vector<std::vector<Expr>> storedDivisors; // per stored op: the row-invariant divisors, "%rcpK"
     for (const auto *op : a.ops)
         if (!op->reduction && a.isStored(op->output.id)) {
             stored.push_back(op);
-            storedBodies.push_back(reciprocalDivisions(op->body, op->domain.back().name));
+            storedDivisors.emplace_back();
+            storedBodies.push_back(reciprocalDivisions(op->body, op->domain.back().name, storedDivisors.back()));
         }
     // The last reduction's per-element value (softmax: exp(X - rowMax)) reappearing in the stored
     // ops: with the row cached and nothing after the last reduction reading the raw row, the
@@ -499,6 +546,78 @@ KernelCode generateRowKernel(const GenContext &ctx)
         }
     }
 
+    // The row value s_NAME_ from the exchanged partial result pv (the division by a row-invariant
+    // divisor, the init), stored by one thread when it leaves the kernel.
+    auto finishRowValue = [&](const ir::ComputeOp &op, const std::string &pv) {
+        const ir::ReduceKind kind = op.reduction->kind;
+        const std::string name = cIdentifier(op.output.name);
+        const std::optional<Expr> divisor = invariantDivisor(op);
+        ExprScope rowScope = base;
+        for (int d = 0; d < a.rowRank; ++d)
+            rowScope.vars[op.domain[static_cast<std::size_t>(d)].name] = "r" + str(d) + "_";
+        const std::string total = divisor ? "(" + pv + " / " + emitExpr(*divisor, rowScope) + ")" : pv;
+        const std::string value =
+            op.reduction->init.defined() ? combine(kind, accType, emitExpr(op.reduction->init, rowScope), total) : total;
+        w.line("const " + acc + " s_" + name + "_ = " + value + ";");
+        if (a.isStored(op.output.id)) {
+            std::vector<std::string> idx;
+            for (int d = 0; d < a.rowRank; ++d)
+                idx.push_back("r" + str(d) + "_");
+            const std::string leader = p.cluster > 1 ? "active_ && threadIdx.x == 0 && cluster_.block_rank() == 0"
+                                                     : "active_ && lane_ == 0";
+            w.line("if (" + leader + ")");
+            w.line("    " + emitGlobalAccess(*ctx.graph.tensor(op.output.id), idx, rowScope) + " = s_" + name + "_;");
+        }
+    };
+    // combine=online's exchange: the (maximum, sum) pairs of the lanes, the warps and the cluster's
+    // blocks meet in a fixed order, so every thread of the row ends with the same pair.
+    auto exchangePairs = [&](const std::string &ps) {
+        const std::string pm = "p_" + cIdentifier(rowOps[0]->output.name) + "_";
+        const std::string rm = "red_" + slot + "[0][sub_]", rs = "red_" + slot + "[1][sub_]";
+        w.line("#pragma unroll");
+        w.open("for (int off_ = " + str(std::min(p.tpr, 32) / 2) + "; off_ > 0; off_ >>= 1)");
+        w.line(pairCombine + "(" + pm + ", " + ps + ", __shfl_xor_sync(0xffffffffu, " + pm + ", off_), __shfl_xor_sync(0xffffffffu, " +
+               ps + ", off_));");
+        w.close();
+        if (p.warpsPerRow() > 1) {
+            w.open("if ((lane_ & 31) == 0)");
+            w.line(rm + "[lane_ >> 5] = " + pm + ";");
+            w.line(rs + "[lane_ >> 5] = " + ps + ";");
+            w.close();
+            w.line("__syncthreads();");
+            w.line(pm + " = " + rm + "[0];");
+            w.line(ps + " = " + rs + "[0];");
+            w.line("#pragma unroll");
+            w.line("for (int w_ = 1; w_ < " + str(p.warpsPerRow()) + "; ++w_)");
+            w.line("    " + pairCombine + "(" + pm + ", " + ps + ", " + rm + "[w_], " + rs + "[w_]);");
+        }
+        if (p.cluster > 1) {
+            const std::string partM = "part_" + slot + "[0]", partS = "part_" + slot + "[1]";
+            w.open("if (threadIdx.x == 0)");
+            w.line(partM + " = " + pm + ";");
+            w.line(partS + " = " + ps + ";");
+            w.close();
+            w.line("cluster_.sync();");
+            // Lane b of every warp reads block b's pair, the lanes combine them as above and lane
+            // 0 hands the result to the others: two remote loads per thread, not two per block.
+            w.open("");
+            w.line("float qm_ = " + reductionIdentityLiteral(ir::ReduceKind::Max, accType) + ", qs_ = 0.0f;");
+            w.open("if ((lane_ & 31) < " + str(p.cluster) + ")");
+            w.line("qm_ = *cluster_.map_shared_rank(&" + partM + ", lane_ & 31);");
+            w.line("qs_ = *cluster_.map_shared_rank(&" + partS + ", lane_ & 31);");
+            w.close();
+            w.line("#pragma unroll");
+            w.line("for (int off_ = " + str(p.cluster / 2) + "; off_ > 0; off_ >>= 1)");
+            w.line("    " + pairCombine + "(qm_, qs_, __shfl_xor_sync(0xffffffffu, qm_, off_), __shfl_xor_sync(0xffffffffu, qs_, off_));");
+            w.line(pm + " = __shfl_sync(0xffffffffu, qm_, 0);");
+            w.line(ps + " = __shfl_sync(0xffffffffu, qs_, 0);");
+            w.close();
+            const std::string arrive = "cluster_.barrier_arrive(); // the last read of the other blocks' part_";
+            if (stepped)
+                w.line("if (step_ == " + str(p.steps - 1) + ")");
+            w.line(stepped ? "    " + arrive : arrive);
+        }
+    };
     for (std::size_t ri = 0; ri < rowOps.size(); ++ri) {
         const ir::ComputeOp &op = *rowOps[ri];
         const ir::ReduceKind kind = op.reduction->kind;
@@ -523,6 +642,27 @@ KernelCode generateRowKernel(const GenContext &ctx)
         if (staged && ri == 0)
             stageNextRow();
         const std::string pv = "p_" + name + "_";
+        if (online && ri == 0) {
+            // The sum pass shifts by the thread's own maximum (by 0 where it saw only -inf, so that
+            // exp(-inf - shift) is 0, not NaN); the exchange waits for the sum.
+            w.line("const " + acc + " m_" + name + "_ = " + pv + "; // this thread's maximum");
+            w.line("const " + acc + " h_" + name + "_ = m_" + name + "_ == " + reductionIdentityLiteral(kind, accType) +
+                   " ? 0.0f : m_" + name + "_; // the shift of its sum");
+            rowValueName[op.output.id] = "h_" + name + "_";
+            continue;
+        }
+        if (online) {
+            exchangePairs(pv);
+            rowValueName.clear();
+            finishRowValue(*rowOps[0], "p_" + cIdentifier(rowOps[0]->output.name) + "_");
+            finishRowValue(op, pv);
+            const std::string maxName = cIdentifier(rowOps[0]->output.name);
+            w.line("const " + acc + " c_" + name + "_ = m_" + maxName + "_ == " +
+                   reductionIdentityLiteral(rowOps[0]->reduction->kind, accType) + " ? 0.0f : " +
+                   emitExpDifference("m_" + maxName + "_", "s_" + maxName + "_", fastExp) +
+                   "; // what rescales this thread's exp(x - shift) to exp(x - the row's maximum)");
+            continue;
+        }
         if (p.sharedReduce) {
             w.line(red + "[sub_][lane_] = " + pv + ";");
             w.line("__syncthreads();");
@@ -569,22 +709,7 @@ KernelCode generateRowKernel(const GenContext &ctx)
                 w.line(stepped ? "    " + arrive : arrive);
             }
         }
-        ExprScope rowScope = base;
-        for (int d = 0; d < a.rowRank; ++d)
-            rowScope.vars[op.domain[static_cast<std::size_t>(d)].name] = "r" + str(d) + "_";
-        const std::string total = divisor ? "(" + pv + " / " + emitExpr(*divisor, rowScope) + ")" : pv;
-        const std::string value =
-            op.reduction->init.defined() ? combine(kind, accType, emitExpr(op.reduction->init, rowScope), total) : total;
-        w.line("const " + acc + " s_" + name + "_ = " + value + ";");
-        if (a.isStored(op.output.id)) {
-            std::vector<std::string> idx;
-            for (int d = 0; d < a.rowRank; ++d)
-                idx.push_back("r" + str(d) + "_");
-            const std::string leader = p.cluster > 1 ? "active_ && threadIdx.x == 0 && cluster_.block_rank() == 0"
-                                                     : "active_ && lane_ == 0";
-            w.line("if (" + leader + ")");
-            w.line("    " + emitGlobalAccess(*ctx.graph.tensor(op.output.id), idx, rowScope) + " = s_" + name + "_;");
-        }
+        finishRowValue(op, pv);
     }
 
     if (staged && rowOps.empty())
@@ -599,14 +724,26 @@ KernelCode generateRowKernel(const GenContext &ctx)
                     return false;
             return true;
         };
+        // The reciprocals of the row-invariant divisors, once per row.
+        auto reciprocalName = [](std::size_t si, std::size_t k) { return "rc" + str(long(si)) + "_" + str(long(k)) + "_"; };
+        for (std::size_t si = 0; si < stored.size(); ++si)
+            for (std::size_t k = 0; k < storedDivisors[si].size(); ++k) {
+                const Expr &d = storedDivisors[si][k];
+                const ExprScope s = withLocals(elementScope(*stored[si], 0), 0);
+                w.line("const " + std::string(ir::cudaTypeName(d.dtype())) + " " + reciprocalName(si, k) + " = " +
+                       emitExpr(ir::floatLiteralFor(d, 1.0), s) + " / " + emitExpr(d, s) + ";");
+            }
         elementLoop(
             [&](int q) {
                 for (std::size_t si = 0; si < stored.size(); ++si) {
                     const ir::ComputeOp *op = stored[si];
                     const ir::Tensor &t = *ctx.graph.tensor(op->output.id);
                     ExprScope s = withLocals(elementScope(*op, q), q);
-                    if (!summandCache.empty())
-                        s.vars["%summand"] = summandCache + "[it_ * " + str(p.vec) + " + " + str(q) + "]";
+                    for (std::size_t k = 0; k < storedDivisors[si].size(); ++k)
+                        s.vars["%rcp" + str(long(k))] = reciprocalName(si, k);
+                    if (!summandCache.empty()) // combine=online kept exp(x - the thread's shift): rescaled here
+                        s.vars["%summand"] = summandCache + "[it_ * " + str(p.vec) + " + " + str(q) + "]" +
+                                             (online ? " * c_" + cIdentifier(rowOps.back()->output.name) + "_" : "");
                     const std::string name = cIdentifier(t.name);
                     const Expr &body = storedBodies[si];
                     const std::string v = "(" + std::string(ir::cudaTypeName(t.dtype)) + ")(" + emitExpr(body, s) + ")";

@@ -128,6 +128,18 @@ std::vector<DecisionDef> rowDefs()
          {0, 1, 2}, {"off", "next_row", "shared"}, 0},
         {"reduce", C::InstructionScheduling, "how a row's partial results combine", {0, 1},
          {"shuffle", "shared"}, 0},
+        {"combine", C::InstructionScheduling,
+         "softmax's row maximum and sum of exp(x - maximum): one exchange after the other (rounds), or both in one "
+         "(online: each thread sums exp(x - its own maximum) and the partial sums are rescaled to the row's)",
+         {0, 1}, {"rounds", "online"}, 0},
+        {"exp", C::InstructionScheduling,
+         "float exp: expf (precise, within 2 ulp), or exp2f of one FMA, exp(a - b) = 2^(a log2 e - b log2 e) (fast: "
+         "5 instructions fewer; the rounded exponent adds a relative error of about 6e-8 x (|a - b| + |b|))",
+         {0, 1}, {"precise", "fast"}, 0},
+        {"min_blocks", C::InstructionScheduling,
+         "__launch_bounds__ minimum blocks per SM: caps registers so that several blocks (of several rows or "
+         "clusters) overlap one's reductions with another's loads and stores",
+         {1, 2, 3, 4}, {}, 1},
     };
 }
 

@@ -1,4 +1,5 @@
 #include "core/schedule/Space.h"
+#include "core/ir/ExprUtil.h"
 
 #include <algorithm>
 #include <cmath>
@@ -322,6 +323,52 @@ int rowStagingBytes(const GroupAnalysis &a, const KernelGroup &g, const ir::Size
     return static_cast<int>(std::min<std::int64_t>(bytes, std::int64_t(1) << 30));
 }
 
+bool hasOnlineSoftmaxPair(const GroupAnalysis &a)
+{
+    std::vector<const ir::ComputeOp *> reductions;
+    for (const ir::ComputeOp *op : a.ops)
+        if (op->reduction)
+            reductions.push_back(op);
+    if (reductions.size() != 2)
+        return false;
+    const ir::ComputeOp &m = *reductions[0], &s = *reductions[1];
+    if (m.reduction->kind != ir::ReduceKind::Max || s.reduction->kind != ir::ReduceKind::Sum ||
+        m.reduction->init.defined() || s.reduction->init.defined() || m.output.dtype != ir::DType::F32 ||
+        s.output.dtype != ir::DType::F32 || m.reduction->vars.size() != 1 || s.reduction->vars.size() != 1 ||
+        m.domain.size() != s.domain.size())
+        return false;
+    // s's body: exp(E' - m[rows]) with E' = m's body in s's variables.
+    const ir::Expr &body = s.body;
+    if (body.kind() != ir::ExprKind::Unary || body.unaryOp() != ir::UnaryOp::Exp)
+        return false;
+    const ir::Expr &diff = body.operand(0);
+    if (diff.kind() != ir::ExprKind::Binary || diff.binaryOp() != ir::BinaryOp::Sub || diff.dtype() != ir::DType::F32)
+        return false;
+    const ir::Expr &shift = diff.operand(1);
+    if (shift.kind() != ir::ExprKind::Read || shift.tensor().id != m.output.id ||
+        shift.operands().size() != s.domain.size())
+        return false;
+    std::map<std::string, ir::Expr> rename{{m.reduction->vars[0].name, s.reduction->vars[0].var()}};
+    for (std::size_t d = 0; d < s.domain.size(); ++d) {
+        const ir::Expr &index = shift.operands()[d];
+        if (index.kind() != ir::ExprKind::IterVar || index.name() != s.domain[d].name)
+            return false;
+        rename[m.domain[d].name] = s.domain[d].var();
+    }
+    return ir::substitute(m.body, rename).equals(diff.operand(0));
+}
+
+bool computesFloatExp(const GroupAnalysis &a)
+{
+    bool found = false;
+    for (const ir::ComputeOp *op : a.ops)
+        ir::visitExpr(op->body, [&](const ir::Expr &e) {
+            found = found || (e.kind() == ir::ExprKind::Unary && e.unaryOp() == ir::UnaryOp::Exp &&
+                              e.operand(0).dtype() == ir::DType::F32);
+        });
+    return found;
+}
+
 namespace {
 
 void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
@@ -387,16 +434,32 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                            kv("row_steps", steps) + ": " + std::to_string(rows) + " rows are fewer than rows_per_block x row_steps = " +
                                std::to_string(rpb * steps) + " rows per block"});
     }
+    const int minBlocks = g.value("min_blocks");
+    if (std::int64_t(tpr) * rpb * minBlocks > p.arch.maxThreadsPerSm)
+        out.push_back({{"min_blocks", "threads_per_row", "rows_per_block"},
+                       kv("min_blocks", minBlocks) + " blocks of " + std::to_string(tpr * rpb) + " threads > the " +
+                           std::to_string(p.arch.maxThreadsPerSm) + " threads an SM of " + p.arch.name + " holds"});
+    if (g.value("combine") == 1 && !hasOnlineSoftmaxPair(a))
+        out.push_back({{"combine"}, "combine=online needs the softmax pattern, m = max(j) E then sum(j) exp(E - m) over "
+                                    "float32 with no other reduction; this group's reductions differ"});
+    if (g.value("combine") == 1 && g.value("reduce") == 1)
+        out.push_back({{"combine", "reduce"}, "combine=online exchanges (maximum, sum) pairs by warp shuffles: it needs "
+                                              "reduce=shuffle"});
+    if (g.value("exp") == 1 && !computesFloatExp(a))
+        out.push_back({{"exp"}, "exp=fast changes float32 exp, and this group computes none"});
     if (g.value("cache") == 1) {
-        // What is left for data once the block's threads share the SM's registers (~24 for the rest).
-        const int budget = std::min(64, p.arch.registersPerSm / std::max(tpr * rpb, 1) - 24);
+        // What is left for data once min_blocks blocks share the SM's registers: ~24 for the rest,
+        // ~40 past 64 data registers (128 of data compiled to 151-168 in all, no spills), 128 at most.
+        const int perThread = p.arch.registersPerSm / std::max(tpr * rpb * minBlocks, 1);
         const int regs = rowRegisters(a, g, p);
+        const int budget = std::min(128, perThread - (regs > 64 ? 40 : 24));
         if (regs > budget)
-            out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster", "prefetch"},
+            out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster", "prefetch", "min_blocks"},
                            "keeping the row in registers needs " + std::to_string(regs) + " registers per thread for data" +
                                (prefetch == 1 ? " (this row and the next, prefetch=next_row)" : "") + "; " +
-                               std::to_string(tpr * rpb) + " threads per block leave " + std::to_string(budget) +
-                               ": use more threads, a cluster or cache=none"});
+                               std::to_string(minBlocks) + " x " + std::to_string(tpr * rpb) +
+                               " threads per SM leave " + std::to_string(budget) +
+                               ": use more threads, a cluster, fewer min_blocks or cache=none"});
     }
 }
 
@@ -515,7 +578,8 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
         const int parity = g.value("row_steps") > 1 ? 2 : 1; // shared slots alternate between row steps
         r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0)) +
                         rowStagingBytes(a, g, p.sizes);
-        r.estimatedRegisters = 24 + (g.value("cache") ? rowRegisters(a, g, p) : 8);
+        const int data = g.value("cache") ? rowRegisters(a, g, p) : 8;
+        r.estimatedRegisters = data + (data > 64 ? 40 : 24);
         r.blocks = ceilDiv(rows, std::int64_t(rpb) * g.value("row_steps")) * g.value("cluster");
         break;
     }

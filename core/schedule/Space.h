@@ -84,6 +84,14 @@ std::int64_t streamKTiles(std::int64_t tiles, int blocks);
 /// elements; the slots a thread copies are the ones it reads back). Limits and codegen use it alike.
 int rowStagingBytes(const GroupAnalysis &analysis, const KernelGroup &group, const ir::SizeBindings &sizes);
 
+/// combine=online's pattern: the group's two reductions are m[rows] = max(j) E and
+/// s[rows] = sum(j) exp(E - m[rows]) with the same float32 E and no init (softmax's maximum and sum
+/// of shifted exponentials), so that both can be computed in one pass and one exchange.
+bool hasOnlineSoftmaxPair(const GroupAnalysis &analysis);
+
+/// Whether any op of the group computes a float32 exp (what exp=fast changes).
+bool computesFloatExp(const GroupAnalysis &analysis);
+
 /// The TF32 tensor-core path the defaults take under precision tf32: the fastest the target has
 /// (warpgroup MMAs on sm_90: 0.80x cuBLAS at 4096^3 in run 8, against 0.36x for mma.sync), or
 /// warp-level mma.sync (math=tf32_mma) wherever the target has TF32 tensor cores.

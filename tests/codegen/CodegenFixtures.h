@@ -73,12 +73,17 @@ inline const ArchLimits &sm90() { return *ArchDatabase::builtin().arch("sm_90");
 
 /// A long-row kernel's decisions: one row per block or per cluster of `cluster` blocks, walking
 /// `rowSteps` rows in turn, the row's elements cached in registers 4 at a time; `prefetch` is how
-/// the next row arrives (0 off, 1 next_row into registers, 2 shared by cp.async).
+/// the next row arrives (0 off, 1 next_row into registers, 2 shared by cp.async); one block per SM
+/// at least (`min_blocks`), softmax's two exchanges (`combine=rounds`) and `expf`, whatever the
+/// default schedule of the rows took.
 struct LongRowDecisions {
     int threadsPerRow = 512;
     int cluster = 1;
     int rowSteps = 1;
     int prefetch = 0;
+    int minBlocks = 1;
+    int combine = 0;
+    int fastExp = 0;
 };
 
 inline void setLongRowDecisions(schedule::KernelGroup &g, const LongRowDecisions &d)
@@ -90,6 +95,9 @@ inline void setLongRowDecisions(schedule::KernelGroup &g, const LongRowDecisions
     g.set("cache", 1);
     g.set("row_steps", d.rowSteps);
     g.set("prefetch", d.prefetch);
+    g.set("min_blocks", d.minBlocks);
+    g.set("combine", d.combine);
+    g.set("exp", d.fastExp);
 }
 
 /// Up to `count` legal schedules spread evenly over the main group's whole legal space, plus the default.

@@ -79,17 +79,22 @@ protected:
         }
         return check;
     }
-    /// Every schedule matches the interpreter within the TF32 bound (each one's errors printed).
+    /// One schedule matches the interpreter within the precision's bound (its errors printed).
+    static void expectVerified(const std::string &what, const schedule::Problem &problem, const schedule::Schedule &s,
+                               runner::PrecisionPolicy precision, int deadlineMs = 10000)
+    {
+        auto check = matchesInterpreter(problem, s, precision, deadlineMs);
+        ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
+        EXPECT_TRUE(check->verified) << what << ": " << check->detail;
+        std::cout << "  " << what << ": " << check->detail << "\n";
+    }
+    /// Every schedule matches the interpreter within the TF32 bound.
     static void expectTf32Verified(const std::string &name, const schedule::Problem &problem,
                                    const std::vector<schedule::Schedule> &schedules)
     {
-        for (const auto &s : schedules) {
-            const std::string what = name + " " + schedule::describe(s.groups.front());
-            auto check = matchesInterpreter(problem, s, runner::PrecisionPolicy::TF32, 120000);
-            ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
-            EXPECT_TRUE(check->verified) << what << ": " << check->detail;
-            std::cout << "  " << what << ": " << check->detail << "\n";
-        }
+        for (const auto &s : schedules)
+            expectVerified(name + " " + schedule::describe(s.groups.front()), problem, s, runner::PrecisionPolicy::TF32,
+                           120000);
     }
     static inline runner::Runner *s_runner = nullptr;
     static inline std::string s_skip, s_arch;
@@ -221,10 +226,7 @@ TEST_P(CodegenGpuRowPrefetch, SharedMemoryPrefetchMatchesTheInterpreter)
         const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
                                  schedule::describe(g);
         ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok()) << what;
-        auto check = matchesInterpreter(problem, *s, runner::PrecisionPolicy::FP32);
-        ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
-        EXPECT_TRUE(check->verified) << what << ": " << check->detail;
-        std::cout << "  " << what << ": " << check->detail << "\n";
+        expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
     }
 }
 
@@ -232,6 +234,57 @@ INSTANTIATE_TEST_SUITE_P(Rows, CodegenGpuRowPrefetch, ::testing::Range<std::size
                          [](const ::testing::TestParamInfo<std::size_t> &info) {
                              return std::string(info.param == 1 ? "layernorm" : "softmax");
                          });
+
+namespace {
+
+/// Row kernels with softmax's one-exchange combine (combine=online), the FMA exp (exp=fast) and
+/// several blocks per SM (min_blocks): clusters of 16 and 4 over long rows, rows split over warps,
+/// several rows per block and row steps, odd row lengths (scalar loads, idle lanes); layer norm
+/// with min_blocks. Random inputs against the interpreter with the FP32 bound.
+class CodegenGpuRowCombine : public CodegenGpu {};
+
+struct RowCombineConfig {
+    bool softmax;
+    int rows, cols, threadsPerRow, rowsPerBlock, cluster, steps, vector, online, fastExp, minBlocks;
+};
+
+} // namespace
+
+TEST_F(CodegenGpuRowCombine, OnlineAndFastExpMatchTheInterpreter)
+{
+    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
+    ASSERT_NE(arch, nullptr) << s_arch;
+    std::vector<RowCombineConfig> configs = {
+        {true, 37, 301, 32, 4, 1, 1, 1, 1, 1, 1},     {true, 37, 301, 256, 1, 1, 1, 1, 1, 0, 2},
+        {true, 5, 16384, 512, 1, 1, 2, 4, 1, 1, 1},   {true, 64, 8192, 256, 1, 1, 1, 4, 0, 1, 3},
+        {false, 19, 130, 64, 2, 1, 1, 2, 0, 0, 4},
+    };
+    if (arch->computeMajor >= 9)
+        configs.insert(configs.end(), {{true, 19, 262144, 128, 1, 16, 1, 4, 1, 1, 3},
+                                       {true, 20, 262144, 128, 1, 16, 1, 4, 0, 1, 3},
+                                       {true, 37, 65552, 256, 1, 4, 2, 4, 1, 0, 2},
+                                       {false, 19, 262144, 128, 1, 16, 1, 4, 0, 0, 3}});
+    for (const RowCombineConfig &cfg : configs) {
+        const ir::Graph graph = cfg.softmax ? ir::makeSoftmaxRows() : ir::makeLayerNormRows();
+        const ir::SizeBindings sizes{{"M", cfg.rows}, {"N", cfg.cols}};
+        schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
+        auto s = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(s.ok()) << s.error().toString();
+        auto &g = s->groups.front();
+        const DecisionChanges changes = {{"threads_per_row", cfg.threadsPerRow}, {"rows_per_block", cfg.rowsPerBlock},
+                                         {"cluster", cfg.cluster},               {"row_steps", cfg.steps},
+                                         {"vector", cfg.vector},                 {"cache", 1},
+                                         {"prefetch", 0},                        {"reduce", 0},
+                                         {"combine", cfg.online},                {"exp", cfg.fastExp},
+                                         {"min_blocks", cfg.minBlocks}};
+        for (const auto &[key, value] : changes)
+            g.set(key, value);
+        const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
+                                 schedule::describe(g);
+        ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok()) << what;
+        expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
+    }
+}
 
 namespace {
 
@@ -306,10 +359,7 @@ TEST_P(CodegenGpuStreamK, SharedTilesMatchTheInterpreter)
         }
         const auto precision =
             v.precision == schedule::Precision::TF32 ? runner::PrecisionPolicy::TF32 : runner::PrecisionPolicy::FP32;
-        auto check = matchesInterpreter(problem, s, precision, 120000);
-        ASSERT_TRUE(check.ok()) << what << ": " << check.error().toString();
-        EXPECT_TRUE(check->verified) << what << ": " << check->detail;
-        std::cout << "  " << what << ": " << check->detail << "\n";
+        expectVerified(what, problem, s, precision, 120000);
         ++checked;
     }
     EXPECT_GE(checked, std::min<int>(2, static_cast<int>(variants.size()))) << c.name;

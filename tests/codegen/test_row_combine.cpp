@@ -44,11 +44,14 @@ struct LongRows {
         EXPECT_TRUE(d.ok());
         s = *d;
         auto &g = s.groups.front();
-        setLongRowDecisions(g, {.threadsPerRow = 128, .cluster = 16, .rowSteps = 1, .prefetch = 0});
+        setLongRowDecisions(g, {.threadsPerRow = 128,
+                                .cluster = 16,
+                                .rowSteps = 1,
+                                .prefetch = 0,
+                                .minBlocks = minBlocks,
+                                .combine = online,
+                                .fastExp = fastExp});
         g.set("reduce", 0);
-        g.set("combine", online);
-        g.set("exp", fastExp);
-        g.set("min_blocks", minBlocks);
     }
     std::vector<schedule::Violation> check() const
     {

@@ -150,8 +150,10 @@ TEST(RubricModelTerms, RowReReadsBeyondL2ComeFromDram)
     // first hit L2 only while the slices of the resident blocks fit in it.
     const ir::Graph g = ir::makeSoftmaxRows();
     const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
+    // (min_blocks and combine: the default for these rows takes 3 blocks per SM and one exchange)
     const std::map<std::string, int> decisions{{"threads_per_row", 256}, {"rows_per_block", 1}, {"cluster", 8},
-                                               {"vector", 4},           {"cache", 0},          {"row_steps", 1}};
+                                               {"vector", 4},           {"cache", 0},          {"row_steps", 1},
+                                               {"min_blocks", 1},       {"combine", 0}};
     auto p = predictDecisions(problem, decisions);
     const auto &k = p.facts.kernels.front();
     ASSERT_GT(k.memoryRounds, 1);
@@ -487,7 +489,8 @@ TEST(RubricModelTerms, ClusterLaunchNeedingMoreClustersThanResidentTakesTwoWaves
     const ir::Graph g = ir::makeSoftmaxRows();
     const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
     std::map<std::string, int> d{{"threads_per_row", 512}, {"rows_per_block", 1}, {"cluster", 8}, {"vector", 4},
-                                 {"cache", 1},             {"prefetch", 2},       {"row_steps", 16}};
+                                 {"cache", 1},             {"prefetch", 2},       {"row_steps", 16},
+                                 {"min_blocks", 1},        {"combine", 0}};
     const auto sixteen = predictDecisions(problem, d);
     const auto &k = sixteen.facts.kernels.front();
     ASSERT_EQ(k.occupancy->activeBlocksPerSm, 1);
@@ -520,7 +523,8 @@ TEST(RubricModelTerms, PrefetchSharedStagesTheRowThroughSharedMemory)
     const ir::Graph g = ir::makeSoftmaxRows();
     const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
     std::map<std::string, int> d{{"threads_per_row", 512}, {"rows_per_block", 1}, {"cluster", 8}, {"vector", 4},
-                                 {"cache", 1},             {"prefetch", 0},       {"row_steps", 2}};
+                                 {"cache", 1},             {"prefetch", 0},       {"row_steps", 2},
+                                 {"min_blocks", 1},        {"combine", 0}};
     const auto off = predictDecisions(problem, d);
     d["prefetch"] = 2;
     const auto staged = predictDecisions(problem, d);
