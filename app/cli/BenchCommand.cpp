@@ -207,6 +207,10 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                 g.set("row_steps", steps);
                                 g.set("prefetch", prefetch);
                                 g.set("reduce", 0);
+                                // Not what the default took for these rows: the variants below add them.
+                                g.set("min_blocks", 1);
+                                g.set("combine", 0);
+                                g.set("exp", 0);
                                 widestVector(g);
                                 add(g);
                                 // Long rows (4096+ elements per block) held in registers by clusters of 8
