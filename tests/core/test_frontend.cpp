@@ -54,6 +54,36 @@ int main() {
     EXPECT_EQ(idx.includes[0].path, "cstdio");
 }
 
+TEST(CudaSourceIndex, ClusterKernelsStayDeviceCode)
+{
+    // __cluster_dims__ (and __maxnreg__) are launch attributes the grammar does not know: the
+    // kernel after them must still be a kernel, not a host function that the device compilation
+    // leaves out (every generated cluster program failed `stitchcuda compile` and `run` that way).
+    const std::string src = R"(#include <cooperative_groups.h>
+extern "C" __global__ void __launch_bounds__(128, 3) __cluster_dims__(16, 1, 1) rows(const float *x, float *y)
+{
+    cooperative_groups::cluster_group cluster_ = cooperative_groups::this_cluster();
+    y[threadIdx.x] = x[threadIdx.x] + (float)cluster_.block_rank();
+}
+__global__ void __maxnreg__(64) capped(float *y) { y[0] = 1.0f; }
+void host_helper() {}
+)";
+    const auto idx = indexCudaSource(src, "c.cu");
+    EXPECT_TRUE(idx.syntaxErrors.empty());
+    ASSERT_EQ(idx.kernels.size(), 2u);
+    EXPECT_EQ(idx.kernels[0].name, "rows");
+    EXPECT_EQ(idx.kernels[0].qualifier, "__global__");
+    EXPECT_EQ(idx.kernels[0].parameters.size(), 2u);
+    EXPECT_EQ(idx.kernels[0].nameLocation.line, 2);
+    EXPECT_EQ(idx.kernels[1].name, "capped");
+    ASSERT_EQ(idx.hostFunctions.size(), 1u);
+    EXPECT_EQ(idx.hostFunctions[0].begin.line, 8);
+    const auto tu = deviceTranslationUnit(src, idx);
+    EXPECT_NE(tu.source.find("__cluster_dims__(16, 1, 1) rows("), std::string::npos) << "the source itself is kept";
+    EXPECT_NE(tu.source.find("this_cluster()"), std::string::npos);
+    EXPECT_EQ(tu.source.find("host_helper"), std::string::npos);
+}
+
 TEST(CudaSourceIndex, SyntaxErrorsAreLocatedAndNeverCrash)
 {
     const std::string src = "__global__ void k(float *a) {\n    a[0] = (1 + ;\n}\n";
