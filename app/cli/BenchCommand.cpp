@@ -185,6 +185,12 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
     }
     case schedule::Strategy::RowReduction: {
         const std::int64_t rowLength = schedule::sizeValue(analysis->domain.back(), problem);
+        // The sweep's decisions over the decisions' own defaults, not what the default schedule
+        // chose for these rows (clusters of 16 with min_blocks=3 and combine=online for long softmax
+        // rows): the variants below add those.
+        schedule::KernelGroup rowDefaults = g0;
+        for (const auto &d : schedule::decisionDefs(g0.strategy))
+            rowDefaults.set(d.key, d.defaultValue);
         for (int tpr : {32, 64, 128, 256, 512, 1024})
             for (int rpb : {1, 2, 4, 8})
                 for (int cluster : {1, 2, 4, 8, 16})
@@ -199,7 +205,7 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                     continue;
                                 if (prefetch == 2 && cluster < 8)
                                     continue;
-                                schedule::KernelGroup g = g0;
+                                schedule::KernelGroup g = rowDefaults;
                                 g.set("threads_per_row", tpr);
                                 g.set("rows_per_block", rpb);
                                 g.set("cluster", cluster);
@@ -207,10 +213,6 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                 g.set("row_steps", steps);
                                 g.set("prefetch", prefetch);
                                 g.set("reduce", 0);
-                                // Not what the default took for these rows: the variants below add them.
-                                g.set("min_blocks", 1);
-                                g.set("combine", 0);
-                                g.set("exp", 0);
                                 widestVector(g);
                                 add(g);
                                 // Long rows (4096+ elements per block) held in registers by clusters of 8

@@ -61,6 +61,8 @@ std::string fn(const char *name, DType t) { return singleFloat(t) ? std::string(
 
 std::string paren(const std::string &s) { return "(" + s + ")"; }
 
+const std::string kLog2e = "1.44269504f"; // log2(e) as a float, for exp=fast
+
 } // namespace
 
 std::string combine(ir::ReduceKind kind, DType type, const std::string &acc, const std::string &value)
@@ -125,7 +127,7 @@ std::string emitExpDifference(const std::string &a, const std::string &b, bool f
 {
     if (!fast)
         return "expf(" + a + " - " + b + ")";
-    return "stitch_ex2_ftz_(fmaf(" + a + ", 1.44269504f, " + b + " * -1.44269504f))";
+    return "stitch_ex2_ftz_(fmaf(" + a + ", " + kLog2e + ", " + b + " * -" + kLog2e + "))";
 }
 
 std::string fastExpHelper()
@@ -183,7 +185,7 @@ std::string emitExpr(const Expr &e, const ExprScope &scope)
                 const Expr &x = e.operand(0);
                 if (x.kind() == ExprKind::Binary && x.binaryOp() == BinaryOp::Sub)
                     return emitExpDifference(emitExpr(x.operand(0), scope), emitExpr(x.operand(1), scope), true);
-                return "stitch_ex2_ftz_(" + a + " * 1.44269504f)";
+                return "stitch_ex2_ftz_(" + a + " * " + kLog2e + ")";
             }
             return fn("exp", at) + paren(a);
         case UnaryOp::Log: return fn("log", at) + paren(a);

@@ -30,6 +30,37 @@ Error fileError(ErrorKind kind, const std::string &fileName, std::string message
     return error;
 }
 
+/// The source with each launch attribute the grammar does not know (`__cluster_dims__(8, 1, 1)`,
+/// `__maxnreg__(64)`) blanked to spaces of the same length: tree-sitter-cuda 0.20 reads them as
+/// syntax errors and the kernel after them as a host function (the index then left it out of the
+/// device compilation, the lifter out of the kernels). The tree's byte offsets, lines and columns
+/// stay those of the source, so callers read node text from their own copy.
+std::string maskUnknownLaunchAttributes(std::string_view source)
+{
+    std::string out(source);
+    for (const std::string attribute : {"__cluster_dims__", "__maxnreg__"}) {
+        for (auto at = out.find(attribute); at != std::string::npos; at = out.find(attribute, at + 1)) {
+            std::size_t end = at + attribute.size();
+            while (end < out.size() && (out[end] == ' ' || out[end] == '\t'))
+                ++end;
+            if (end >= out.size() || out[end] != '(')
+                continue;
+            int depth = 0;
+            for (; end < out.size(); ++end) {
+                depth += out[end] == '(' ? 1 : out[end] == ')' ? -1 : 0;
+                if (depth == 0)
+                    break;
+            }
+            if (end >= out.size())
+                break;
+            for (std::size_t i = at; i <= end; ++i)
+                if (out[i] != '\n')
+                    out[i] = ' ';
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 std::chrono::microseconds CudaParseLimits::budgetFor(std::size_t bytes) const
@@ -61,8 +92,9 @@ Result<CudaTree> parseCudaUntil(std::string_view source, const std::string &file
     if (!ts_parser_set_language(parser.get(), tree_sitter_cuda()))
         return fileError(ErrorKind::Parse, fileName, "the CUDA grammar's ABI does not match the tree-sitter runtime");
     ts_parser_set_timeout_micros(parser.get(), static_cast<std::uint64_t>(budget.count()));
+    const std::string parsed = maskUnknownLaunchAttributes(source);
     TSTree *tree =
-        ts_parser_parse_string(parser.get(), nullptr, source.data(), static_cast<std::uint32_t>(source.size()));
+        ts_parser_parse_string(parser.get(), nullptr, parsed.data(), static_cast<std::uint32_t>(parsed.size()));
     if (!tree)
         return fileError(ErrorKind::Timeout, fileName, timeoutMessage());
     return CudaTree(tree);

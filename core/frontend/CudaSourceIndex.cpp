@@ -184,43 +184,8 @@ SourceIndex indexCudaTree(TSNode root, const std::string &source, const std::str
     return out;
 }
 
-namespace {
-
-/// The source with each launch attribute the grammar does not know (`__cluster_dims__(8, 1, 1)`,
-/// `__maxnreg__(64)`) blanked to spaces of the same length: tree-sitter-cuda 0.20 reads them as
-/// syntax errors and the kernel after them as a host function (which the device compilation then
-/// left out). Byte offsets, lines and columns stay those of the source.
-std::string maskUnknownLaunchAttributes(const std::string &source)
+SourceIndex indexCudaSource(const std::string &source, const std::string &fileName, const CudaParseLimits &limits)
 {
-    std::string out = source;
-    for (const std::string attribute : {"__cluster_dims__", "__maxnreg__"}) {
-        for (auto at = out.find(attribute); at != std::string::npos; at = out.find(attribute, at + 1)) {
-            std::size_t end = at + attribute.size();
-            while (end < out.size() && (out[end] == ' ' || out[end] == '\t'))
-                ++end;
-            if (end >= out.size() || out[end] != '(')
-                continue;
-            int depth = 0;
-            for (; end < out.size(); ++end) {
-                depth += out[end] == '(' ? 1 : out[end] == ')' ? -1 : 0;
-                if (depth == 0)
-                    break;
-            }
-            if (end >= out.size())
-                break;
-            for (std::size_t i = at; i <= end; ++i)
-                if (out[i] != '\n')
-                    out[i] = ' ';
-        }
-    }
-    return out;
-}
-
-} // namespace
-
-SourceIndex indexCudaSource(const std::string &rawSource, const std::string &fileName, const CudaParseLimits &limits)
-{
-    const std::string source = maskUnknownLaunchAttributes(rawSource);
     auto tree = parseCuda(source, fileName, limits);
     if (!tree) {
         SourceIndex out;

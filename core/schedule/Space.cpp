@@ -305,6 +305,10 @@ int rowItems(const GroupAnalysis &a, const KernelGroup &g, const ir::SizeBinding
     return static_cast<int>(std::max<std::int64_t>(1, ceilDiv(std::max<std::int64_t>(C.ok() ? *C : 1, 1), perPass)));
 }
 
+/// Registers per thread a row kernel needs besides `data` registers of cached row data: about 24,
+/// 40 past 64 of data (128 of data compiled to 151-168 in all, no spills).
+int rowOverheadRegisters(int data) { return data > 64 ? 40 : 24; }
+
 /// Registers per thread for cached row data: the row's elements, twice with prefetch (the next
 /// row's elements load while this row is used).
 int rowRegisters(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
@@ -448,11 +452,10 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
     if (g.value("exp") == 1 && !computesFloatExp(a))
         out.push_back({{"exp"}, "exp=fast changes float32 exp, and this group computes none"});
     if (g.value("cache") == 1) {
-        // What is left for data once min_blocks blocks share the SM's registers: ~24 for the rest,
-        // ~40 past 64 data registers (128 of data compiled to 151-168 in all, no spills), 128 at most.
+        // What is left for data once min_blocks blocks share the SM's registers, 128 at most.
         const int perThread = p.arch.registersPerSm / std::max(tpr * rpb * minBlocks, 1);
         const int regs = rowRegisters(a, g, p);
-        const int budget = std::min(128, perThread - (regs > 64 ? 40 : 24));
+        const int budget = std::min(128, perThread - rowOverheadRegisters(regs));
         if (regs > budget)
             out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster", "prefetch", "min_blocks"},
                            "keeping the row in registers needs " + std::to_string(regs) + " registers per thread for data" +
@@ -579,7 +582,7 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
         r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0)) +
                         rowStagingBytes(a, g, p.sizes);
         const int data = g.value("cache") ? rowRegisters(a, g, p) : 8;
-        r.estimatedRegisters = data + (data > 64 ? 40 : 24);
+        r.estimatedRegisters = data + rowOverheadRegisters(data);
         r.blocks = ceilDiv(rows, std::int64_t(rpb) * g.value("row_steps")) * g.value("cluster");
         break;
     }
