@@ -28,6 +28,9 @@ struct ExprScope {
     /// exp=fast: float exp(a - b) as 2^(a log2 e - b log2 e) of one FMA, exp(x) as 2^(x log2 e),
     /// by ex2.approx.ftz (fastExpHelper() defines it).
     bool fastExp = false;
+    /// erf=erfc: float 1 + erf(z) and 1 - erf(z) as stitch_erf1p_(z) and stitch_erf1p_(-z), i.e.
+    /// erfc(-z) and erfc(z) by one rational approximation (erf1pHelper() defines it).
+    bool erfc = false;
 };
 
 /// exp(a - b) of float32 C expressions, precise (expf) or fast (one FMA and ex2.approx.ftz).
@@ -38,6 +41,12 @@ std::string emitExpDifference(const std::string &a, const std::string &b, bool f
 /// instruction without ftz, plus a scaling around it for denormal results that measured 9% slower
 /// over softmax's long rows (bench/results/2026-11-30/run12-long-rows).
 std::string fastExpHelper();
+
+/// The device function erf=erfc calls, guarded like fastExpHelper(): 1 + erf(z) = erfc(-z), from
+/// erfc(|z|) = t exp(-z^2 + P(t)), t = 1 / (1 + |z| / 2), P of degree 9 (Numerical Recipes' erfcc,
+/// relative error below 1.2e-7), with rcp.approx and ex2.approx; for z >= 0 the sum is 2 - erfc(z).
+/// Branch-free, about 18 instructions against about 28 for 1 + erff(z).
+std::string erf1pHelper();
 
 /// The C++ text of an expression (throws std::runtime_error for an unknown iteration variable:
 /// a generator bug, caught and reported by generateProgram).

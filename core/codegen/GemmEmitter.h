@@ -50,6 +50,7 @@ public:
     {
         base.graph = &ctx.graph;
         base.wideTensors = &ctx.wide;
+        base.erfc = g.value("erf") == 1;
         planFastCopies();
     }
 

@@ -3,6 +3,7 @@
 // GemmEmitter (GemmEmitter.h): the kernel's header, the main loop of each kind, the epilogue and the
 // split-K sum kernel here; the copies in GemmCopies.cpp, stream-K's segments and sums in GemmStreamK.cpp.
 #include "core/codegen/GemmEmitter.h"
+#include "core/ir/ExprUtil.h"
 
 #include <algorithm>
 #include <functional>
@@ -12,10 +13,46 @@ namespace gemm {
 
 namespace {
 
+/// Loads of the epilogue whose indices use no row variable (a bias[j]): the same for every row of
+/// a thread's results, so epilogue() loads each once per column, before the row loop. Their text
+/// with the column variable as gj_, each once, in order of first appearance.
+struct ColumnLoad {
+    std::string text;
+    ir::DType dtype;
+};
+std::vector<ColumnLoad> columnOnlyLoads(const GenContext &ctx, const ExprScope &base)
+{
+    const auto &a = ctx.analysis;
+    std::vector<ColumnLoad> out;
+    for (std::size_t n = 0; n < a.ops.size(); ++n) {
+        const ir::ComputeOp &op = *a.ops[n];
+        const Expr &e = n == 0 ? op.reduction->init : op.body;
+        if (!e.defined())
+            continue;
+        ExprScope s = base;
+        s.vars[op.domain[0].name] = "gi_";
+        s.vars[op.domain[1].name] = "gj_";
+        for (const Expr &r : ir::collectReads(e)) {
+            bool fused = false;
+            for (std::size_t m = 0; m < n; ++m)
+                fused = fused || a.ops[m]->output.id == r.tensor().id;
+            const auto vars = ir::collectIterVars(r);
+            if (fused || std::find(vars.begin(), vars.end(), op.domain[0].name) != vars.end())
+                continue;
+            const std::string text = emitExpr(r, s);
+            if (std::none_of(out.begin(), out.end(), [&](const ColumnLoad &l) { return l.text == text; }))
+                out.push_back({text, r.dtype()});
+        }
+    }
+    return out;
+}
+
 /// The group's ops on one accumulator value at (gi_, gj_): the head's init, then every fused op,
-/// each as a local; `store` receives each stored tensor with its value.
+/// each as a local; `store` receives each stored tensor with its value. A load in `columnLoads` is
+/// read from col<k>_<columnIndex> instead (the values epilogue() loaded before its row loop).
 void emitEpilogue(CudaWriter &w, const GenContext &ctx, const ExprScope &base, const std::string &accExpr,
-                  const std::function<void(const ir::Tensor &, const std::string &)> &store)
+                  const std::function<void(const ir::Tensor &, const std::string &)> &store,
+                  const std::vector<ColumnLoad> &columnLoads = {}, const std::string &columnIndex = {})
 {
     const auto &a = ctx.analysis;
     const ir::ComputeOp &head = *a.ops.front();
@@ -24,11 +61,20 @@ void emitEpilogue(CudaWriter &w, const GenContext &ctx, const ExprScope &base, c
         ExprScope s = base;
         s.vars[op.domain[0].name] = "gi_";
         s.vars[op.domain[1].name] = "gj_";
-        s.local = [&a, n](const Expr &r, const ExprScope &) -> std::optional<std::string> {
+        s.local = [&a, n, &columnLoads, &columnIndex](const Expr &r, const ExprScope &scope) -> std::optional<std::string> {
             for (std::size_t m = 0; m < n; ++m)
                 if (a.ops[m]->output.id == r.tensor().id)
                     return "v_" + cIdentifier(r.tensor().name) + "_";
-            return std::nullopt;
+            if (columnLoads.empty())
+                return std::nullopt;
+            ExprScope global = scope;
+            global.local = nullptr;
+            const std::string text = emitExpr(r, global);
+            const auto it = std::find_if(columnLoads.begin(), columnLoads.end(),
+                                         [&](const ColumnLoad &l) { return l.text == text; });
+            if (it == columnLoads.end())
+                return std::nullopt;
+            return "col" + std::to_string(it - columnLoads.begin()) + "_" + columnIndex;
         };
         const std::string name = cIdentifier(op.output.name);
         std::string value;
@@ -76,6 +122,8 @@ void GemmEmitter::header()
                   Expr(static_cast<std::int64_t>(2 * SKB) * accRows * accCols * T), false);
         workspace("flags_", ctx.kernelName + "_flags", ir::DType::I32, Expr(static_cast<std::int64_t>(2 * SKB)), true);
     }
+    if (base.erfc)
+        w.lines(erf1pHelper());
     w.comment(headerComment(ctx) + "\nA is " + A.name + (a.aRowMajor ? "[i, k]" : "[k, i] (transposed)") + ", B is " +
               B.name + (a.bRowMajor ? "[k, j]" : "[j, k] (transposed)") + "; " + str(T) + " threads, " + str(TM) + "x" +
               str(TN) + " results each" +
@@ -415,16 +463,48 @@ void GemmEmitter::epilogue()
                 return i;
         return sinks.size();
     };
-    // The fused ops on one accumulator value; `store(sink, value)` receives every stored result.
-    auto element = [&](const std::string &accExpr, const std::function<void(std::size_t, const std::string &)> &store) {
+    // The fused ops on one accumulator value (in column q of group h_); `store(sink, value)`
+    // receives every stored result.
+    std::vector<ColumnLoad> columnLoads;
+    if (SPLIT == 1 && columnGroups * W <= 16) // (registers: 16 per load at most)
+        columnLoads = columnOnlyLoads(ctx, base);
+    auto element = [&](const std::string &accExpr, const std::string &q,
+                       const std::function<void(std::size_t, const std::string &)> &store) {
         if (SPLIT > 1) {
             store(0, accExpr);
             return;
         }
-        emitEpilogue(w, ctx, base, accExpr, [&](const ir::Tensor &t, const std::string &v) {
-            store(sinkIndex(cIdentifier(t.name)), v);
-        });
+        emitEpilogue(
+            w, ctx, base, accExpr,
+            [&](const ir::Tensor &t, const std::string &v) { store(sinkIndex(cIdentifier(t.name)), v); }, columnLoads,
+            "[h_][" + q + "]");
     };
+    auto columnStart = [&] {
+        if (WG)
+            return "n0_ + " + wgmma::epilogueColumn(wgTiles);
+        if (MMA)
+            return "n0_ + " + mma::epilogueColumn(mmaTiles);
+        return "n0_ + h_ * " + str(BN / 2) + " + tx_ * " + str(W);
+    };
+    if (!columnLoads.empty()) {
+        std::string what;
+        for (const ColumnLoad &l : columnLoads)
+            what += (what.empty() ? "" : ", ") + l.text;
+        w.comment("Loads that use no row (" + what + "): once per column of the thread's results, not once per row.");
+        for (std::size_t l = 0; l < columnLoads.size(); ++l)
+            w.line(std::string(ir::cudaTypeName(columnLoads[l].dtype)) + " col" + str(int(l)) + "_[" + str(columnGroups) +
+                   "][" + str(W) + "];");
+        w.line("#pragma unroll");
+        w.open("for (int h_ = 0; h_ < " + str(columnGroups) + "; ++h_)");
+        w.line("#pragma unroll");
+        w.open("for (int q_ = 0; q_ < " + str(W) + "; ++q_)");
+        w.line("const int gj_ = " + columnStart() + " + q_;");
+        for (std::size_t l = 0; l < columnLoads.size(); ++l)
+            w.line("col" + str(int(l)) + "_[h_][q_] = gj_ < N_ ? " + columnLoads[l].text + " : " +
+                   std::string(ir::cudaTypeName(columnLoads[l].dtype)) + "(0);");
+        w.close();
+        w.close();
+    }
     w.comment("Epilogue: the fused element-wise ops on each result, then the only store.");
     w.line("#pragma unroll");
     w.open("for (int i_ = 0; i_ < " + str(accRows) + "; ++i_)");
@@ -439,12 +519,7 @@ void GemmEmitter::epilogue()
     w.line("    continue;");
     w.line("#pragma unroll");
     w.open("for (int h_ = 0; h_ < " + str(columnGroups) + "; ++h_)");
-    if (WG)
-        w.line("const int gj0_ = n0_ + " + wgmma::epilogueColumn(wgTiles) + ";");
-    else if (MMA)
-        w.line("const int gj0_ = n0_ + " + mma::epilogueColumn(mmaTiles) + ";");
-    else
-        w.line("const int gj0_ = n0_ + h_ * " + str(BN / 2) + " + tx_ * " + str(W) + ";");
+    w.line("const int gj0_ = " + columnStart() + ";");
     if (vectorStore) {
         w.open("if (gj0_ + " + str(W - 1) + " < N_)");
         for (const Sink &sink : sinks)
@@ -453,7 +528,7 @@ void GemmEmitter::epilogue()
             w.open("");
             if (SPLIT == 1) // the fused ops may read the column; split K stores the raw sums
                 w.line("const int gj_ = gj0_ + " + str(q) + ";");
-            element("acc_[i_][h_ * " + str(W) + " + " + str(q) + "]", [&](std::size_t sink, const std::string &v) {
+            element("acc_[i_][h_ * " + str(W) + " + " + str(q) + "]", str(q), [&](std::size_t sink, const std::string &v) {
                 w.line("o_" + sinks[sink].name + "_[" + str(q) + "] = " + v + ";");
             });
             w.close();
@@ -477,7 +552,7 @@ void GemmEmitter::epilogue()
     w.line("const int gj_ = gj0_ + q_;");
     w.line("if (gj_ >= N_)");
     w.line("    continue;");
-    element("acc_[i_][h_ * " + str(W) + " + q_]", [&](std::size_t sink, const std::string &v) {
+    element("acc_[i_][h_ * " + str(W) + " + q_]", "q_", [&](std::size_t sink, const std::string &v) {
         w.line(sinks[sink].at("gj_") + " = " + v + ";");
     });
     w.close();
@@ -504,6 +579,8 @@ KernelCode GemmEmitter::splitSumKernel()
     r.params.back().written = false;
     r.block = {256, 1, 1};
     CudaWriter rw;
+    if (base.erfc)
+        rw.lines(erf1pHelper());
     rw.comment(ctx.kernelName + " (split K = " + str(SPLIT) + "), second kernel: sums the " + str(SPLIT) +
                " partial products of each result and applies the fused ops");
     rw.line("extern \"C\" __global__ void __launch_bounds__(256) " + r.name + "(" + paramList(r.params) + ")");

@@ -65,6 +65,26 @@ std::vector<Expr> collectReads(const Expr &expr)
     return reads;
 }
 
+std::optional<OnePlusErf> matchOnePlusErf(const Expr &e)
+{
+    if (!e.defined() || e.kind() != ExprKind::Binary || e.dtype() != DType::F32 ||
+        (e.binaryOp() != BinaryOp::Add && e.binaryOp() != BinaryOp::Sub))
+        return std::nullopt;
+    auto one = [](const Expr &x) {
+        return (x.kind() == ExprKind::FloatConst && x.floatValue() == 1.0) ||
+               (x.kind() == ExprKind::IntConst && x.intValue() == 1);
+    };
+    auto erf = [](const Expr &x) {
+        return x.kind() == ExprKind::Unary && x.unaryOp() == UnaryOp::Erf && x.operand(0).dtype() == DType::F32;
+    };
+    const Expr &l = e.operand(0), &r = e.operand(1);
+    if (one(l) && erf(r))
+        return OnePlusErf{r.operand(0), e.binaryOp() == BinaryOp::Sub};
+    if (e.binaryOp() == BinaryOp::Add && erf(l) && one(r))
+        return OnePlusErf{l.operand(0), false};
+    return std::nullopt;
+}
+
 bool hasUndefined(const Expr &expr)
 {
     if (!expr.defined())

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,14 @@ std::vector<Expr> collectReads(const Expr &expr);
 
 /// True when expr contains an undefined operand somewhere (or is itself undefined).
 bool hasUndefined(const Expr &expr);
+
+/// `1 + erf(z)`, `erf(z) + 1` (z) or `1 - erf(z)` (negated: the sum is 1 + erf(-z)) over float32:
+/// GELU's form, which the generated code may compute as erfc(-z) (codegen's erf=erfc).
+struct OnePlusErf {
+    Expr z;
+    bool negated = false;
+};
+std::optional<OnePlusErf> matchOnePlusErf(const Expr &expr);
 
 /// Replaces iteration variables by name; untouched subtrees are shared, not copied.
 Expr substitute(const Expr &expr, const std::map<std::string, Expr> &replacements);

@@ -230,6 +230,8 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         out.push_back({{"block_n", "block_k", "vector", "thread_m", "thread_n", "copy"},
                        "the " + std::to_string(s.bk) + "x" + std::to_string(s.bn) + " tile of B is not a whole number (>= 1) of " +
                            std::to_string(s.widthB()) + "-wide loads for each of " + std::to_string(CT) + " threads"});
+    if (g.value("erf") == 1 && !computesOnePlusErf(a))
+        out.push_back({{"erf"}, "erf=erfc changes 1 + erf(z) and 1 - erf(z) over float32, and this group computes neither"});
     const int split = g.value("split_k");
     if (split > 1 && K >= 0 && split > (K + s.bk - 1) / s.bk)
         out.push_back({{"split_k", "block_k"}, kv("split_k", split) + ": K = " + std::to_string(K) + " has only " +
@@ -370,6 +372,14 @@ bool computesFloatExp(const GroupAnalysis &a)
             found = found || (e.kind() == ir::ExprKind::Unary && e.unaryOp() == ir::UnaryOp::Exp &&
                               e.operand(0).dtype() == ir::DType::F32);
         });
+    return found;
+}
+
+bool computesOnePlusErf(const GroupAnalysis &a)
+{
+    bool found = false;
+    for (const ir::ComputeOp *op : a.ops)
+        ir::visitExpr(op->body, [&](const ir::Expr &e) { found = found || ir::matchOnePlusErf(e).has_value(); });
     return found;
 }
 

@@ -92,6 +92,10 @@ bool hasOnlineSoftmaxPair(const GroupAnalysis &analysis);
 /// Whether any op of the group computes a float32 exp (what exp=fast changes).
 bool computesFloatExp(const GroupAnalysis &analysis);
 
+/// Whether any op of the group computes 1 + erf(z) or 1 - erf(z) over float32 (ir::matchOnePlusErf:
+/// what erf=erfc changes).
+bool computesOnePlusErf(const GroupAnalysis &analysis);
+
 /// The TF32 tensor-core path the defaults take under precision tf32: the fastest the target has
 /// (warpgroup MMAs on sm_90: 0.80x cuBLAS at 4096^3 in run 8, against 0.36x for mma.sync), or
 /// warp-level mma.sync (math=tf32_mma) wherever the target has TF32 tensor cores.

@@ -3,10 +3,13 @@
 // poisoned outputs). Skips without a GPU.
 #include "CodegenFixtures.h"
 
+#include "core/codegen/CudaExpr.h"
 #include "core/runner/Runner.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <iostream>
 
 using namespace stitch;
@@ -367,3 +370,98 @@ TEST_P(CodegenGpuStreamK, SharedTilesMatchTheInterpreter)
 
 INSTANTIATE_TEST_SUITE_P(StreamK, CodegenGpuStreamK, ::testing::Range<std::size_t>(0, 9),
                          [](const ::testing::TestParamInfo<std::size_t> &info) { return streamKCases()[info.param].name; });
+
+namespace {
+
+/// erf=erfc (docs/SCHEDULE.md): the device function against erfc in double precision over z in
+/// [-6, 6], beside 1 + erff(z) computed by the same kernel; and GEMM + bias + GELU both ways.
+class CodegenGpuErf : public CodegenGpu {};
+
+} // namespace
+
+TEST_F(CodegenGpuErf, Erf1pIsAccurateWhereOnePlusErffCancels)
+{
+    const unsigned n = 1u << 20;
+    const std::string source = codegen::erf1pHelper() +
+                               "extern \"C\" __global__ void erf1p_sweep(float *z, float *ours, float *library, int n)\n"
+                               "{\n"
+                               "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                               "    if (i >= n)\n"
+                               "        return;\n"
+                               "    const float x = -6.0f + 12.0f * (float)i / (float)(n - 1);\n"
+                               "    z[i] = x;\n"
+                               "    ours[i] = stitch_erf1p_(x);\n"
+                               "    library[i] = 1.0f + erff(x);\n"
+                               "}\n";
+    auto compiled = codegen::compileGenerated(source, "erf1p_sweep.cu", s_arch);
+    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    runner::RunRequest request;
+    request.job.module = compiled->cubin;
+    for (const char *name : {"z", "ours", "library"})
+        request.job.plan.buffers.push_back({name, ir::DType::F32, n, {}, runner::BufferRole::Output, {}});
+    runner::KernelLaunch launch{"erf1p_sweep", {}, {}};
+    launch.config.gridX = n / 256;
+    launch.config.blockX = 256;
+    for (const char *name : {"z", "ours", "library"})
+        launch.args.push_back(runner::KernelArg::buffer(name));
+    launch.args.push_back(runner::KernelArg::scalar(ir::DType::I32, std::int64_t(n)));
+    request.job.plan.launches.push_back(launch);
+    request.job.measure.verify = false;
+    request.job.measure.time = false;
+    request.job.measure.returnOutputs = true;
+    auto r = s_runner->run(std::move(request));
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    ASSERT_EQ(r->outputs.size(), 3u);
+    auto floats = [&](const std::string &name) {
+        std::vector<float> v(n);
+        for (const auto &o : r->outputs)
+            if (o.buffer == name && o.bytes.size() == n * sizeof(float))
+                std::memcpy(v.data(), o.bytes.data(), o.bytes.size());
+        return v;
+    };
+    const auto z = floats("z"), ours = floats("ours"), library = floats("library");
+    // Largest relative errors of 1 + erf(z) over z >= lo.
+    struct Worst {
+        double lo, ours = 0, library = 0;
+    };
+    std::vector<Worst> worst = {{-1.0}, {-2.0}, {-4.0}, {-6.0}};
+    for (unsigned i = 0; i < n; ++i) {
+        const double exact = std::erfc(-double(z[i]));
+        const double eo = std::abs(ours[i] - exact) / exact, el = std::abs(library[i] - exact) / exact;
+        for (Worst &w : worst)
+            if (z[i] >= w.lo) {
+                w.ours = std::max(w.ours, eo);
+                w.library = std::max(w.library, el);
+            }
+    }
+    for (const Worst &w : worst)
+        std::cout << "  z >= " << w.lo << ": erfc " << w.ours << ", 1 + erff " << w.library << "\n";
+    EXPECT_LT(worst[0].ours, 6e-7);
+    EXPECT_LT(worst[1].ours, 1e-6);
+    EXPECT_LT(worst[2].ours, 3e-6);
+    EXPECT_LT(worst[3].ours, 1e-5);
+    EXPECT_LT(worst[1].ours, worst[1].library) << "1 + erff(z) cancels as erf(z) nears -1";
+    EXPECT_LT(worst[3].ours, worst[3].library);
+}
+
+TEST_F(CodegenGpuErf, GeluEpilogueBothWaysMatchesTheInterpreter)
+{
+    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
+    ASSERT_NE(arch, nullptr) << s_arch;
+    const ir::Graph graph = ir::makeGemmBiasGelu();
+    for (const ir::SizeBindings &sizes : {ir::SizeBindings{{"M", 70}, {"N", 52}, {"K", 30}},
+                                          ir::SizeBindings{{"M", 257}, {"N", 515}, {"K", 128}}})
+        for (int erfc : {0, 1})
+            for (int split : {1, 2}) {
+                schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
+                auto s = schedule::defaultSchedule(problem);
+                ASSERT_TRUE(s.ok()) << s.error().toString();
+                auto &g = s->groups.front();
+                g.set("erf", erfc);
+                g.set("split_k", split);
+                const std::string what = std::to_string(sizes.at("M")) + "x" + std::to_string(sizes.at("N")) + "x" +
+                                         std::to_string(sizes.at("K")) + " " + schedule::describe(g);
+                ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok()) << what;
+                expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
+            }
+}

@@ -158,6 +158,31 @@ TEST(ExprUtil, CollectAndSubstitute)
     EXPECT_TRUE(hasUndefined(A(i, Expr())));
 }
 
+TEST(ExprUtil, MatchesOnePlusErf)
+{
+    const Tensor H = makeTensor(0, "H", DType::F32, {sizeVar("N")});
+    const Tensor D = makeTensor(1, "D", DType::F64, {sizeVar("N")});
+    const Expr j = var("j"), z = H(j) * 0.7071067811865476;
+    auto expectMatch = [&](const Expr &e, bool negated) {
+        auto m = matchOnePlusErf(e);
+        ASSERT_TRUE(m.has_value()) << e.toString();
+        EXPECT_TRUE(m->z.equals(z)) << m->z.toString();
+        EXPECT_EQ(m->negated, negated) << e.toString();
+    };
+    expectMatch(1.0 + erf(z), false);
+    expectMatch(erf(z) + 1.0, false);
+    expectMatch(1.0 - erf(z), true);
+    // GELU's whole expression is a product; the sum inside it is what matches.
+    const Expr gelu = 0.5 * H(j) * (1.0 + erf(z));
+    EXPECT_FALSE(matchOnePlusErf(gelu).has_value());
+    EXPECT_TRUE(matchOnePlusErf(gelu.operand(1)).has_value());
+    EXPECT_FALSE(matchOnePlusErf(erf(z) - 1.0).has_value()) << "erf(z) - 1 is -erfc(z), not 1 + erf";
+    EXPECT_FALSE(matchOnePlusErf(2.0 + erf(z)).has_value());
+    EXPECT_FALSE(matchOnePlusErf(1.0 + H(j)).has_value());
+    EXPECT_FALSE(matchOnePlusErf(1.0 + erf(D(j))).has_value()) << "float64: erf keeps the library";
+    EXPECT_FALSE(matchOnePlusErf(Expr()).has_value());
+}
+
 TEST(SizeExpr, EvaluatesWithBindings)
 {
     const Expr M = sizeVar("M"), N = sizeVar("N");

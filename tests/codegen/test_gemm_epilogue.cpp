@@ -1,0 +1,133 @@
+// The GEMM epilogue without a GPU: erf=erfc (1 + erf(z) by erfc, GELU's form) and the loads that
+// use no row (a bias[j]) read once per column before the row loop. test_codegen_gpu.cpp's
+// CodegenGpuErf runs the answers and the device function's accuracy on the GPU.
+#include "CodegenFixtures.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace stitch;
+using namespace codegen_fixtures;
+
+namespace {
+
+std::size_t count(const std::string &text, const std::string &what)
+{
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+        ++n;
+    return n;
+}
+
+/// Y = (A W) * rs[i] + bias[j]: one read per row, one per column.
+ir::Graph makeGemmRowColumnScale()
+{
+    ir::GraphBuilder b("gemm_row_column");
+    const ir::Expr M = ir::sizeVar("M"), N = ir::sizeVar("N"), K = ir::sizeVar("K");
+    const ir::Tensor A = b.input("A", ir::DType::F32, {M, K});
+    const ir::Tensor W = b.input("W", ir::DType::F32, {K, N});
+    const ir::Tensor rs = b.input("rs", ir::DType::F32, {M});
+    const ir::Tensor bias = b.input("bias", ir::DType::F32, {N});
+    const ir::Tensor G = b.intermediate("G", ir::DType::F32, {M, N});
+    const ir::Tensor Y = b.output("Y", ir::DType::F32, {M, N});
+    const ir::Expr i = ir::var("i"), j = ir::var("j"), k = ir::var("k");
+    b.compute(G, {i, j}, ir::reduceSum({{"k", K}}), A(i, k) * W(k, j));
+    b.compute(Y, {i, j}, G(i, j) * rs(i) + bias(j));
+    return b.finish();
+}
+
+struct Generated {
+    schedule::Problem problem;
+    schedule::Schedule schedule;
+    codegen::GeneratedProgram program;
+};
+
+Generated generate(const ir::Graph &graph, const ir::SizeBindings &sizes, const DecisionChanges &changes,
+                   schedule::Precision precision = schedule::Precision::FP32)
+{
+    Generated g{{graph, sizes, sm90(), precision}, {}, {}};
+    auto s = schedule::defaultSchedule(g.problem);
+    EXPECT_TRUE(s.ok()) << s.error().toString();
+    g.schedule = *s;
+    for (const auto &[key, value] : changes)
+        g.schedule.groups.front().set(key, value);
+    EXPECT_TRUE(schedule::validateSchedule(g.schedule, g.problem).ok()) << schedule::describe(g.schedule.groups.front());
+    auto p = codegen::generateProgram(g.problem, g.schedule);
+    EXPECT_TRUE(p.ok()) << p.error().toString();
+    if (p)
+        g.program = *p;
+    return g;
+}
+
+} // namespace
+
+TEST(GemmEpilogue, ErfcIsTheDefaultForGeluAndIllegalWithoutIt)
+{
+    const ir::SizeBindings sizes{{"M", 512}, {"N", 512}, {"K", 128}};
+    const schedule::Problem gelu{ir::makeGemmBiasGelu(), sizes, sm90(), schedule::Precision::FP32};
+    const schedule::Problem plain{ir::makeMatmul(), sizes, sm90(), schedule::Precision::FP32};
+    auto g = schedule::defaultSchedule(gelu), m = schedule::defaultSchedule(plain);
+    ASSERT_TRUE(g.ok() && m.ok());
+    EXPECT_EQ(g->groups.front().value("erf"), 1);
+    EXPECT_EQ(m->groups.front().value("erf"), 0);
+    auto s = *m;
+    s.groups.front().set("erf", 1);
+    auto a = schedule::analyzeGroup(plain.graph, s.groups.front().ops, s.groups.front().strategy);
+    ASSERT_TRUE(a.ok());
+    const auto v = schedule::checkGroup(*a, s.groups.front(), plain);
+    EXPECT_TRUE(std::any_of(v.begin(), v.end(), [](const schedule::Violation &x) {
+        return x.keys == std::vector<std::string>{"erf"} && x.message.find("computes neither") != std::string::npos;
+    }));
+}
+
+TEST(GemmEpilogue, ErfcCallsTheDeviceFunctionInEveryKernelKind)
+{
+    const ir::Graph graph = ir::makeGemmBiasGelu();
+    const ir::SizeBindings sizes{{"M", 257}, {"N", 515}, {"K", 128}};
+    struct Variant {
+        const char *what;
+        DecisionChanges changes;
+        schedule::Precision precision = schedule::Precision::FP32;
+    };
+    const std::vector<Variant> variants = {
+        {"simt", {}},
+        {"split_k", {{"split_k", 2}}},
+        {"stream_k", {{"stream_k", 1}}},
+        {"tf32_mma", {{"math", 1}}, schedule::Precision::TF32},
+        {"tf32_wgmma", {}, schedule::Precision::TF32},
+    };
+    for (const Variant &v : variants)
+        for (int erfc : {0, 1}) {
+            DecisionChanges changes = v.changes;
+            changes.push_back({"erf", erfc});
+            const Generated g = generate(graph, sizes, changes, v.precision);
+            const std::string what = std::string(v.what) + " erf=" + (erfc ? "erfc" : "library");
+            const std::string &src = g.program.source;
+            EXPECT_EQ(count(src, "stitch_erf1p_((v_H_ * 0.707106781f))"), erfc ? count(src, "const float v_Y_") : 0u) << what;
+            EXPECT_EQ(count(src, "erff("), erfc ? 0u : count(src, "const float v_Y_")) << what;
+            auto compiled = compileProgram(g.program, g.schedule.groups.front().value("math") == 2 ? "sm_90a" : "sm_90");
+            ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.error().toString();
+            expectCompiledClean(g.program, *compiled);
+        }
+}
+
+TEST(GemmEpilogue, ColumnLoadsHappenOncePerColumn)
+{
+    const Generated g = generate(makeGemmRowColumnScale(), {{"M", 257}, {"N", 515}, {"K", 64}}, {});
+    const std::string &src = g.program.source;
+    // bias[j] is loaded before the row loop, into col0_, and each result reads col0_; rs[i] stays
+    // in the row loop.
+    EXPECT_EQ(count(src, "col0_[h_][q_] = gj_ < N_ ? bias[((gj_))] : float(0);"), 1u) << src;
+    EXPECT_EQ(count(src, "float col1_"), 0u) << "rs[i] uses the row";
+    EXPECT_GT(count(src, "* rs[((gi_))]) + col0_[h_]["), 0u) << src;
+    EXPECT_EQ(count(src, "+ bias[(("), 0u) << src;
+    auto compiled = compileProgram(g.program, "sm_90");
+    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    expectCompiledClean(g.program, *compiled);
+
+    // Split K: the second kernel applies the epilogue one result per thread and loads in place.
+    const Generated split = generate(makeGemmRowColumnScale(), {{"M", 257}, {"N", 515}, {"K", 64}}, {{"split_k", 2}});
+    EXPECT_EQ(count(split.program.source, "col0_"), 0u);
+    EXPECT_GT(count(split.program.source, "+ bias[((gj_))]"), 0u);
+}
