@@ -527,7 +527,7 @@ void GemmEmitter::epilogue()
         for (int q = 0; q < W; ++q) {
             w.open("");
             if (SPLIT == 1) // the fused ops may read the column; split K stores the raw sums
-                w.line("const int gj_ = gj0_ + " + str(q) + ";");
+                w.line("[[maybe_unused]] const int gj_ = gj0_ + " + str(q) + ";");
             element("acc_[i_][h_ * " + str(W) + " + " + str(q) + "]", str(q), [&](std::size_t sink, const std::string &v) {
                 w.line("o_" + sinks[sink].name + "_[" + str(q) + "] = " + v + ";");
             });

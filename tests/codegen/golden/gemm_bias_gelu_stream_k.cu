@@ -405,28 +405,28 @@ extern "C" __global__ void __launch_bounds__(256, 1) G_Y(const float *__restrict
                 if (gj0_ + 3 < N_) {
                     float o_Y_[4];
                     {
-                        const int gj_ = gj0_ + 0;
+                        [[maybe_unused]] const int gj_ = gj0_ + 0;
                         const float v_G_ = acc_[i_][h_ * 4 + 0];
                         const float v_H_ = (v_G_ + col0_[h_][0]);
                         const float v_Y_ = ((0.5f * v_H_) * stitch_erf1p_((v_H_ * 0.707106781f)));
                         o_Y_[0] = v_Y_;
                     }
                     {
-                        const int gj_ = gj0_ + 1;
+                        [[maybe_unused]] const int gj_ = gj0_ + 1;
                         const float v_G_ = acc_[i_][h_ * 4 + 1];
                         const float v_H_ = (v_G_ + col0_[h_][1]);
                         const float v_Y_ = ((0.5f * v_H_) * stitch_erf1p_((v_H_ * 0.707106781f)));
                         o_Y_[1] = v_Y_;
                     }
                     {
-                        const int gj_ = gj0_ + 2;
+                        [[maybe_unused]] const int gj_ = gj0_ + 2;
                         const float v_G_ = acc_[i_][h_ * 4 + 2];
                         const float v_H_ = (v_G_ + col0_[h_][2]);
                         const float v_Y_ = ((0.5f * v_H_) * stitch_erf1p_((v_H_ * 0.707106781f)));
                         o_Y_[2] = v_Y_;
                     }
                     {
-                        const int gj_ = gj0_ + 3;
+                        [[maybe_unused]] const int gj_ = gj0_ + 3;
                         const float v_G_ = acc_[i_][h_ * 4 + 3];
                         const float v_H_ = (v_G_ + col0_[h_][3]);
                         const float v_Y_ = ((0.5f * v_H_) * stitch_erf1p_((v_H_ * 0.707106781f)));

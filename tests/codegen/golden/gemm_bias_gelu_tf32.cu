@@ -263,14 +263,14 @@ extern "C" __global__ void __launch_bounds__(128, 2) G_Y(const float *__restrict
             if (gj0_ + 1 < N_) {
                 float o_Y_[2];
                 {
-                    const int gj_ = gj0_ + 0;
+                    [[maybe_unused]] const int gj_ = gj0_ + 0;
                     const float v_G_ = acc_[i_][h_ * 2 + 0];
                     const float v_H_ = (v_G_ + col0_[h_][0]);
                     const float v_Y_ = ((0.5f * v_H_) * stitch_erf1p_((v_H_ * 0.707106781f)));
                     o_Y_[0] = v_Y_;
                 }
                 {
-                    const int gj_ = gj0_ + 1;
+                    [[maybe_unused]] const int gj_ = gj0_ + 1;
                     const float v_G_ = acc_[i_][h_ * 2 + 1];
                     const float v_H_ = (v_G_ + col0_[h_][1]);
                     const float v_Y_ = ((0.5f * v_H_) * stitch_erf1p_((v_H_ * 0.707106781f)));

@@ -225,12 +225,12 @@ extern "C" __global__ void __launch_bounds__(256, 2) C(const float *__restrict__
             if (gj0_ + 1 < N_) {
                 float o_C_[2];
                 {
-                    const int gj_ = gj0_ + 0;
+                    [[maybe_unused]] const int gj_ = gj0_ + 0;
                     const float v_C_ = acc_[i_][h_ * 2 + 0];
                     o_C_[0] = v_C_;
                 }
                 {
-                    const int gj_ = gj0_ + 1;
+                    [[maybe_unused]] const int gj_ = gj0_ + 1;
                     const float v_C_ = acc_[i_][h_ * 2 + 1];
                     o_C_[1] = v_C_;
                 }
