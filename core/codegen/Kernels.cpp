@@ -123,6 +123,8 @@ KernelCode generateGenericKernel(const GenContext &ctx)
     scope.graph = &ctx.graph;
     scope.wideTensors = &ctx.wide;
     CudaWriter w;
+    if (scope.erfc)
+        w.lines(erf1pHelper());
     w.comment(headerComment(ctx));
     w.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + k.name + "(" +
            paramList(k.params) + ")");
@@ -195,6 +197,7 @@ KernelCode generateElementwiseKernel(const GenContext &ctx)
     ExprScope scope;
     scope.graph = &ctx.graph;
     scope.wideTensors = &ctx.wide;
+    scope.erfc = ctx.group.value("erf") == 1;
     // Tensors read at the element itself with the group's shape are contiguous with it: vector loads.
     auto contiguous = [&](const ir::Tensor &t) {
         if (t.shape.rank() != static_cast<int>(a.domain.size()))
@@ -226,6 +229,8 @@ KernelCode generateElementwiseKernel(const GenContext &ctx)
     auto storedVector = [&](ir::TensorId id) { return vectorizable(id) && contiguous(*ctx.graph.tensor(id)); };
 
     CudaWriter w;
+    if (scope.erfc)
+        w.lines(erf1pHelper());
     w.comment(headerComment(ctx));
     w.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + k.name + "(" +
            paramList(k.params) + ")");

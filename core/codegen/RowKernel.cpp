@@ -54,6 +54,7 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     base.graph = &ctx.graph;
     base.wideTensors = &ctx.wide;
     base.fastExp = fastExp;
+    base.erfc = g.value("erf") == 1;
     for (int d = 0; d < a.rowRank; ++d)
         base.vars["%row" + str(d)] = "r" + str(d) + "_";
     rows = "1LL";
@@ -143,6 +144,8 @@ void RowKernelBuilder::header()
     w.comment(headerComment(ctx) + "\n" + shape);
     if (fastExp)
         w.lines(fastExpHelper());
+    if (base.erfc)
+        w.lines(erf1pHelper());
     if (online) {
         w.comment(
             "combine=online: (m, s) and (om, os), each s a sum of exp(x - its m), as one pair about the larger m.");

@@ -87,10 +87,6 @@ void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, Ten
     const std::int64_t M = sizeValue(a.domain[0], p), N = sizeValue(a.domain[1], p);
     const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor(p.arch.name);
     const std::int64_t sms = gpu ? gpu->multiprocessors : 80;
-    // A GELU epilogue's 1 + erf(z) by erfc (docs/SCHEDULE.md): fewer instructions, and accurate
-    // where 1 + erff(z) cancels (docs/PERFORMANCE.md, run 13: 3% of GEMM + bias + GELU at K = 128).
-    if (computesOnePlusErf(a))
-        g.set("erf", 1);
     struct Tile {
         int bm, bn, tm, tn;
     };
@@ -187,6 +183,10 @@ Result<Schedule> defaultSchedule(const Problem &problem, TensorCoreDefault tenso
         case Strategy::Elementwise: elementwiseHeuristic(*a, g, problem); break;
         case Strategy::Generic: break;
         }
+        // GELU's 1 + erf(z) by erfc (docs/SCHEDULE.md): fewer instructions, and accurate where
+        // 1 + erff(z) cancels (docs/PERFORMANCE.md, run 13: 3% of GEMM + bias + GELU at K = 128).
+        if (g.strategy != Strategy::Generic && computesOnePlusErf(*a))
+            g.set("erf", 1);
         repair(*a, g, problem);
         if (auto v = checkGroup(*a, g, problem); !v.empty()) {
             // Cannot happen for the generic strategy; fall back to it for the op(s) that failed.

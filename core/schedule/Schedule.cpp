@@ -67,6 +67,18 @@ namespace {
 
 using C = Category;
 
+/// `erf`, shared by the strategies whose kernels emit element-wise expressions (not the generic
+/// one, whose float64 accumulators make the reference).
+DecisionDef erfDef()
+{
+    return {"erf", C::InstructionScheduling,
+            "1 + erf(z) and 1 - erf(z) over float32 (GELU's form): 1 plus CUDA's erff (library), or erfc(-z) and "
+            "erfc(z) by one branch-free rational approximation (erfc: about 10 instructions fewer per result, "
+            "relative error within 6e-7 of the sum for z >= -2, and none of the cancellation of 1 + erff(z) as "
+            "erf(z) nears -1)",
+            {0, 1}, {"library", "erfc"}, 0};
+}
+
 std::vector<DecisionDef> gemmDefs()
 {
     return {
@@ -104,11 +116,7 @@ std::vector<DecisionDef> gemmDefs()
          "needs precision tf32 and sm_80+; a warp then computes 8*thread_m x 4*thread_n results), or by warpgroup "
          "(wgmma m64nNk8, sm_90a: four warps compute 64 x N, one operand read from shared memory by descriptor)",
          {0, 1, 2}, {"simt", "tf32_mma", "tf32_wgmma"}, 0},
-        {"erf", C::InstructionScheduling,
-         "1 + erf(z) and 1 - erf(z) in the epilogue (GELU's form): 1 plus CUDA's erff (library), or erfc(-z) and "
-         "erfc(z) by one branch-free rational approximation (erfc: about 10 instructions fewer per result, relative "
-         "error within 6e-7 of the sum for z >= -2, and none of the cancellation of 1 + erff(z) as erf(z) nears -1)",
-         {0, 1}, {"library", "erfc"}, 0},
+        erfDef(),
     };
 }
 
@@ -145,6 +153,7 @@ std::vector<DecisionDef> rowDefs()
          "__launch_bounds__ minimum blocks per SM: caps registers so that several blocks (of several rows or "
          "clusters) overlap one's reductions with another's loads and stores",
          {1, 2, 3, 4}, {}, 1},
+        erfDef(),
     };
 }
 
@@ -154,6 +163,7 @@ std::vector<DecisionDef> elementwiseDefs()
         {"threads", C::ParallelMapping, "threads per block", {128, 256, 512, 1024}, {}, 256},
         {"items", C::ParallelMapping, "vectors per thread", {1, 2, 4}, {}, 2},
         {"vector", C::MemoryAccess, "elements per global load and store (1, 2 or 4)", {1, 2, 4}, {}, 4},
+        erfDef(),
     };
 }
 

@@ -230,8 +230,6 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         out.push_back({{"block_n", "block_k", "vector", "thread_m", "thread_n", "copy"},
                        "the " + std::to_string(s.bk) + "x" + std::to_string(s.bn) + " tile of B is not a whole number (>= 1) of " +
                            std::to_string(s.widthB()) + "-wide loads for each of " + std::to_string(CT) + " threads"});
-    if (g.value("erf") == 1 && !computesOnePlusErf(a))
-        out.push_back({{"erf"}, "erf=erfc changes 1 + erf(z) and 1 - erf(z) over float32, and this group computes neither"});
     const int split = g.value("split_k");
     if (split > 1 && K >= 0 && split > (K + s.bk - 1) / s.bk)
         out.push_back({{"split_k", "block_k"}, kv("split_k", split) + ": K = " + std::to_string(K) + " has only " +
@@ -513,6 +511,8 @@ std::vector<Violation> checkGroup(const GroupAnalysis &analysis, const KernelGro
             out.push_back({{"threads"}, "threads per block > the limit"});
         break;
     }
+    if (group.strategy != Strategy::Generic && group.value("erf") == 1 && !computesOnePlusErf(analysis))
+        out.push_back({{"erf"}, "erf=erfc changes 1 + erf(z) and 1 - erf(z) over float32, and this group computes neither"});
     return out;
 }
 

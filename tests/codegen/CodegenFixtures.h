@@ -3,6 +3,7 @@
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
+#include "core/frontend/Lift.h"
 #include "core/ir/GraphBuilder.h"
 #include "core/ir/Programs.h"
 #include "core/schedule/Space.h"
@@ -233,6 +234,22 @@ inline void expectCompiledClean(const codegen::GeneratedProgram &p, const cuda::
         EXPECT_LE(r->spillStoreBytes, 0) << k.code.name << ": " << r->registers << " registers";
         EXPECT_EQ(r->localBytes, 0) << k.code.name;
     }
+}
+
+/// GELU alone (one element-wise kernel) and layer norm followed by GELU (one row kernel).
+inline ir::Graph geluGraph(bool afterLayerNorm)
+{
+    const std::string gelu = "Y[i, j] = 0.5 * H[i, j] * (1.0 + erf(H[i, j] * 0.7071067811865476))\n";
+    const std::string text =
+        afterLayerNorm ? "graph layernorm_gelu\nsize M, N\ninput X: f32[M, N]\ninput gamma: f32[N]\ninput beta: f32[N]\n"
+                         "tensor mean: f32[M]\ntensor var: f32[M]\ntensor H: f32[M, N]\noutput Y: f32[M, N]\n"
+                         "mean[i] = sum(j) X[i, j] / N\n"
+                         "var[i] = sum(j) (X[i, j] - mean[i]) * (X[i, j] - mean[i]) / N\n"
+                         "H[i, j] = (X[i, j] - mean[i]) * rsqrt(var[i] + 1e-5) * gamma[j] + beta[j]\n" + gelu
+                       : "graph gelu\nsize M, N\ninput H: f32[M, N]\noutput Y: f32[M, N]\n" + gelu;
+    auto lifted = frontend::liftTensorExpressions(text, afterLayerNorm ? "layernorm_gelu.te" : "gelu.te");
+    EXPECT_TRUE(lifted.ok()) << lifted.error().toString();
+    return lifted.ok() ? lifted->graph : ir::Graph{};
 }
 
 } // namespace codegen_fixtures

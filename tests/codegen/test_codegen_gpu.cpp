@@ -464,4 +464,16 @@ TEST_F(CodegenGpuErf, GeluEpilogueBothWaysMatchesTheInterpreter)
                 ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok()) << what;
                 expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
             }
+    // The element-wise and row kernels (GELU alone, layer norm then GELU), rows of odd length.
+    for (bool rows : {false, true})
+        for (int erfc : {0, 1}) {
+            const ir::Graph g = geluGraph(rows);
+            schedule::Problem problem{g, {{"M", 37}, {"N", 1001}}, *arch, schedule::Precision::FP32};
+            auto s = schedule::defaultSchedule(problem);
+            ASSERT_TRUE(s.ok()) << s.error().toString();
+            s->groups.front().set("erf", erfc);
+            const std::string what = g.name() + " 37x1001 " + schedule::describe(s->groups.front());
+            ASSERT_TRUE(schedule::validateSchedule(*s, problem).ok()) << what;
+            expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
+        }
 }

@@ -1,7 +1,8 @@
-// The GEMM epilogue without a GPU: erf=erfc (1 + erf(z) by erfc, GELU's form) and the loads that
-// use no row (a bias[j]) read once per column before the row loop. test_codegen_gpu.cpp's
-// CodegenGpuErf runs the answers and the device function's accuracy on the GPU.
+// The GEMM epilogue without a GPU: erf=erfc (1 + erf(z) by erfc, GELU's form; element-wise and row
+// kernels too) and the loads that use no row (a bias[j]) read once per column before the row loop.
+// test_codegen_gpu.cpp's CodegenGpuErf runs the answers and the device function's accuracy on the GPU.
 #include "CodegenFixtures.h"
+
 
 #include <gtest/gtest.h>
 
@@ -130,4 +131,34 @@ TEST(GemmEpilogue, ColumnLoadsHappenOncePerColumn)
     const Generated split = generate(makeGemmRowColumnScale(), {{"M", 257}, {"N", 515}, {"K", 64}}, {{"split_k", 2}});
     EXPECT_EQ(count(split.program.source, "col0_"), 0u);
     EXPECT_GT(count(split.program.source, "+ bias[((gj_))]"), 0u);
+}
+
+TEST(ErfDecision, ErfcInElementwiseAndRowKernels)
+{
+    for (bool rows : {false, true}) {
+        const ir::Graph graph = geluGraph(rows);
+        for (int erfc : {0, 1}) {
+            const Generated g = generate(graph, {{"M", 37}, {"N", 1000}}, {{"erf", erfc}});
+            const auto &group = g.schedule.groups.front();
+            EXPECT_EQ(group.strategy, rows ? schedule::Strategy::RowReduction : schedule::Strategy::Elementwise);
+            const std::string what = graph.name() + " " + schedule::describe(group);
+            const std::string &src = g.program.source;
+            EXPECT_EQ(src.find("stitch_erf1p_((") != std::string::npos, erfc == 1) << what;
+            EXPECT_EQ(src.find("erff(") != std::string::npos, erfc == 0) << what;
+            auto compiled = compileProgram(g.program, "sm_90");
+            ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.error().toString();
+            expectCompiledClean(g.program, *compiled);
+        }
+        schedule::Problem p{graph, {{"M", 37}, {"N", 1000}}, sm90(), schedule::Precision::FP32};
+        auto d = schedule::defaultSchedule(p);
+        ASSERT_TRUE(d.ok());
+        EXPECT_EQ(d->groups.front().value("erf"), 1) << graph.name();
+    }
+    // Softmax has no 1 + erf: erf=erfc is refused for its row kernel.
+    schedule::Problem softmax{ir::makeSoftmaxRows(), {{"M", 37}, {"N", 1000}}, sm90(), schedule::Precision::FP32};
+    auto s = schedule::defaultSchedule(softmax);
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ(s->groups.front().value("erf"), 0);
+    s->groups.front().set("erf", 1);
+    EXPECT_FALSE(schedule::validateSchedule(*s, softmax).ok());
 }
