@@ -191,6 +191,7 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
         schedule::KernelGroup rowDefaults = g0;
         for (const auto &d : schedule::decisionDefs(g0.strategy))
             rowDefaults.set(d.key, d.defaultValue);
+        rowDefaults.set("erf", g0.value("erf")); // (the defaults' erfc for a GELU: no variant adds it)
         for (int tpr : {32, 64, 128, 256, 512, 1024})
             for (int rpb : {1, 2, 4, 8})
                 for (int cluster : {1, 2, 4, 8, 16})
