@@ -1,0 +1,250 @@
+// The gemm strategy's part of the schedule space (SpaceRules.h): tensor-core layouts, the shape a
+// group's decisions imply, its legality rules, stream-K's shared tiles and the shared memory.
+#include "core/schedule/SpaceRules.h"
+
+#include <algorithm>
+
+namespace stitch::schedule {
+
+using namespace detail;
+
+int mmaKContiguousStride(int blockK, int pad)
+{
+    if (pad == 0)
+        return blockK;
+    int stride = blockK + 8;
+    while (stride % 16 != 8)
+        stride += 8;
+    return stride;
+}
+
+WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, bool bKContiguous)
+{
+    WgmmaLayout l;
+    l.swap = !bKContiguous;
+    l.nw = l.swap ? blockM : blockN;
+    l.warpgroups = (l.swap ? blockN : blockM) / 64;
+    l.regKContiguous = !l.swap && aKContiguous;
+    const int regOther = l.swap ? blockN : blockM;
+    l.regRows = l.regKContiguous ? regOther : blockK;
+    l.regStride = l.regKContiguous ? blockK + 4 : regOther + 8;
+    l.descRows = l.nw;
+    l.descStride = blockK;
+    return l;
+}
+
+ProducerRegisters producerRegisters(int computeThreads, int mmaNeed, int registersPerSm)
+{
+    ProducerRegisters r;
+    r.launch = std::min(255, registersPerSm / (computeThreads + 128)) / 8 * 8;
+    r.producer = r.mma = r.launch;
+    const int need = (mmaNeed + 7) / 8 * 8;
+    if (need > r.launch) {
+        r.adjust = true;
+        r.mma = need;
+        r.producer = (r.launch * 128 - (need - r.launch) * computeThreads) / 128 / 8 * 8;
+    }
+    return r;
+}
+
+int wgmmaSwizzledChunk(int row, int chunk, int rowBytes)
+{
+    const int f = rowBytes == 128 ? row % 8 : rowBytes == 64 ? (row / 2) % 4 : (row / 4) % 2;
+    return chunk ^ f;
+}
+
+namespace detail {
+
+GemmShape gemmShape(const GroupAnalysis &a, const KernelGroup &g)
+{
+    return {g.value("block_m"), g.value("block_n"), g.value("block_k"), g.value("thread_m"), g.value("thread_n"),
+            g.value("vector"),  g.value("smem_pad"), g.value("stages"), g.value("min_blocks"),
+            g.value("copy") >= 1, g.value("math") == 1, a.aRowMajor, !a.bRowMajor, g.value("math") == 2,
+            g.value("copy") == 2};
+}
+
+void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
+{
+    const GemmShape s = gemmShape(a, g);
+    const std::int64_t M = sizeValue(a.domain[0], p), N = sizeValue(a.domain[1], p), K = sizeValue(a.k, p);
+    const int T = s.threads();
+    if (T % 32 != 0 || T < 32)
+        out.push_back({{"block_m", "thread_m", "block_n", "thread_n"},
+                       "(block_m/thread_m) x (block_n/thread_n) = " + std::to_string(T) +
+                           " threads is not a whole number of warps"});
+    if (T > p.arch.maxThreadsPerBlock)
+        out.push_back({{"block_m", "thread_m", "block_n", "thread_n"},
+                       std::to_string(T) + " threads per block > the limit of " +
+                           std::to_string(p.arch.maxThreadsPerBlock)});
+    if (s.mma) {
+        if (p.precision != Precision::TF32)
+            out.push_back({{"math"}, "math=tf32_mma rounds A and B to TF32: the schedule's precision is fp32 (precision "
+                                     "tf32 allows it)"});
+        if (!p.arch.tensorCoresTf32)
+            out.push_back({{"math"}, "math=tf32_mma: " + p.arch.name + " has no TF32 tensor cores (sm_80 and newer)"});
+        if (!s.async)
+            out.push_back({{"math", "copy"}, "math=tf32_mma stages its tiles through the cp.async ring: it needs copy=async"});
+        // A warp computes (thread_m / 2) x (thread_n / 2) m16n8 tiles: 8 * thread_m rows, 4 * thread_n columns.
+        if (s.bm % (8 * s.tm) != 0)
+            out.push_back({{"math", "block_m", "thread_m"},
+                           "math=tf32_mma: a warp computes 8 x thread_m = " + std::to_string(8 * s.tm) +
+                               " rows, which does not divide block_m=" + std::to_string(s.bm)});
+        if (s.bn % (4 * s.tn) != 0)
+            out.push_back({{"math", "block_n", "thread_n"},
+                           "math=tf32_mma: a warp computes 4 x thread_n = " + std::to_string(4 * s.tn) +
+                               " columns, which does not divide block_n=" + std::to_string(s.bn)});
+    }
+    if (s.wgmma) {
+        const std::string wg = "math=tf32_wgmma";
+        if (p.precision != Precision::TF32)
+            out.push_back({{"math"}, wg + " rounds A and B to TF32: the schedule's precision is fp32 (precision tf32 allows it)"});
+        if (p.arch.computeMajor != 9 || p.arch.computeMinor != 0 || !p.arch.tensorCoresTf32)
+            out.push_back({{"math"}, wg + ": warpgroup MMAs (wgmma) are sm_90a instructions; " + p.arch.name + " has none"});
+        if (!s.async)
+            out.push_back({{"math", "copy"}, wg + " stages its tiles through the cp.async ring: it needs copy=async"});
+        if (s.stages < 3)
+            out.push_back({{"math", "stages"}, wg + " waits for the next tile while this tile's MMAs run and refills the "
+                                                     "one before: it needs stages >= 3"});
+        if (!s.aKFastest && !s.bKFastest)
+            out.push_back({{"math"}, wg + " reads one operand k-contiguous from shared memory: A or B must have rows along k "
+                                          "(here A is stored [k, i] and B [k, j])"});
+        const WgmmaLayout layout = s.wgmmaLayout();
+        const int rows = layout.swap ? s.bn : s.bm;
+        const std::string rowKey = layout.swap ? "block_n" : "block_m";
+        if (rows % 64 != 0)
+            out.push_back({{"math", rowKey}, wg + ": a warpgroup computes 64 MMA rows along " +
+                                                 std::string(layout.swap ? "n" : "m") + ", which does not divide " +
+                                                 kv(rowKey, rows)});
+        const int nw = layout.nw;
+        if (s.tm != 8 || nw % 16 != 0 || s.tn != nw / 16)
+            out.push_back({{"math", "thread_m", "thread_n"},
+                           wg + ": a thread holds " + std::to_string(nw / 2) + " results of its warpgroup's 64 x " +
+                               std::to_string(nw) + " tile, so thread_m must be 8 and thread_n " +
+                               std::to_string(std::max(nw / 16, 1)) + " (the block then has 128 threads per warpgroup)"});
+        if (s.pad != 0)
+            out.push_back({{"math", "smem_pad"}, wg + " lays out its shared tiles itself (a swizzled tile for the "
+                                                      "descriptor, a conflict-free padding for the fragments): smem_pad must be 0"});
+    }
+    if (s.producer && !s.wgmma)
+        out.push_back({{"copy", "math"}, "copy=producer hands each stage to warpgroup MMAs through mbarriers: it needs "
+                                         "math=tf32_wgmma"});
+    if (s.async && !p.arch.asyncCopy)
+        out.push_back({{"copy"}, "copy=async: " + p.arch.name + " has no cp.async (sm_80 and newer)"});
+    if (s.async && s.stages < 2)
+        out.push_back({{"copy", "stages"},
+                       "copy=async needs stages >= 2 (a buffer is filled while another one is read)"});
+    if (!s.async && s.stages > 2)
+        out.push_back({{"copy", "stages"}, kv("stages", s.stages) +
+                                               ": copy=registers stages one tile in registers; more than 2 "
+                                               "buffers need copy=async"});
+    if (s.widthA() > 1) {
+        const std::int64_t aRow = a.aRowMajor ? K : M;
+        if (aRow % s.vector != 0)
+            out.push_back({{"vector"}, kv("vector", s.vector) + ": rows of A have " + std::to_string(aRow) +
+                                           " elements, not a multiple of " + std::to_string(s.vector) +
+                                           ", so " + std::to_string(s.vector * 4) + "-byte loads would be misaligned"});
+    }
+    if (s.widthB() > 1) {
+        const std::int64_t bRow = a.bRowMajor ? N : K;
+        if (bRow % s.vector != 0)
+            out.push_back({{"vector"}, kv("vector", s.vector) + ": rows of B have " + std::to_string(bRow) +
+                                           " elements, not a multiple of " + std::to_string(s.vector) +
+                                           ", so " + std::to_string(s.vector * 4) + "-byte loads would be misaligned"});
+    }
+    const int aVecDim = a.aRowMajor ? s.bk : s.bm, bVecDim = a.bRowMajor ? s.bn : s.bk;
+    if (aVecDim % s.widthA() != 0 || bVecDim % s.widthB() != 0)
+        out.push_back({{"vector", "block_k"}, kv("vector", s.vector) + " does not divide the tile rows it loads"});
+    const int CT = s.copyThreads();
+    if (CT > 0 && ((s.bm * s.bk) % (s.widthA() * CT) != 0 || s.loadsA() < 1))
+        out.push_back({{"block_m", "block_k", "vector", "thread_m", "thread_n", "copy"},
+                       "the " + std::to_string(s.bm) + "x" + std::to_string(s.bk) + " tile of A is not a whole number (>= 1) of " +
+                           std::to_string(s.widthA()) + "-wide loads for each of " + std::to_string(CT) + " threads"});
+    if (CT > 0 && ((s.bn * s.bk) % (s.widthB() * CT) != 0 || s.loadsB() < 1))
+        out.push_back({{"block_n", "block_k", "vector", "thread_m", "thread_n", "copy"},
+                       "the " + std::to_string(s.bk) + "x" + std::to_string(s.bn) + " tile of B is not a whole number (>= 1) of " +
+                           std::to_string(s.widthB()) + "-wide loads for each of " + std::to_string(CT) + " threads"});
+    const int split = g.value("split_k");
+    if (split > 1 && K >= 0 && split > (K + s.bk - 1) / s.bk)
+        out.push_back({{"split_k", "block_k"}, kv("split_k", split) + ": K = " + std::to_string(K) + " has only " +
+                                                   std::to_string((K + s.bk - 1) / s.bk) + " steps of block_k=" +
+                                                   std::to_string(s.bk)});
+    if (g.value("stream_k") == 1) {
+        if (split > 1)
+            out.push_back({{"stream_k", "split_k"}, "stream_k=on splits K itself (a shared tile's partial sums meet in "
+                                                    "the last block to arrive): split_k must be 1"});
+        if (s.producer)
+            out.push_back({{"stream_k", "copy"}, "stream_k=on runs several tiles' k steps in one block, one after "
+                                                 "another; copy=producer's copy loop runs one tile per block"});
+        if (streamKBlocks(p.arch, g) <= 0)
+            out.push_back({{"stream_k"}, "stream_k=on balances its blocks over the SMs of the target's GPU, and " +
+                                             p.arch.name + " has no known GPU"});
+    }
+    const int smemLimit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock;
+    if (s.shared() > smemLimit)
+        out.push_back({{"block_m", "block_n", "block_k", "stages", "smem_pad"},
+                       "tiles need " + std::to_string(s.shared()) + " B of shared memory > the " + p.arch.name +
+                           " limit of " + std::to_string(smemLimit) + " B per block"});
+    if (s.registers() > p.arch.maxRegistersPerThread)
+        out.push_back({{"thread_m", "thread_n", "stages", "vector", "copy"},
+                       "about " + std::to_string(s.registers()) + " registers per thread > the limit of " +
+                           std::to_string(p.arch.maxRegistersPerThread)});
+    if (s.producer) {
+        const ProducerRegisters regs = producerRegisters(s.computeThreads(), s.registers(), p.arch.registersPerSm);
+        if (regs.producer < kMinProducerRegisters)
+            out.push_back({{"copy", "block_m", "block_n", "thread_m", "thread_n"},
+                           "copy=producer: the MMA warpgroups need about " + std::to_string(s.registers()) +
+                               " registers per thread; of " + std::to_string(s.threads()) + " threads' " +
+                               std::to_string(regs.launch) + " that leaves the producer " +
+                               std::to_string(regs.producer) + " (its copies need " +
+                               std::to_string(kMinProducerRegisters) + ")"});
+    }
+    if (!s.producer && static_cast<long long>(s.registers()) * T > p.arch.registersPerBlock)
+        out.push_back({{"thread_m", "thread_n", "block_m", "block_n"},
+                       std::to_string(T) + " threads x about " + std::to_string(s.registers()) +
+                           " registers exceed the block's " + std::to_string(p.arch.registersPerBlock) +
+                           " registers (the compiler would spill)"});
+    if (s.minBlocks > 1) {
+        const int budget = p.arch.registersPerSm / std::max(T * s.minBlocks, 1);
+        if (s.registers() > budget)
+            out.push_back({{"min_blocks", "thread_m", "thread_n"},
+                           kv("min_blocks", s.minBlocks) + " with " + std::to_string(T) + " threads leaves " +
+                               std::to_string(budget) + " registers per thread; the tile needs about " +
+                               std::to_string(s.registers())});
+        if (s.minBlocks * (s.shared() + p.arch.reservedSharedMemoryPerBlock) > p.arch.sharedMemoryPerSm)
+            out.push_back({{"min_blocks", "block_m", "block_n", "block_k", "stages"},
+                           kv("min_blocks", s.minBlocks) + " blocks of " + std::to_string(s.shared()) +
+                               " B shared memory do not fit the SM's " + std::to_string(p.arch.sharedMemoryPerSm) + " B"});
+        if (T * s.minBlocks > p.arch.maxThreadsPerSm)
+            out.push_back({{"min_blocks"}, kv("min_blocks", s.minBlocks) + " blocks of " + std::to_string(T) +
+                                                " threads exceed the SM's " + std::to_string(p.arch.maxThreadsPerSm) +
+                                                " threads"});
+    }
+}
+
+} // namespace detail
+
+int gemmRegisterEstimate(const GroupAnalysis &analysis, const KernelGroup &group)
+{
+    return detail::gemmShape(analysis, group).registers();
+}
+
+int streamKBlocks(const ArchLimits &arch, const KernelGroup &g)
+{
+    const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor(arch.name);
+    return gpu ? gpu->multiprocessors * std::max(1, g.value("min_blocks")) : 0;
+}
+
+std::int64_t streamKTiles(std::int64_t tiles, int blocks)
+{
+    if (blocks <= 0 || tiles < blocks)
+        return std::max<std::int64_t>(tiles, 0);
+    const std::int64_t rest = tiles % blocks;
+    return rest >= (blocks + 1) / 2 ? rest : rest + blocks;
+}
+
+int gemmSharedBytes(const GroupAnalysis &a, const KernelGroup &g)
+{
+    return detail::gemmShape(a, g).shared();
+}
+
+} // namespace stitch::schedule

@@ -1,0 +1,203 @@
+// The row_reduction strategy's part of the schedule space (SpaceRules.h): what a cached row costs
+// in registers and shared memory, the patterns some decisions need (softmax's pair, float32 exp),
+// and the strategy's legality rules.
+#include "core/schedule/SpaceRules.h"
+#include "core/ir/ExprUtil.h"
+
+#include <algorithm>
+
+namespace stitch::schedule {
+
+using namespace detail;
+
+namespace {
+
+int cachedArrays(const GroupAnalysis &a)
+{
+    // Row inputs plus element-wise intermediates the row passes read back.
+    int n = static_cast<int>(a.rowInputs.size());
+    for (const ir::ComputeOp *op : a.ops)
+        if (!op->reduction && a.isLocal(op->output.id))
+            ++n;
+    return std::max(n, 1);
+}
+
+int rowItems(const GroupAnalysis &a, const KernelGroup &g, const ir::SizeBindings &sizes)
+{
+    const auto C = ir::evaluateSizeExpr(a.domain.back(), sizes);
+    const std::int64_t perPass = std::int64_t(g.value("threads_per_row")) * g.value("vector") * g.value("cluster");
+    return static_cast<int>(std::max<std::int64_t>(1, ceilDiv(std::max<std::int64_t>(C.ok() ? *C : 1, 1), perPass)));
+}
+
+} // namespace
+
+namespace detail {
+
+int rowOverheadRegisters(int data) { return data > 64 ? 40 : 24; }
+
+int rowRegisters(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
+{
+    return rowItems(a, g, p.sizes) * g.value("vector") * cachedArrays(a) * (g.value("prefetch") == 1 ? 2 : 1);
+}
+
+} // namespace detail
+
+int rowStagingBytes(const GroupAnalysis &a, const KernelGroup &g, const ir::SizeBindings &sizes)
+{
+    if (g.value("prefetch") != 2)
+        return 0;
+    const std::int64_t bytes = std::int64_t(a.rowInputs.size()) * g.value("rows_per_block") *
+                               g.value("threads_per_row") * rowItems(a, g, sizes) * g.value("vector") * 4;
+    return static_cast<int>(std::min<std::int64_t>(bytes, std::int64_t(1) << 30));
+}
+
+bool hasOnlineSoftmaxPair(const GroupAnalysis &a)
+{
+    std::vector<const ir::ComputeOp *> reductions;
+    for (const ir::ComputeOp *op : a.ops)
+        if (op->reduction)
+            reductions.push_back(op);
+    if (reductions.size() != 2)
+        return false;
+    const ir::ComputeOp &m = *reductions[0], &s = *reductions[1];
+    if (m.reduction->kind != ir::ReduceKind::Max || s.reduction->kind != ir::ReduceKind::Sum ||
+        m.reduction->init.defined() || s.reduction->init.defined() || m.output.dtype != ir::DType::F32 ||
+        s.output.dtype != ir::DType::F32 || m.reduction->vars.size() != 1 || s.reduction->vars.size() != 1 ||
+        m.domain.size() != s.domain.size())
+        return false;
+    // s's body: exp(E' - m[rows]) with E' = m's body in s's variables.
+    const ir::Expr &body = s.body;
+    if (body.kind() != ir::ExprKind::Unary || body.unaryOp() != ir::UnaryOp::Exp)
+        return false;
+    const ir::Expr &diff = body.operand(0);
+    if (diff.kind() != ir::ExprKind::Binary || diff.binaryOp() != ir::BinaryOp::Sub || diff.dtype() != ir::DType::F32)
+        return false;
+    const ir::Expr &shift = diff.operand(1);
+    if (shift.kind() != ir::ExprKind::Read || shift.tensor().id != m.output.id ||
+        shift.operands().size() != s.domain.size())
+        return false;
+    std::map<std::string, ir::Expr> rename{{m.reduction->vars[0].name, s.reduction->vars[0].var()}};
+    for (std::size_t d = 0; d < s.domain.size(); ++d) {
+        const ir::Expr &index = shift.operands()[d];
+        if (index.kind() != ir::ExprKind::IterVar || index.name() != s.domain[d].name)
+            return false;
+        rename[m.domain[d].name] = s.domain[d].var();
+    }
+    return ir::substitute(m.body, rename).equals(diff.operand(0));
+}
+
+bool computesFloatExp(const GroupAnalysis &a)
+{
+    bool found = false;
+    for (const ir::ComputeOp *op : a.ops)
+        ir::visitExpr(op->body, [&](const ir::Expr &e) {
+            found = found || (e.kind() == ir::ExprKind::Unary && e.unaryOp() == ir::UnaryOp::Exp &&
+                              e.operand(0).dtype() == ir::DType::F32);
+        });
+    return found;
+}
+
+bool computesOnePlusErf(const GroupAnalysis &a)
+{
+    bool found = false;
+    for (const ir::ComputeOp *op : a.ops)
+        ir::visitExpr(op->body, [&](const ir::Expr &e) { found = found || ir::matchOnePlusErf(e).has_value(); });
+    return found;
+}
+
+namespace detail {
+
+void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
+{
+    const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block"), vec = g.value("vector"),
+              cluster = g.value("cluster");
+    const std::int64_t C = sizeValue(a.domain.back(), p);
+    if (tpr * rpb > p.arch.maxThreadsPerBlock)
+        out.push_back({{"threads_per_row", "rows_per_block"},
+                       std::to_string(tpr) + " x " + std::to_string(rpb) + " threads per block > the limit of " +
+                           std::to_string(p.arch.maxThreadsPerBlock)});
+    if (vec > 1 && C % vec != 0)
+        out.push_back({{"vector"}, kv("vector", vec) + ": rows have " + std::to_string(C) +
+                                       " elements, not a multiple of " + std::to_string(vec) +
+                                       ", so vector loads would be misaligned"});
+    if (cluster > 1) {
+        if (p.arch.computeMajor < 9)
+            out.push_back({{"cluster"}, kv("cluster", cluster) + ": thread block clusters need sm_90 or newer, not " +
+                                            p.arch.name});
+        if (rpb != 1)
+            out.push_back({{"cluster", "rows_per_block"}, "a cluster shares one row: rows_per_block must be 1"});
+        if (cluster > 8 && tpr > 512)
+            out.push_back({{"cluster", "threads_per_row"}, kv("cluster", cluster) + " (non-portable) with " +
+                                                              std::to_string(tpr) +
+                                                              " threads per block does not fit one GPC's SMs"});
+        if (C % (std::int64_t(cluster) * vec) != 0)
+            out.push_back({{"cluster", "vector"}, kv("cluster", cluster) + ": " + std::to_string(C) +
+                                                      " elements do not split evenly into " + std::to_string(cluster) +
+                                                      " parts of whole vectors"});
+    }
+    const int steps = g.value("row_steps"), prefetch = g.value("prefetch");
+    const std::string prefetchText = prefetch == 2 ? "prefetch=shared" : "prefetch=next_row";
+    if (prefetch != 0 && steps == 1)
+        out.push_back({{"prefetch", "row_steps"}, prefetchText + " needs row_steps > 1: with one row per block "
+                                                                "there is no next row"});
+    if (prefetch != 0 && g.value("cache") != 1)
+        out.push_back({{"prefetch", "cache"}, prefetchText + " loads the next row for the register cache: it "
+                                                             "needs cache=registers"});
+    if (prefetch == 2) {
+        if (p.arch.computeMajor < 8)
+            out.push_back({{"prefetch"}, "prefetch=shared copies with cp.async, which needs sm_80 or newer, not " +
+                                             p.arch.name});
+        if (a.rowInputs.empty())
+            out.push_back({{"prefetch"}, "prefetch=shared: the group reads no row input to prefetch"});
+        for (ir::TensorId id : a.rowInputs)
+            if (ir::dtypeSize(p.graph.tensor(id)->dtype) != 4)
+                out.push_back({{"prefetch"}, "prefetch=shared copies 4-byte elements; " + p.graph.tensor(id)->name +
+                                                 " is " + ir::dtypeName(p.graph.tensor(id)->dtype)});
+        const int bytes = rowStagingBytes(a, g, p.sizes);
+        const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
+        if (bytes > limit)
+            out.push_back({{"prefetch", "threads_per_row", "rows_per_block", "vector", "cluster"},
+                           "prefetch=shared stages " + std::to_string(bytes) + " B of the next row per block > the " +
+                               std::to_string(limit) + " B of shared memory " + p.arch.name +
+                               " leaves for it: use a larger cluster or prefetch=off"});
+    }
+    if (steps > 1) {
+        std::int64_t rows = 1;
+        for (int i = 0; i < a.rowRank; ++i)
+            rows *= sizeValue(a.domain[static_cast<std::size_t>(i)], p);
+        if (rows < std::int64_t(rpb) * steps)
+            out.push_back({{"row_steps", "rows_per_block"},
+                           kv("row_steps", steps) + ": " + std::to_string(rows) + " rows are fewer than rows_per_block x row_steps = " +
+                               std::to_string(rpb * steps) + " rows per block"});
+    }
+    const int minBlocks = g.value("min_blocks");
+    if (std::int64_t(tpr) * rpb * minBlocks > p.arch.maxThreadsPerSm)
+        out.push_back({{"min_blocks", "threads_per_row", "rows_per_block"},
+                       kv("min_blocks", minBlocks) + " blocks of " + std::to_string(tpr * rpb) + " threads > the " +
+                           std::to_string(p.arch.maxThreadsPerSm) + " threads an SM of " + p.arch.name + " holds"});
+    if (g.value("combine") == 1 && !hasOnlineSoftmaxPair(a))
+        out.push_back({{"combine"}, "combine=online needs the softmax pattern, m = max(j) E then sum(j) exp(E - m) over "
+                                    "float32 with no other reduction; this group's reductions differ"});
+    if (g.value("combine") == 1 && g.value("reduce") == 1)
+        out.push_back({{"combine", "reduce"}, "combine=online exchanges (maximum, sum) pairs by warp shuffles: it needs "
+                                              "reduce=shuffle"});
+    if (g.value("exp") == 1 && !computesFloatExp(a))
+        out.push_back({{"exp"}, "exp=fast changes float32 exp, and this group computes none"});
+    if (g.value("cache") == 1) {
+        // What is left for data once min_blocks blocks share the SM's registers, 128 at most.
+        const int perThread = p.arch.registersPerSm / std::max(tpr * rpb * minBlocks, 1);
+        const int regs = rowRegisters(a, g, p);
+        const int budget = std::min(128, perThread - rowOverheadRegisters(regs));
+        if (regs > budget)
+            out.push_back({{"cache", "threads_per_row", "rows_per_block", "vector", "cluster", "prefetch", "min_blocks"},
+                           "keeping the row in registers needs " + std::to_string(regs) + " registers per thread for data" +
+                               (prefetch == 1 ? " (this row and the next, prefetch=next_row)" : "") + "; " +
+                               std::to_string(minBlocks) + " x " + std::to_string(tpr * rpb) +
+                               " threads per SM leave " + std::to_string(budget) +
+                               ": use more threads, a cluster, fewer min_blocks or cache=none"});
+    }
+}
+
+} // namespace detail
+
+} // namespace stitch::schedule
