@@ -67,6 +67,7 @@ extern "C" __global__ void __launch_bounds__(128, 3) __cluster_dims__(16, 1, 1) 
 }
 __global__ void __maxnreg__(64) capped(float *y) { y[0] = 1.0f; }
 void host_helper() {}
+void launcher(float *y) { ::capped<<<1, 32>>>(y); }
 )";
     const auto idx = indexCudaSource(src, "c.cu");
     EXPECT_TRUE(idx.syntaxErrors.empty());
@@ -76,12 +77,16 @@ void host_helper() {}
     EXPECT_EQ(idx.kernels[0].parameters.size(), 2u);
     EXPECT_EQ(idx.kernels[0].nameLocation.line, 2);
     EXPECT_EQ(idx.kernels[1].name, "capped");
-    ASSERT_EQ(idx.hostFunctions.size(), 1u);
+    ASSERT_EQ(idx.hostFunctions.size(), 2u);
     EXPECT_EQ(idx.hostFunctions[0].begin.line, 8);
+    // `::capped<<<...>>>` (as the generated host launchers write it) launches the file-scope kernel.
+    ASSERT_EQ(idx.launches.size(), 1u);
+    EXPECT_EQ(idx.launches[0].kernel, "capped");
     const auto tu = deviceTranslationUnit(src, idx);
     EXPECT_NE(tu.source.find("__cluster_dims__(16, 1, 1) rows("), std::string::npos) << "the source itself is kept";
     EXPECT_NE(tu.source.find("this_cluster()"), std::string::npos);
     EXPECT_EQ(tu.source.find("host_helper"), std::string::npos);
+    EXPECT_EQ(tu.source.find("launcher"), std::string::npos);
 }
 
 TEST(CudaSourceIndex, SyntaxErrorsAreLocatedAndNeverCrash)

@@ -309,6 +309,21 @@ INSTANTIATE_TEST_SUITE_P(
                     "k<<<(n + 127) / 128, 128>>>(h, d_c, n);", 11, "argument 'h' is not device memory"}),
     [](const ::testing::TestParamInfo<RefusalCase> &info) { return std::string(info.param.name); });
 
+TEST(LiftCuda, AGlobalScopeQualifiedLaunchNamesTheFileScopeKernel)
+{
+    // `::k<<<...>>>`, as StitchCUDA's own host launchers write it.
+    const std::string src = program("__global__ void k(const float *a, float *c, int n) { " + kIndex
+                                        + " if (i < n) c[i] = 2.0f * a[i]; }",
+                                    "::k<<<(n + 127) / 128, 128>>>(d_a, d_c, n);");
+    auto lifted = frontend::liftCudaProgram(src, "unit.cu");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    ASSERT_EQ(lifted->launches.size(), 1u);
+    EXPECT_EQ(lifted->launches[0].kernel, "k");
+    EXPECT_EQ(lifted->launches[0].ops, std::vector<std::string>{"k"});
+    EXPECT_TRUE(lifted->opaque.empty());
+    EXPECT_EQ(lifted->graph.ops().at(0).toString(), "d_c[i] = 2.0 * d_a[i]");
+}
+
 TEST(LiftCuda, LaunchesOfOneKernelBecomeSeparateOpsAndVersions)
 {
     const std::string src = program("__global__ void k(const float *a, float *c, int n) { " + kIndex
