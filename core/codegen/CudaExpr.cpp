@@ -173,6 +173,11 @@ std::string erf1pHelper()
            "#endif\n";
 }
 
+std::string deviceHelpers(const ExprScope &scope)
+{
+    return (scope.fastExp ? fastExpHelper() : std::string()) + (scope.erfc ? erf1pHelper() : std::string());
+}
+
 std::string emitExpr(const Expr &e, const ExprScope &scope)
 {
     const DType t = e.dtype();

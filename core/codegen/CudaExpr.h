@@ -48,6 +48,10 @@ std::string fastExpHelper();
 /// Branch-free, about 18 instructions against about 28 for 1 + erff(z).
 std::string erf1pHelper();
 
+/// The device functions an expression written in `scope` may call (fastExpHelper() for fastExp,
+/// erf1pHelper() for erfc), to write before the kernel; empty when it calls none.
+std::string deviceHelpers(const ExprScope &scope);
+
 /// The C++ text of an expression (throws std::runtime_error for an unknown iteration variable:
 /// a generator bug, caught and reported by generateProgram).
 std::string emitExpr(const ir::Expr &expr, const ExprScope &scope);

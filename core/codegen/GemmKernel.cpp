@@ -16,6 +16,15 @@ namespace {
 /// Loads of the epilogue whose indices use no row variable (a bias[j]): the same for every row of
 /// a thread's results, so epilogue() loads each once per column, before the row loop. Their text
 /// with the column variable as gj_, each once, in order of first appearance.
+/// Whether ops before the n-th of the group produce tensor id (its value is a local, v_NAME_).
+bool producedBefore(const schedule::GroupAnalysis &a, std::size_t n, ir::TensorId id)
+{
+    for (std::size_t m = 0; m < n; ++m)
+        if (a.ops[m]->output.id == id)
+            return true;
+    return false;
+}
+
 struct ColumnLoad {
     std::string text;
     ir::DType dtype;
@@ -33,11 +42,8 @@ std::vector<ColumnLoad> columnOnlyLoads(const GenContext &ctx, const ExprScope &
         s.vars[op.domain[0].name] = "gi_";
         s.vars[op.domain[1].name] = "gj_";
         for (const Expr &r : ir::collectReads(e)) {
-            bool fused = false;
-            for (std::size_t m = 0; m < n; ++m)
-                fused = fused || a.ops[m]->output.id == r.tensor().id;
             const auto vars = ir::collectIterVars(r);
-            if (fused || std::find(vars.begin(), vars.end(), op.domain[0].name) != vars.end())
+            if (producedBefore(a, n, r.tensor().id) || std::find(vars.begin(), vars.end(), op.domain[0].name) != vars.end())
                 continue;
             const std::string text = emitExpr(r, s);
             if (std::none_of(out.begin(), out.end(), [&](const ColumnLoad &l) { return l.text == text; }))
@@ -62,9 +68,8 @@ void emitEpilogue(CudaWriter &w, const GenContext &ctx, const ExprScope &base, c
         s.vars[op.domain[0].name] = "gi_";
         s.vars[op.domain[1].name] = "gj_";
         s.local = [&a, n, &columnLoads, &columnIndex](const Expr &r, const ExprScope &scope) -> std::optional<std::string> {
-            for (std::size_t m = 0; m < n; ++m)
-                if (a.ops[m]->output.id == r.tensor().id)
-                    return "v_" + cIdentifier(r.tensor().name) + "_";
+            if (producedBefore(a, n, r.tensor().id))
+                return "v_" + cIdentifier(r.tensor().name) + "_";
             if (columnLoads.empty())
                 return std::nullopt;
             ExprScope global = scope;
@@ -122,8 +127,7 @@ void GemmEmitter::header()
                   Expr(static_cast<std::int64_t>(2 * SKB) * accRows * accCols * T), false);
         workspace("flags_", ctx.kernelName + "_flags", ir::DType::I32, Expr(static_cast<std::int64_t>(2 * SKB)), true);
     }
-    if (base.erfc)
-        w.lines(erf1pHelper());
+    w.lines(deviceHelpers(base));
     w.comment(headerComment(ctx) + "\nA is " + A.name + (a.aRowMajor ? "[i, k]" : "[k, i] (transposed)") + ", B is " +
               B.name + (a.bRowMajor ? "[k, j]" : "[j, k] (transposed)") + "; " + str(T) + " threads, " + str(TM) + "x" +
               str(TN) + " results each" +
@@ -579,8 +583,7 @@ KernelCode GemmEmitter::splitSumKernel()
     r.params.back().written = false;
     r.block = {256, 1, 1};
     CudaWriter rw;
-    if (base.erfc)
-        rw.lines(erf1pHelper());
+    rw.lines(deviceHelpers(base));
     rw.comment(ctx.kernelName + " (split K = " + str(SPLIT) + "), second kernel: sums the " + str(SPLIT) +
                " partial products of each result and applies the fused ops");
     rw.line("extern \"C\" __global__ void __launch_bounds__(256) " + r.name + "(" + paramList(r.params) + ")");

@@ -123,8 +123,6 @@ KernelCode generateGenericKernel(const GenContext &ctx)
     scope.graph = &ctx.graph;
     scope.wideTensors = &ctx.wide;
     CudaWriter w;
-    if (scope.erfc)
-        w.lines(erf1pHelper());
     w.comment(headerComment(ctx));
     w.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + k.name + "(" +
            paramList(k.params) + ")");
@@ -229,8 +227,7 @@ KernelCode generateElementwiseKernel(const GenContext &ctx)
     auto storedVector = [&](ir::TensorId id) { return vectorizable(id) && contiguous(*ctx.graph.tensor(id)); };
 
     CudaWriter w;
-    if (scope.erfc)
-        w.lines(erf1pHelper());
+    w.lines(deviceHelpers(scope));
     w.comment(headerComment(ctx));
     w.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + k.name + "(" +
            paramList(k.params) + ")");

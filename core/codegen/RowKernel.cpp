@@ -48,12 +48,11 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     // combine=online (softmax): the maximum and the sum of exp(x - maximum) leave the thread as one
     // (maximum, sum) pair, each sum taken about the thread's own maximum and rescaled as pairs meet.
     online = g.value("combine") == 1 && schedule::hasOnlineSoftmaxPair(a) && !p.sharedReduce;
-    fastExp = g.value("exp") == 1;
     pairCombine = k.name + "_online";
 
     base.graph = &ctx.graph;
     base.wideTensors = &ctx.wide;
-    base.fastExp = fastExp;
+    base.fastExp = g.value("exp") == 1;
     base.erfc = g.value("erf") == 1;
     for (int d = 0; d < a.rowRank; ++d)
         base.vars["%row" + str(d)] = "r" + str(d) + "_";
@@ -142,10 +141,7 @@ void RowKernelBuilder::header()
                  cIdentifier(rowOps[1]->output.name) + " in one pass and one exchange of (maximum, sum) pairs";
     }
     w.comment(headerComment(ctx) + "\n" + shape);
-    if (fastExp)
-        w.lines(fastExpHelper());
-    if (base.erfc)
-        w.lines(erf1pHelper());
+    w.lines(deviceHelpers(base));
     if (online) {
         w.comment(
             "combine=online: (m, s) and (om, os), each s a sum of exp(x - its m), as one pair about the larger m.");
@@ -153,8 +149,8 @@ void RowKernelBuilder::header()
                "(float &m, float &s, float om, float os)");
         w.open("");
         w.line("const float n = fmaxf(m, om);");
-        w.line("s = (m == n ? s : s * " + emitExpDifference("m", "n", fastExp) + ") + (om == n ? os : os * " +
-               emitExpDifference("om", "n", fastExp) + ");");
+        w.line("s = (m == n ? s : s * " + emitExpDifference("m", "n", base.fastExp) + ") + (om == n ? os : os * " +
+               emitExpDifference("om", "n", base.fastExp) + ");");
         w.line("m = n;");
         w.close();
     }
@@ -274,7 +270,7 @@ void RowKernelBuilder::reductions()
             const std::string maxName = cIdentifier(rowOps[0]->output.name);
             w.line("const " + acc + " c_" + name + "_ = m_" + maxName + "_ == " +
                    reductionIdentityLiteral(rowOps[0]->reduction->kind, accType) + " ? 0.0f : " +
-                   emitExpDifference("m_" + maxName + "_", "s_" + maxName + "_", fastExp) +
+                   emitExpDifference("m_" + maxName + "_", "s_" + maxName + "_", base.fastExp) +
                    "; // what rescales this thread's exp(x - shift) to exp(x - the row's maximum)");
             continue;
         }

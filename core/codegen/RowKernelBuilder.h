@@ -62,7 +62,7 @@ private:
     RowPlan p;
     long long cols = 1;
     int threads = 0, stageElems = 0;
-    bool vectorLoads = false, stepped = false, prefetch = false, staged = false, online = false, fastExp = false;
+    bool vectorLoads = false, stepped = false, prefetch = false, staged = false, online = false;
     bool exactSpan = false, alwaysActive = false;
     std::string slot, acc, pairCombine, rows, vecType;
     ir::DType accType = ir::DType::F32;

@@ -100,6 +100,13 @@ Result<CudaTree> parseCudaUntil(std::string_view source, const std::string &file
     return CudaTree(tree);
 }
 
+std::string_view launchedKernelName(std::string_view functionText)
+{
+    if (functionText.starts_with("::"))
+        functionText.remove_prefix(2);
+    return functionText;
+}
+
 Result<CudaTree> parseCuda(std::string_view source, const std::string &fileName, const CudaParseLimits &limits)
 {
     return parseCudaUntil(source, fileName, ParseClock::now() + limits.budgetFor(source.size()),

@@ -44,6 +44,10 @@ Result<CudaTree> parseCudaUntil(std::string_view source, const std::string &file
 /// parseCudaUntil with limits.budgetFor(source.size()) from now.
 Result<CudaTree> parseCuda(std::string_view source, const std::string &fileName, const CudaParseLimits &limits = {});
 
+/// The kernel a launch names, from the text of its call's function: `::k` is the file-scope kernel
+/// `k` (StitchCUDA's generated host launchers write launches so).
+std::string_view launchedKernelName(std::string_view functionText);
+
 /// The outline of a parsed file; source must be the text root was parsed from.
 SourceIndex indexCudaTree(TSNode root, const std::string &source, const std::string &fileName);
 

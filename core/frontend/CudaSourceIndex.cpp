@@ -159,9 +159,7 @@ private:
             if (type(child) != "kernel_call_syntax")
                 continue;
             LaunchSite site;
-            site.kernel = std::string(text(ts_node_child_by_field_name(call, "function", 8)));
-            if (site.kernel.starts_with("::")) // the file-scope kernel, as `::k<<<...>>>`
-                site.kernel.erase(0, 2);
+            site.kernel = std::string(launchedKernelName(text(ts_node_child_by_field_name(call, "function", 8))));
             site.location = loc(ts_node_start_point(call));
             const uint32_t args = ts_node_named_child_count(child);
             if (args > 0)

@@ -146,8 +146,9 @@ std::vector<DecisionDef> rowDefs()
          "(online: each thread sums exp(x - its own maximum) and the partial sums are rescaled to the row's)",
          {0, 1}, {"rounds", "online"}, 0},
         {"exp", C::InstructionScheduling,
-         "float exp: expf (precise, within 2 ulp), or exp2f of one FMA, exp(a - b) = 2^(a log2 e - b log2 e) (fast: "
-         "5 instructions fewer; the rounded exponent adds a relative error of about 6e-8 x (|a - b| + |b|))",
+         "float exp: expf (precise, within 2 ulp, about 9 instructions), or ex2.approx.ftz of one FMA, exp(a - b) = "
+         "2^(a log2 e - b log2 e) (fast: 2 instructions; the rounded exponent adds a relative error of about 6e-8 x "
+         "(|a - b| + |b|), results below 2^-126 flush to zero)",
          {0, 1}, {"precise", "fast"}, 0},
         {"min_blocks", C::InstructionScheduling,
          "__launch_bounds__ minimum blocks per SM: caps registers so that several blocks (of several rows or "

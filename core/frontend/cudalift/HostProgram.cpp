@@ -591,10 +591,8 @@ void HostWalker::recordLaunch(TSNode call, TSNode config)
     launch.binding.index = static_cast<int>(m_out.launches.size());
     launch.binding.location = m_tree->location(call);
     const TSNode fn = field(call, "function");
-    launch.binding.kernel = std::string(m_tree->text(kind(fn) == "template_function" ? field(fn, "name") : fn));
-    // `::k<<<...>>>` names the file-scope kernel k (the host launchers StitchCUDA generates write it so).
-    if (launch.binding.kernel.starts_with("::"))
-        launch.binding.kernel.erase(0, 2);
+    launch.binding.kernel =
+        std::string(launchedKernelName(m_tree->text(kind(fn) == "template_function" ? field(fn, "name") : fn)));
     auto refuseLaunch = [&](TSNode at, std::string why, std::string advice) {
         if (!launch.refusal)
             launch.refusal = Refusal{m_tree->location(at), fragment(m_tree->text(at)), std::move(why), std::move(advice)};
