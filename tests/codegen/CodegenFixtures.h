@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -250,6 +251,14 @@ inline ir::Graph geluGraph(bool afterLayerNorm)
     auto lifted = frontend::liftTensorExpressions(text, afterLayerNorm ? "layernorm_gelu.te" : "gelu.te");
     EXPECT_TRUE(lifted.ok()) << lifted.error().toString();
     return lifted.ok() ? lifted->graph : ir::Graph{};
+}
+
+/// A relative error as the GPU tests print it: 3 significant digits, so that 2e-7 does not read 0.000000.
+inline std::string errorText(double relativeError)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", relativeError);
+    return buf;
 }
 
 } // namespace codegen_fixtures

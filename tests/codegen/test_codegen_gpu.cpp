@@ -73,7 +73,7 @@ protected:
             return makeError(ErrorKind::WrongAnswer, "the run has no verification");
         Check check{r->verification->verified, {}};
         for (const auto &o : r->verification->outputs) {
-            check.detail += o.buffer + " rel " + std::to_string(o.relativeError) + " unwritten " +
+            check.detail += o.buffer + " rel " + errorText(o.relativeError) + " unwritten " +
                             std::to_string(o.unwrittenCount) + " mismatches " + std::to_string(o.mismatchCount);
             for (const auto &m : o.firstMismatches)
                 check.detail +=

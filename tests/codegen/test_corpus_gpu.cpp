@@ -77,7 +77,7 @@ TEST_P(CorpusOptimized, GeneratedProgramMatchesTheInterpreter)
     ASSERT_TRUE(r->verification.has_value());
     std::string detail;
     for (const auto &o : r->verification->outputs)
-        detail += o.buffer + " rel " + std::to_string(o.relativeError) + " unwritten " + std::to_string(o.unwrittenCount) + "; ";
+        detail += o.buffer + " rel " + codegen_fixtures::errorText(o.relativeError) + " unwritten " + std::to_string(o.unwrittenCount) + "; ";
     EXPECT_TRUE(r->verification->verified) << name << ":" << kernels << ": " << detail;
     std::cout << "  " << name << ": " << program->kernels.size() << " kernel(s), verified:" << kernels << "\n";
 }
