@@ -253,6 +253,70 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
     return out;
 }
 
+/// The second round of a GEMM sweep: the epilogue's `store` (scalar, copy) for the `count` fastest
+/// FP32 (math=simt) candidates of the first, which all store `vector`. How a store takes the
+/// accumulators changes ptxas's register allocation of the whole k-loop (run 14: 3.7% at 4096^3),
+/// which no static rule predicts, so it is timed on the schedules worth it rather than swept.
+std::vector<schedule::Schedule> storeVariants(const schedule::Problem &problem,
+                                              const std::vector<schedule::Schedule> &timed,
+                                              const std::vector<double> &ms, std::size_t count)
+{
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < timed.size(); ++i)
+        if (ms[i] < 1e30 && timed[i].groups.size() == 1 && timed[i].groups.front().strategy == schedule::Strategy::Gemm &&
+            timed[i].groups.front().value("math") == 0 && timed[i].groups.front().value("store") == 0)
+            order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return ms[x] < ms[y]; });
+    order.resize(std::min(order.size(), count));
+    std::vector<schedule::Schedule> out;
+    for (std::size_t i : order) {
+        const schedule::KernelGroup &g = timed[i].groups.front();
+        auto analysis = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
+        if (!analysis.ok())
+            continue;
+        for (int store : {1, 2}) {
+            schedule::Schedule s = timed[i];
+            s.groups.front().set("store", store);
+            if (schedule::checkGroup(*analysis, s.groups.front(), problem).empty())
+                out.push_back(std::move(s));
+        }
+    }
+    return out;
+}
+
+/// A KEY=VALUE of `where` that no candidate has (a decision the sweep leaves at one value, such as
+/// `store` or `erf`) is set on every candidate whose main group allows it; the others are dropped
+/// (keepWhere would drop them all). Malformed or unknown entries are left to keepWhere.
+void setUnsweptValues(const schedule::Problem &problem, std::vector<schedule::Schedule> &candidates,
+                      const std::vector<std::string> &where)
+{
+    if (candidates.empty() || candidates.front().groups.size() != 1)
+        return;
+    const schedule::KernelGroup &g0 = candidates.front().groups.front();
+    auto analysis = schedule::analyzeGroup(problem.graph, g0.ops, g0.strategy);
+    if (!analysis.ok())
+        return;
+    for (const auto &w : where) {
+        const std::size_t eq = w.find('=');
+        const schedule::DecisionDef *d =
+            eq == std::string::npos ? nullptr : schedule::findDecision(g0.strategy, w.substr(0, eq));
+        if (!d)
+            continue;
+        auto v = d->parseValue(w.substr(eq + 1));
+        if (!v || std::any_of(candidates.begin(), candidates.end(),
+                              [&](const schedule::Schedule &s) { return s.groups.front().value(d->key) == *v; }))
+            continue;
+        std::vector<schedule::Schedule> set;
+        for (schedule::Schedule s : candidates) {
+            s.groups.front().set(d->key, *v);
+            if (schedule::checkGroup(*analysis, s.groups.front(), problem).empty() &&
+                std::none_of(set.begin(), set.end(), [&](const schedule::Schedule &o) { return o.groups == s.groups; }))
+                set.push_back(std::move(s));
+        }
+        candidates = std::move(set);
+    }
+}
+
 /// Keeps the candidates whose main group has every KEY=VALUE of `where` (values by number or name).
 /// An unknown key is an error only when it is no decision of the candidates' strategy at all.
 Result<Ok> keepWhere(std::vector<schedule::Schedule> &candidates, const std::vector<std::string> &where)
@@ -381,6 +445,7 @@ Result<std::vector<schedule::Schedule>> caseCandidates(const std::string &id, co
         return Error{ErrorKind::Unsupported, id + ": no schedule: " + base.error().message};
     auto candidates = sweep(problem, *base, options.quick);
     if (!options.where.empty()) {
+        setUnsweptValues(problem, candidates, options.where);
         auto kept = keepWhere(candidates, options.where);
         if (!kept)
             return Error{ErrorKind::InvalidArgument, id + ": --where: " + kept.error().message};
@@ -419,6 +484,12 @@ int listCandidates(const BenchOptions &options)
         std::cout << id << ": " << candidates->size() << " candidates\n";
         for (const auto &s : *candidates)
             std::cout << "  " << scheduleText(s) << "\n";
+        const auto &c0 = candidates->empty() ? nullptr : &candidates->front().groups.front();
+        if (c0 && c0->strategy == schedule::Strategy::Gemm &&
+            std::any_of(candidates->begin(), candidates->end(), [](const schedule::Schedule &s) {
+                return s.groups.front().value("math") == 0 && s.groups.front().value("store") == 0;
+            }))
+            std::cout << "  then store=scalar and store=copy of the 4 fastest math=simt candidates, where legal\n";
     }
     return 0;
 }
@@ -478,70 +549,89 @@ int runBench(const BenchOptions &options)
             ++failures;
             continue;
         }
-        const std::vector<schedule::Schedule> candidates = std::move(*found);
+        std::vector<schedule::Schedule> candidates = std::move(*found);
         if (candidates.empty()) {
             std::fprintf(stderr, "%s: skipped, no candidate matches --where\n", id.c_str());
             continue;
         }
-        // Compile every candidate in parallel (NVRTC is thread-safe), then time them one by one.
-        auto built = parallelMap(candidates.size(), [&](std::size_t j) { return build(problem, candidates[j], arch); });
+        // Compile candidates in parallel (NVRTC is thread-safe), then time them one by one.
+        std::vector<Result<Built>> built;
+        std::vector<double> times;
         double bestMs = 1e30;
         int best = -1;
-        for (std::size_t i = 0; i < built.size(); ++i) {
-            if (!built[i]) {
-                std::fprintf(stderr, "  %s candidate %zu does not build: %s\n", id.c_str(), i, built[i].error().message.c_str());
-                ++failures;
-                continue;
-            }
-            runner::RunRequest request;
-            request.job.module = built[i]->cubin;
-            request.job.plan = built[i]->plan;
-            // The sweep only ranks candidates: zero-filled inputs are set on the device, so a 1 GiB
-            // input is not drawn on the host for every candidate. The winner runs on random data.
-            for (auto &b : request.job.plan.buffers)
-                if (b.role == runner::BufferRole::Input)
-                    b.init.kind = runner::BufferInit::Kind::Zero;
-            request.job.measure = {false, true, 2, options.quick ? 3 : 5, true, false, false};
-            request.job.deadlineMs = 20000;
-            auto r = runner.run(std::move(request));
-            if (!r || !r->timing) {
-                std::fprintf(stderr, "  %s candidate %zu failed: %s\n", id.c_str(), i,
-                             r ? "no timing" : r.error().message.c_str());
-                ++failures;
-                continue;
-            }
-            if (options.verbose)
-                std::fprintf(stderr, "  %-28s %9.4f ms  %s\n", id.c_str(), r->timing->medianMs,
-                             scheduleText(candidates[i]).c_str());
-            if (calibration.is_open()) {
-                rubric::CalibrationRow row{c.family, c.shape, static_cast<int>(i), r->timing->medianMs, -1,
-                                           scheduleText(candidates[i]), {}};
-                rubric::ProgramFacts facts;
-                auto predicted = model.predictProgram(problem, built[i]->program, &built[i]->compiled, &facts);
-                if (predicted) {
-                    row.predictedMs = predicted->ms;
-                    row.facts = rubric::calibrationFacts(facts, *predicted);
+        auto timeFrom = [&](std::size_t first) {
+            auto more = parallelMap(candidates.size() - first,
+                                    [&](std::size_t j) { return build(problem, candidates[first + j], arch); });
+            for (auto &b : more)
+                built.push_back(std::move(b));
+            times.resize(candidates.size(), 1e30);
+            for (std::size_t i = first; i < built.size(); ++i) {
+                if (!built[i]) {
+                    std::fprintf(stderr, "  %s candidate %zu does not build: %s\n", id.c_str(), i, built[i].error().message.c_str());
+                    ++failures;
+                    continue;
                 }
-                rubric::writeCalibrationRow(calibration, row);
-                std::string why;
-                if (metricsAvailable && predicted) {
-                    if (profileDimensions(runner, *built[i], facts, c, static_cast<int>(i), metricsFirst, dimensions,
-                                          why)) {
-                        metricsRefused = 0;
-                    } else if (metricsFirst || ++metricsRefused >= 3) {
-                        std::fprintf(stderr, "hardware metrics are not available (%s); the bench carries on without them\n",
-                                     why.c_str());
-                        metricsAvailable = false;
-                    } else {
-                        std::fprintf(stderr, "  %s candidate %zu: no metrics: %s\n", id.c_str(), i, why.c_str());
+                runner::RunRequest request;
+                request.job.module = built[i]->cubin;
+                request.job.plan = built[i]->plan;
+                // The sweep only ranks candidates: zero-filled inputs are set on the device, so a 1 GiB
+                // input is not drawn on the host for every candidate. The winner runs on random data.
+                for (auto &b : request.job.plan.buffers)
+                    if (b.role == runner::BufferRole::Input)
+                        b.init.kind = runner::BufferInit::Kind::Zero;
+                request.job.measure = {false, true, 2, options.quick ? 3 : 5, true, false, false};
+                request.job.deadlineMs = 20000;
+                auto r = runner.run(std::move(request));
+                if (!r || !r->timing) {
+                    std::fprintf(stderr, "  %s candidate %zu failed: %s\n", id.c_str(), i,
+                                 r ? "no timing" : r.error().message.c_str());
+                    ++failures;
+                    continue;
+                }
+                if (options.verbose)
+                    std::fprintf(stderr, "  %-28s %9.4f ms  %s\n", id.c_str(), r->timing->medianMs,
+                                 scheduleText(candidates[i]).c_str());
+                if (calibration.is_open()) {
+                    rubric::CalibrationRow row{c.family, c.shape, static_cast<int>(i), r->timing->medianMs, -1,
+                                               scheduleText(candidates[i]), {}};
+                    rubric::ProgramFacts facts;
+                    auto predicted = model.predictProgram(problem, built[i]->program, &built[i]->compiled, &facts);
+                    if (predicted) {
+                        row.predictedMs = predicted->ms;
+                        row.facts = rubric::calibrationFacts(facts, *predicted);
                     }
-                    metricsFirst = false;
+                    rubric::writeCalibrationRow(calibration, row);
+                    std::string why;
+                    if (metricsAvailable && predicted) {
+                        if (profileDimensions(runner, *built[i], facts, c, static_cast<int>(i), metricsFirst, dimensions,
+                                              why)) {
+                            metricsRefused = 0;
+                        } else if (metricsFirst || ++metricsRefused >= 3) {
+                            std::fprintf(stderr, "hardware metrics are not available (%s); the bench carries on without them\n",
+                                         why.c_str());
+                            metricsAvailable = false;
+                        } else {
+                            std::fprintf(stderr, "  %s candidate %zu: no metrics: %s\n", id.c_str(), i, why.c_str());
+                        }
+                        metricsFirst = false;
+                    }
+                }
+                times[i] = r->timing->medianMs;
+                if (r->timing->medianMs < bestMs) {
+                    bestMs = r->timing->medianMs;
+                    best = static_cast<int>(i);
                 }
             }
-            if (r->timing->medianMs < bestMs) {
-                bestMs = r->timing->medianMs;
-                best = static_cast<int>(i);
-            }
+        };
+        timeFrom(0);
+        // Second round: the store variants of the fastest GEMMs (storeVariants), narrowed by --where.
+        std::vector<schedule::Schedule> stores = storeVariants(problem, candidates, times, 4);
+        if (!options.where.empty())
+            (void)keepWhere(stores, options.where); // (the keys were checked on the first round)
+        if (!stores.empty()) {
+            const std::size_t first = candidates.size();
+            candidates.insert(candidates.end(), stores.begin(), stores.end());
+            timeFrom(first);
         }
         if (best < 0)
             continue;

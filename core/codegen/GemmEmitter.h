@@ -37,7 +37,7 @@ public:
         : ctx(ctx), a(ctx.analysis), g(ctx.group), BM(g.value("block_m")), BN(g.value("block_n")),
           BK(g.value("block_k")), TM(g.value("thread_m")), TN(g.value("thread_n")), VEC(g.value("vector")),
           PAD(g.value("smem_pad")), STAGES(g.value("stages")), SWZ(g.value("swizzle")), MINB(g.value("min_blocks")),
-          SPLIT(g.value("split_k")), STREAMK(g.value("stream_k") == 1), SKB(STREAMK ? schedule::streamKBlocks(ctx.arch, g) : 0),
+          SPLIT(g.value("split_k")), STORE(g.value("store")), STREAMK(g.value("stream_k") == 1), SKB(STREAMK ? schedule::streamKBlocks(ctx.arch, g) : 0),
           ASYNC(g.value("copy") >= 1), PRODUCER(g.value("copy") == 2), MMA(g.value("math") == 1),
           WG(g.value("math") == 2), wgTiles(wgmma::wgmmaTiles(BM, BN, BK, a.aRowMajor, !a.bRowMajor)),
           tileA(WG ? (wgTiles.swap ? wgTiles.desc : wgTiles.reg) : mma::sharedTile(MMA && a.aRowMajor, BK, BM, PAD)),
@@ -80,6 +80,7 @@ private:
     const schedule::GroupAnalysis &a;
     const schedule::KernelGroup &g;
     const int BM, BN, BK, TM, TN, VEC, PAD, STAGES, SWZ, MINB, SPLIT;
+    const int STORE; ///< the epilogue's wide stores: 0 vector, 1 scalar (32-bit each), 2 copy (of fresh registers)
     // stream_k=on: SKB blocks share the k steps of the last tiles (schedule::streamKTiles), the rest
     // run one tile each; the kernel's body runs once per tile segment of the block.
     const bool STREAMK;

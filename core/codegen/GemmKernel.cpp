@@ -525,6 +525,14 @@ void GemmEmitter::epilogue()
     w.open("for (int h_ = 0; h_ < " + str(columnGroups) + "; ++h_)");
     w.line("const int gj0_ = " + columnStart() + ";");
     if (vectorStore) {
+        // store=copy: the wide stores take fresh registers (x + 0.0f is an instruction, it turns -0
+        // into +0), so ptxas need not keep the accumulators in aligned groups.
+        const std::string copied = STORE == 2 ? " + 0.0f" : "";
+        if (STORE == 1)
+            w.comment("store=scalar: one 32-bit store per result, so the accumulators need not sit in aligned register groups.");
+        else if (STORE == 2)
+            w.comment("store=copy: the wide store takes copies (acc + 0.0f), so the accumulators need not sit in aligned "
+                      "register groups.");
         w.open("if (gj0_ + " + str(W - 1) + " < N_)");
         for (const Sink &sink : sinks)
             w.line("float o_" + sink.name + "_[" + str(W) + "];");
@@ -533,11 +541,16 @@ void GemmEmitter::epilogue()
             if (SPLIT == 1) // the fused ops may read the column; split K stores the raw sums
                 w.line("[[maybe_unused]] const int gj_ = gj0_ + " + str(q) + ";");
             element("acc_[i_][h_ * " + str(W) + " + " + str(q) + "]", str(q), [&](std::size_t sink, const std::string &v) {
-                w.line("o_" + sinks[sink].name + "_[" + str(q) + "] = " + v + ";");
+                w.line("o_" + sinks[sink].name + "_[" + str(q) + "] = " + v + copied + ";");
             });
             w.close();
         }
         for (const Sink &sink : sinks) {
+            if (STORE == 1) { // store=scalar: one 32-bit store per result
+                for (int q = 0; q < W; ++q)
+                    w.line(sink.at(q ? "gj0_ + " + str(q) : "gj0_") + " = o_" + sink.name + "_[" + str(q) + "];");
+                continue;
+            }
             for (int c = 0; c < W / chunk; ++c) {
                 std::string init;
                 for (int q = 0; q < chunk; ++q)

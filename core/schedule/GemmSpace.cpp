@@ -63,6 +63,39 @@ GemmShape gemmShape(const GroupAnalysis &a, const KernelGroup &g)
             g.value("copy") == 2};
 }
 
+namespace {
+
+/// `store`: scalar and copy change the epilogue's wide stores of the accumulators, so they need
+/// those stores (math=simt, >= 2 adjacent columns per thread, rows of C aligned to them), and copy
+/// needs the accumulators stored as they are.
+void checkGemmStore(const GroupAnalysis &a, const KernelGroup &g, const GemmShape &s, std::int64_t N,
+                    std::vector<Violation> &out)
+{
+    const int store = g.value("store");
+    if (store == 0)
+        return;
+    const std::string value = store == 1 ? "store=scalar" : "store=copy";
+    if (s.mma || s.wgmma) {
+        out.push_back({{"store", "math"}, value + " changes the stores of FP32 accumulators; a tensor core's "
+                                                  "accumulators sit where its MMA instruction puts them: math must be simt"});
+        return;
+    }
+    const int width = std::min(s.tn / 2, 4);
+    if (width < 2)
+        out.push_back({{"store", "thread_n"}, value + " changes the wide stores of adjacent results; with " +
+                                                  kv("thread_n", s.tn) + " a thread's columns are single"});
+    else if (N >= 0 && N % width != 0)
+        out.push_back({{"store"}, value + " changes the " + std::to_string(width * 32) + "-bit stores of " +
+                                      std::to_string(width) + " adjacent results; rows of C have " + std::to_string(N) +
+                                      " elements, not a multiple of " + std::to_string(width) +
+                                      ", so every store is already a 32-bit one"});
+    if (store == 2 && a.ops.size() > 1 && g.value("split_k") == 1)
+        out.push_back({{"store"}, "store=copy stores fresh copies of the accumulators; the fused epilogue ops already "
+                                  "store values of their own"});
+}
+
+} // namespace
+
 void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
 {
     const GemmShape s = gemmShape(a, g);
@@ -125,6 +158,7 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
             out.push_back({{"math", "smem_pad"}, wg + " lays out its shared tiles itself (a swizzled tile for the "
                                                       "descriptor, a conflict-free padding for the fragments): smem_pad must be 0"});
     }
+    checkGemmStore(a, g, s, N, out);
     if (s.producer && !s.wgmma)
         out.push_back({{"copy", "math"}, "copy=producer hands each stage to warpgroup MMAs through mbarriers: it needs "
                                          "math=tf32_wgmma"});

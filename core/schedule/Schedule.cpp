@@ -101,6 +101,13 @@ std::vector<DecisionDef> gemmDefs()
         {"block_k", C::MemoryAccess, "depth of the shared-memory tiles of A and B per step (BK)", {8, 16, 32}, {}, 8},
         {"vector", C::MemoryAccess, "elements per global load of A and B (1, 2 or 4 floats)", {1, 2, 4}, {}, 4},
         {"smem_pad", C::MemoryAccess, "floats of padding per shared-memory tile row, against bank conflicts", {0, 4}, {}, 4},
+        {"store", C::MemoryAccess,
+         "how the epilogue stores a thread's adjacent results (math=simt): one 64- or 128-bit store of the "
+         "accumulators themselves (vector), one 32-bit store each (scalar), or one wide store of fresh copies "
+         "(copy: acc + 0.0f, which turns a -0 result into +0). A wide store wants its registers adjacent and "
+         "aligned; when they are the accumulators, ptxas may move accumulators between registers inside the k-loop "
+         "to keep them so, and its FMAs then share register banks more often",
+         {0, 1, 2}, {"vector", "scalar", "copy"}, 0},
         {"copy", C::MemoryAccess,
          "how tiles reach shared memory: loaded into registers and stored by the threads, copied by cp.async "
          "straight into a ring of `stages` buffers (sm_80+; no staging registers), or copied so by a producer "

@@ -477,3 +477,44 @@ TEST_F(CodegenGpuErf, GeluEpilogueBothWaysMatchesTheInterpreter)
             expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
         }
 }
+
+namespace {
+
+/// store=scalar and store=copy (docs/SCHEDULE.md): the epilogue's stores of the accumulators, plain
+/// and stream-K tiles, split K's partial sums, and GELU's results stored one by one; odd M and K.
+class CodegenGpuStore : public CodegenGpu {};
+
+} // namespace
+
+TEST_F(CodegenGpuStore, EveryStoreMatchesTheInterpreter)
+{
+    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
+    ASSERT_NE(arch, nullptr) << s_arch;
+    const ir::SizeBindings sizes{{"M", 257}, {"N", 516}, {"K", 129}};
+    const DecisionChanges tiles[] = {
+        {{"block_m", 128}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 8}, {"min_blocks", 1}},
+        {{"block_m", 64}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 8}, {"copy", 1}, {"stages", 3},
+         {"block_k", 16}, {"min_blocks", 3}, {"stream_k", 1}},
+        {{"block_m", 64}, {"block_n", 64}, {"thread_m", 4}, {"thread_n", 8}, {"split_k", 2}},
+    };
+    int checked = 0;
+    for (const ir::Graph &graph : {ir::makeMatmul(), ir::makeGemmBiasGelu()})
+        for (const DecisionChanges &tile : tiles)
+            for (int store : {0, 1, 2}) {
+                schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
+                auto s = schedule::defaultSchedule(problem);
+                ASSERT_TRUE(s.ok()) << s.error().toString();
+                DecisionChanges changes = tile;
+                changes.push_back({"store", store});
+                auto variants = legalVariants(problem, *s, {changes});
+                const std::string what = graph.name() + " " + schedule::describe(s->groups.front());
+                if (variants.empty()) { // store=copy over GELU without split K
+                    EXPECT_TRUE(store == 2 && graph.name() != "matmul") << what;
+                    continue;
+                }
+                expectVerified(graph.name() + " 257x516x129 " + schedule::describe(variants.front().groups.front()), problem,
+                               variants.front(), runner::PrecisionPolicy::FP32, 60000);
+                ++checked;
+            }
+    EXPECT_EQ(checked, 16);
+}

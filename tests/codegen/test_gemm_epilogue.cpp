@@ -162,3 +162,74 @@ TEST(ErfDecision, ErfcInElementwiseAndRowKernels)
     s->groups.front().set("erf", 1);
     EXPECT_FALSE(schedule::validateSchedule(*s, softmax).ok());
 }
+
+namespace {
+
+/// 128x128 tiles of 8x8 results per thread: 4 adjacent columns, one float4 store each.
+const DecisionChanges kWideTile = {{"block_m", 128}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 8}, {"min_blocks", 1}};
+
+std::vector<schedule::Violation> violations(const schedule::Problem &problem, const DecisionChanges &changes)
+{
+    auto s = schedule::defaultSchedule(problem);
+    EXPECT_TRUE(s.ok());
+    auto &g = s->groups.front();
+    for (const auto &[key, value] : kWideTile)
+        g.set(key, value);
+    for (const auto &[key, value] : changes)
+        g.set(key, value);
+    auto a = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
+    EXPECT_TRUE(a.ok());
+    return schedule::checkGroup(*a, g, problem);
+}
+
+bool names(const std::vector<schedule::Violation> &v, const std::vector<std::string> &keys, const std::string &text)
+{
+    return std::any_of(v.begin(), v.end(), [&](const schedule::Violation &x) {
+        return x.keys == keys && x.message.find(text) != std::string::npos;
+    });
+}
+
+} // namespace
+
+TEST(GemmStore, IllegalValuesNameTheirReason)
+{
+    const ir::SizeBindings sizes{{"M", 257}, {"N", 512}, {"K", 64}};
+    const schedule::Problem plain{ir::makeMatmul(), sizes, sm90(), schedule::Precision::FP32};
+    const schedule::Problem tf32{ir::makeMatmul(), sizes, sm90(), schedule::Precision::TF32};
+    const schedule::Problem gelu{ir::makeGemmBiasGelu(), sizes, sm90(), schedule::Precision::FP32};
+    const schedule::Problem odd{ir::makeMatmul(), {{"M", 257}, {"N", 515}, {"K", 64}}, sm90(), schedule::Precision::FP32};
+    EXPECT_TRUE(violations(plain, {{"store", 1}}).empty());
+    EXPECT_TRUE(violations(plain, {{"store", 2}}).empty());
+    EXPECT_TRUE(names(violations(tf32, {{"store", 1}, {"math", 1}}), {"store", "math"}, "math must be simt"));
+    EXPECT_TRUE(names(violations(plain, {{"store", 1}, {"thread_n", 2}, {"block_n", 32}, {"thread_m", 2}, {"block_m", 32}}),
+                      {"store", "thread_n"},
+                      "columns are single"));
+    EXPECT_TRUE(names(violations(odd, {{"store", 2}}), {"store"}, "515 elements, not a multiple of 4"));
+    EXPECT_TRUE(names(violations(gelu, {{"store", 2}}), {"store"}, "fused epilogue ops already store"));
+    EXPECT_TRUE(violations(gelu, {{"store", 1}}).empty()) << "GELU's results stored one by one";
+    EXPECT_TRUE(violations(gelu, {{"store", 2}, {"split_k", 2}}).empty()) << "split K stores the raw sums";
+}
+
+TEST(GemmStore, TheEpilogueStoresAsDecided)
+{
+    const ir::SizeBindings sizes{{"M", 257}, {"N", 512}, {"K", 64}};
+    const std::string wide = "*reinterpret_cast<float4 *>(&C[((gi_) * (N) + (gj0_))]) = make_float4(";
+    for (int split : {1, 2})
+        for (int store : {0, 1, 2}) {
+            DecisionChanges changes = kWideTile;
+            changes.insert(changes.end(), {{"store", store}, {"split_k", split}});
+            const Generated g = generate(ir::makeMatmul(), sizes, changes);
+            const std::string &src = g.program.source;
+            const std::string what = "store=" + std::to_string(store) + " split_k=" + std::to_string(split);
+            const std::string scalarStore = split == 1 ? ")] = o_C_[3];" : " + 3] = o_partials_[3];";
+            EXPECT_EQ(count(src, "make_float4("), store == 1 ? 0u : 1u) << what;
+            EXPECT_EQ(count(src, " + 0.0f;"), store == 2 ? 4u : 0u) << what;
+            EXPECT_EQ(count(src, scalarStore), store == 1 ? 1u : 0u) << what << "\n" << src;
+            if (split == 1) {
+                EXPECT_EQ(count(src, wide), store == 1 ? 0u : 1u) << what;
+            }
+            auto compiled = compileProgram(g.program, "sm_90");
+            ASSERT_TRUE(compiled.ok()) << what << ": " << compiled.error().toString();
+            expectCompiledClean(g.program, *compiled);
+        }
+}

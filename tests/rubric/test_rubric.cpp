@@ -49,6 +49,25 @@ TEST(RubricCoalescing, SixteenWideThreadTilesStoreHalfOfEverySector)
     EXPECT_DOUBLE_EQ(rubric::sectorsPerRequest(*c).efficiency(), 0.5);
 }
 
+TEST(RubricCoalescing, ScalarStoresUseAQuarterOfEverySectorFourTimesOver)
+{
+    // store=scalar: each lane stores 4 B of its 16, so a warp's store touches the sectors of the
+    // float4 store with a quarter of their bytes, and there are four times as many.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemm1024);
+    auto vector = kTile128, scalar = kTile128;
+    scalar["store"] = 1;
+    const auto kv = factsOf(problem, generate(problem, scheduleWith(problem, vector)));
+    const auto ks = factsOf(problem, generate(problem, scheduleWith(problem, scalar)));
+    const auto *v = stream(kv, "store C"), *s = stream(ks, "store C");
+    ASSERT_TRUE(v && s);
+    EXPECT_NE(v->what.find("16 B per lane"), std::string::npos) << v->what;
+    EXPECT_NE(s->what.find("4 B per lane"), std::string::npos) << s->what;
+    EXPECT_DOUBLE_EQ(rubric::sectorsPerRequest(*v).efficiency(), 1.0);
+    EXPECT_DOUBLE_EQ(rubric::sectorsPerRequest(*s).efficiency(), 0.25);
+    EXPECT_DOUBLE_EQ(s->requests, 4 * v->requests);
+}
+
 TEST(RubricInstructionMix, VectorLoadsShowInThePtx)
 {
     const ir::Graph g = ir::makeMatmul();
