@@ -253,10 +253,12 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
     return out;
 }
 
-/// The second round of a GEMM sweep: the epilogue's `store` (scalar, copy) for the `count` fastest
-/// FP32 (math=simt) candidates of the first, which all store `vector`. How a store takes the
-/// accumulators changes ptxas's register allocation of the whole k-loop (run 14: 3.7% at 4096^3),
-/// which no static rule predicts, so it is timed on the schedules worth it rather than swept.
+/// The second round of a GEMM sweep: the epilogue's `store` (scalar, copy) for the fastest FP32
+/// (math=simt) candidate of each of the `count` fastest families (tile, thread tile, min_blocks,
+/// stream_k) of the first round, which all store `vector`. How a store takes the accumulators
+/// changes ptxas's register allocation of the whole k-loop (run 14: 2-4% at 4096^3, more for some
+/// tiles than others), which no static rule predicts, so it is timed on the schedules worth it
+/// rather than swept; one per family, as the swizzle and stage variants of one tile share the loop.
 std::vector<schedule::Schedule> storeVariants(const schedule::Problem &problem,
                                               const std::vector<schedule::Schedule> &timed,
                                               const std::vector<double> &ms, std::size_t count)
@@ -267,9 +269,22 @@ std::vector<schedule::Schedule> storeVariants(const schedule::Problem &problem,
             timed[i].groups.front().value("math") == 0 && timed[i].groups.front().value("store") == 0)
             order.push_back(i);
     std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return ms[x] < ms[y]; });
-    order.resize(std::min(order.size(), count));
-    std::vector<schedule::Schedule> out;
+    std::vector<std::vector<int>> families;
+    std::vector<std::size_t> picked;
     for (std::size_t i : order) {
+        const schedule::KernelGroup &g = timed[i].groups.front();
+        std::vector<int> family;
+        for (const char *key : {"block_m", "block_n", "thread_m", "thread_n", "min_blocks", "stream_k"})
+            family.push_back(g.value(key));
+        if (std::find(families.begin(), families.end(), family) != families.end())
+            continue;
+        families.push_back(std::move(family));
+        picked.push_back(i);
+        if (picked.size() == count)
+            break;
+    }
+    std::vector<schedule::Schedule> out;
+    for (std::size_t i : picked) {
         const schedule::KernelGroup &g = timed[i].groups.front();
         auto analysis = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
         if (!analysis.ok())
@@ -489,7 +504,8 @@ int listCandidates(const BenchOptions &options)
             std::any_of(candidates->begin(), candidates->end(), [](const schedule::Schedule &s) {
                 return s.groups.front().value("math") == 0 && s.groups.front().value("store") == 0;
             }))
-            std::cout << "  then store=scalar and store=copy of the 4 fastest math=simt candidates, where legal\n";
+            std::cout << "  then store=scalar and store=copy of the fastest math=simt candidate of the 6 fastest tile "
+                         "families, where legal\n";
     }
     return 0;
 }
@@ -625,7 +641,7 @@ int runBench(const BenchOptions &options)
         };
         timeFrom(0);
         // Second round: the store variants of the fastest GEMMs (storeVariants), narrowed by --where.
-        std::vector<schedule::Schedule> stores = storeVariants(problem, candidates, times, 4);
+        std::vector<schedule::Schedule> stores = storeVariants(problem, candidates, times, 6);
         if (!options.where.empty())
             (void)keepWhere(stores, options.where); // (the keys were checked on the first round)
         if (!stores.empty()) {
