@@ -439,6 +439,98 @@ bool profileDimensions(runner::Runner &runner, const Built &b, const rubric::Pro
     return true;
 }
 
+/// Times the candidates of the sweep one by one (briefly, on zero-filled inputs) and, with
+/// --calibration, writes each one's prediction and (with --metrics) its CUPTI dimensions.
+class SweepTimer {
+public:
+    SweepTimer(runner::Runner &runner, const BenchOptions &options) : m_runner(runner), m_options(options)
+    {
+        // Calibration data for the rubric's performance model: every timed candidate with the model's
+        // prediction (stitchcuda calibrate computes the rank correlation per case).
+        if (!options.calibration.empty()) {
+            m_calibration.open(options.calibration);
+            rubric::writeCalibrationHeader(m_calibration);
+        }
+        // Static rubric dimensions beside their CUPTI counterparts, per kernel (docs/RUBRIC.md).
+        if (options.metrics) {
+            m_dimensions.open(rubric::dimensionsPathFor(options.calibration));
+            rubric::writeDimensionHeader(m_dimensions);
+        }
+    }
+
+    /// The candidate's median time in ms, or 1e30 when it did not build or run (counted in failures()).
+    double time(const BenchCase &c, const schedule::Problem &problem, const schedule::Schedule &candidate,
+                const Result<Built> &built, std::size_t index)
+    {
+        const std::string id = c.family + ":" + c.shape;
+        if (!built) {
+            std::fprintf(stderr, "  %s candidate %zu does not build: %s\n", id.c_str(), index, built.error().message.c_str());
+            ++m_failures;
+            return 1e30;
+        }
+        runner::RunRequest request;
+        request.job.module = built->cubin;
+        request.job.plan = built->plan;
+        // The sweep only ranks candidates: zero-filled inputs are set on the device, so a 1 GiB
+        // input is not drawn on the host for every candidate. The winner runs on random data.
+        for (auto &b : request.job.plan.buffers)
+            if (b.role == runner::BufferRole::Input)
+                b.init.kind = runner::BufferInit::Kind::Zero;
+        request.job.measure = {false, true, 2, m_options.quick ? 3 : 5, true, false, false};
+        request.job.deadlineMs = 20000;
+        auto r = m_runner.run(std::move(request));
+        if (!r || !r->timing) {
+            std::fprintf(stderr, "  %s candidate %zu failed: %s\n", id.c_str(), index,
+                         r ? "no timing" : r.error().message.c_str());
+            ++m_failures;
+            return 1e30;
+        }
+        if (m_options.verbose)
+            std::fprintf(stderr, "  %-28s %9.4f ms  %s\n", id.c_str(), r->timing->medianMs, scheduleText(candidate).c_str());
+        if (m_calibration.is_open())
+            record(c, problem, candidate, *built, static_cast<int>(index), r->timing->medianMs);
+        return r->timing->medianMs;
+    }
+
+    int failures() const { return m_failures; }
+
+private:
+    void record(const BenchCase &c, const schedule::Problem &problem, const schedule::Schedule &candidate,
+                const Built &built, int index, double measuredMs)
+    {
+        rubric::CalibrationRow row{c.family, c.shape, index, measuredMs, -1, scheduleText(candidate), {}};
+        rubric::ProgramFacts facts;
+        auto predicted = m_model.predictProgram(problem, built.program, &built.compiled, &facts);
+        if (predicted) {
+            row.predictedMs = predicted->ms;
+            row.facts = rubric::calibrationFacts(facts, *predicted);
+        }
+        rubric::writeCalibrationRow(m_calibration, row);
+        if (!m_metricsAvailable || !predicted)
+            return;
+        // Counters refused on the first candidate, or on 3 in a row: said once, then timing only.
+        std::string why;
+        if (profileDimensions(m_runner, built, facts, c, index, m_metricsFirst, m_dimensions, why)) {
+            m_metricsRefused = 0;
+        } else if (m_metricsFirst || ++m_metricsRefused >= 3) {
+            std::fprintf(stderr, "hardware metrics are not available (%s); the bench carries on without them\n", why.c_str());
+            m_metricsAvailable = false;
+        } else {
+            std::fprintf(stderr, "  %s:%s candidate %d: no metrics: %s\n", c.family.c_str(), c.shape.c_str(), index,
+                         why.c_str());
+        }
+        m_metricsFirst = false;
+    }
+
+    runner::Runner &m_runner;
+    const BenchOptions &m_options;
+    const rubric::PerfModel m_model;
+    std::ofstream m_calibration, m_dimensions;
+    bool m_metricsAvailable = m_options.metrics, m_metricsFirst = true;
+    int m_metricsRefused = 0;
+    int m_failures = 0;
+};
+
 } // namespace
 
 /// The case's candidates: the sweep around its default schedule, narrowed by --where and capped by
@@ -526,23 +618,7 @@ int runBench(const BenchOptions &options)
     std::fprintf(stderr, "bench on %s (%s)\n", device->device.name.c_str(), arch.c_str());
     nlohmann::json cases = nlohmann::json::array();
     int failures = 0;
-    // Calibration data for the rubric's performance model: every timed candidate with the model's
-    // prediction (bench/calibration.py computes the rank correlation per case).
-    std::ofstream calibration;
-    if (!options.calibration.empty()) {
-        calibration.open(options.calibration);
-        rubric::writeCalibrationHeader(calibration);
-    }
-    // Static rubric dimensions beside their CUPTI counterparts, per kernel (docs/RUBRIC.md).
-    std::ofstream dimensions;
-    // Counters refused on the first candidate, or on 3 in a row: said once, then timing only.
-    bool metricsAvailable = options.metrics, metricsFirst = true;
-    int metricsRefused = 0;
-    if (options.metrics) {
-        dimensions.open(rubric::dimensionsPathFor(options.calibration));
-        rubric::writeDimensionHeader(dimensions);
-    }
-    const rubric::PerfModel model;
+    SweepTimer timer(runner, options);
     for (auto &c : allCases()) {
         const std::string id = c.family + ":" + c.shape;
         if (!selected(options, id))
@@ -564,71 +640,13 @@ int runBench(const BenchOptions &options)
         // Compile candidates in parallel (NVRTC is thread-safe), then time them one by one.
         std::vector<Result<Built>> built;
         std::vector<double> times;
-        double bestMs = 1e30;
-        int best = -1;
         auto timeFrom = [&](std::size_t first) {
             auto more = parallelMap(candidates.size() - first,
                                     [&](std::size_t j) { return build(problem, candidates[first + j], arch); });
             for (auto &b : more)
                 built.push_back(std::move(b));
-            times.resize(candidates.size(), 1e30);
-            for (std::size_t i = first; i < built.size(); ++i) {
-                if (!built[i]) {
-                    std::fprintf(stderr, "  %s candidate %zu does not build: %s\n", id.c_str(), i, built[i].error().message.c_str());
-                    ++failures;
-                    continue;
-                }
-                runner::RunRequest request;
-                request.job.module = built[i]->cubin;
-                request.job.plan = built[i]->plan;
-                // The sweep only ranks candidates: zero-filled inputs are set on the device, so a 1 GiB
-                // input is not drawn on the host for every candidate. The winner runs on random data.
-                for (auto &b : request.job.plan.buffers)
-                    if (b.role == runner::BufferRole::Input)
-                        b.init.kind = runner::BufferInit::Kind::Zero;
-                request.job.measure = {false, true, 2, options.quick ? 3 : 5, true, false, false};
-                request.job.deadlineMs = 20000;
-                auto r = runner.run(std::move(request));
-                if (!r || !r->timing) {
-                    std::fprintf(stderr, "  %s candidate %zu failed: %s\n", id.c_str(), i,
-                                 r ? "no timing" : r.error().message.c_str());
-                    ++failures;
-                    continue;
-                }
-                if (options.verbose)
-                    std::fprintf(stderr, "  %-28s %9.4f ms  %s\n", id.c_str(), r->timing->medianMs,
-                                 scheduleText(candidates[i]).c_str());
-                if (calibration.is_open()) {
-                    rubric::CalibrationRow row{c.family, c.shape, static_cast<int>(i), r->timing->medianMs, -1,
-                                               scheduleText(candidates[i]), {}};
-                    rubric::ProgramFacts facts;
-                    auto predicted = model.predictProgram(problem, built[i]->program, &built[i]->compiled, &facts);
-                    if (predicted) {
-                        row.predictedMs = predicted->ms;
-                        row.facts = rubric::calibrationFacts(facts, *predicted);
-                    }
-                    rubric::writeCalibrationRow(calibration, row);
-                    std::string why;
-                    if (metricsAvailable && predicted) {
-                        if (profileDimensions(runner, *built[i], facts, c, static_cast<int>(i), metricsFirst, dimensions,
-                                              why)) {
-                            metricsRefused = 0;
-                        } else if (metricsFirst || ++metricsRefused >= 3) {
-                            std::fprintf(stderr, "hardware metrics are not available (%s); the bench carries on without them\n",
-                                         why.c_str());
-                            metricsAvailable = false;
-                        } else {
-                            std::fprintf(stderr, "  %s candidate %zu: no metrics: %s\n", id.c_str(), i, why.c_str());
-                        }
-                        metricsFirst = false;
-                    }
-                }
-                times[i] = r->timing->medianMs;
-                if (r->timing->medianMs < bestMs) {
-                    bestMs = r->timing->medianMs;
-                    best = static_cast<int>(i);
-                }
-            }
+            for (std::size_t i = first; i < built.size(); ++i)
+                times.push_back(timer.time(c, problem, candidates[i], built[i], i));
         };
         timeFrom(0);
         // Second round: the store variants of the fastest GEMMs (storeVariants), narrowed by --where.
@@ -640,6 +658,8 @@ int runBench(const BenchOptions &options)
             candidates.insert(candidates.end(), stores.begin(), stores.end());
             timeFrom(first);
         }
+        const auto fastest = std::min_element(times.begin(), times.end());
+        const int best = fastest == times.end() || *fastest >= 1e30 ? -1 : static_cast<int>(fastest - times.begin());
         if (best < 0)
             continue;
         // The winner: verified against the generic program on the GPU, then timed properly.
@@ -696,7 +716,7 @@ int runBench(const BenchOptions &options)
     }
     nlohmann::json out = {{"device", device->device.name}, {"arch", arch}, {"cases", cases}};
     std::cout << out.dump(2) << "\n";
-    return failures == 0 ? 0 : 1;
+    return failures + timer.failures() == 0 ? 0 : 1;
 }
 
 } // namespace stitch::cli
