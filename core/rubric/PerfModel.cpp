@@ -12,13 +12,14 @@ namespace stitch::rubric {
 namespace {
 
 /// Rounds of `resident` blocks a GEMM's busiest SM runs for `perSm` tiles per SM: whole rounds of
-/// whole tiles, or with stream-K the even share (the split tiles' k steps), never less than one
-/// round's chain.
-double gemmRounds(double perSm, double resident, bool streamK)
+/// whole tiles; stream-K saves `streamKShare` of the difference to the even share (the split tiles'
+/// k steps), never less than one round's chain (Params::streamKRoundShare).
+double gemmRounds(double perSm, double resident, bool streamK, double streamKShare)
 {
-    if (streamK)
-        return std::max(1.0, perSm / resident);
-    return std::ceil(std::ceil(perSm) / resident);
+    const double whole = std::ceil(std::ceil(perSm) / resident);
+    if (!streamK)
+        return whole;
+    return whole - streamKShare * (whole - std::max(1.0, perSm / resident));
 }
 
 } // namespace
@@ -97,13 +98,13 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     if (tiledGemm && k.copyStages > 0) {
         predictAsyncGemm(k, program, p);
         const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
-        smQuant = gemmRounds(perSm, resident, k.streamK) * resident / perSm;
+        smQuant = gemmRounds(perSm, resident, k.streamK, m_params.streamKRoundShare) * resident / perSm;
     } else if (tiledGemm) {
         // A tiled GEMM's blocks run in rounds of `resident` per SM on the busiest SM; a round
         // with free slots runs no faster (each block is bound by its own k-loop), and the warps
         // resident together hide shared-memory loads, fully from gemmFullHidingWarps on.
         const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
-        const double rounds = gemmRounds(perSm, resident, k.streamK);
+        const double rounds = gemmRounds(perSm, resident, k.streamK, m_params.streamKRoundShare);
         smQuant = rounds * resident / perSm;
         const double warps = resident * warpsPerBlock;
         p.computeHiding = std::pow(std::min(1.0, warps / m_params.gemmFullHidingWarps), 1.5);
@@ -120,10 +121,19 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
             if (!st.shared && st.store)
                 storedBytes += sectorsPerRequest(st).sectors * 32.0 * st.requests;
         const double epilogue = resident * storedBytes / blocks / (bw * m_params.l2BandwidthFactor / sms);
-        p.loopLatencyMs = rounds * barrier * 1e3;
+        // Each block also runs its prologue and epilogue once, one dependent PTX instruction after
+        // another, as in the cp.async ring (asyncEpilogueCycles; without its thread-tile exponent,
+        // which ranks 1000x3000x700 at 0.76): at short K per block (split K) a larger share.
+        const double onceInstructions =
+            k.loopInstructions > 0 ? std::max(0, k.ptxInstructions - k.loopInstructions) : 0.0;
+        const double once = onceInstructions *
+                            (k.epilogueOps > 0 ? m_params.asyncFusedEpilogueCycles : m_params.asyncEpilogueCycles) /
+                            clockHz;
+        const double loop = m_params.registerLoopFactor;
+        p.loopLatencyMs = rounds * (loop * barrier + once) * 1e3;
         p.epilogueMs = rounds * epilogue * 1e3;
         p.sharedMs = rounds * shared * 1e3;
-        p.computeMs = rounds * (pipes + barrier + epilogue) * 1e3;
+        p.computeMs = rounds * (loop * (pipes + barrier) + epilogue + once) * 1e3;
     } else {
         p.computeMs = smQuant * k.flops / (peak * usedSms / sms * issueShare * p.computeHiding) * 1e3;
         p.sharedMs = smQuant * k.sharedTrafficBytes / (usedSms * m_params.sharedBytesPerClock * clockHz) * 1e3;
@@ -208,7 +218,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     const double blocks = static_cast<double>(k.blocks);
     const double perSm = blocks / sms;
     const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
-    const double rounds = gemmRounds(perSm, resident, k.streamK);
+    const double rounds = gemmRounds(perSm, resident, k.streamK, m_params.streamKRoundShare);
     const double warpsPerBlock = std::ceil(k.threads / static_cast<double>(arch.warpSize));
     const double warps = resident * warpsPerBlock;
     auto pnorm = [q = c.asyncChainExponent](double a, double b) { return std::pow(std::pow(a, q) + std::pow(b, q), 1 / q); };
@@ -287,6 +297,11 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     p.loopLatencyMs = rounds * chain * 1e3;
     p.epilogueMs = rounds * stores * 1e3;
     p.computeMs = (rounds * (pnorm(throughput, chain) + stores) + c.asyncFillUs * 1e-6) * 1e3;
+    if (!k.tensorCores && !k.warpgroupMma) {
+        // The FFMA ring on the measured scale (Params::asyncLevel): every part alike.
+        for (double *ms : {&p.computeMs, &p.sharedMs, &p.issueMs, &p.loopLatencyMs, &p.epilogueMs})
+            *ms *= c.asyncLevel;
+    }
 }
 
 ProgramPrediction PerfModel::predict(ProgramFacts &facts) const

@@ -76,6 +76,25 @@ public:
         /// A GEMM round's FMA and shared-memory pipes, combined as (c^p + s^p)^(1/p): a pipe near
         /// saturation delays the other (fitted on the even-numbered H200 GEMM candidates: 3).
         double gemmPipeExponent = 3;
+        /// Register-staged tiles (copy=registers): the k-loop above (FMA and shared pipes, k-tile
+        /// barriers) runs this many times slower on the H200. Its warps issue the next tile's global
+        /// loads into registers and store them to shared memory after the math, the stores waiting for
+        /// the loads, and use fragments without double-buffering; the formula above leaves all of that
+        /// out. Fitted to the level, not the ranking: the median of measured / predicted over the
+        /// even-numbered register-staged candidates of run 14 call 2 (4096^3) and run 9's
+        /// 1000x3000x700 is 1 (before: 1.41 and 1.47, the same at 8-12 rounds and at one, so it is the
+        /// loop's rate, not the tail; docs/RUBRIC.md, "Issue 5, run 14 round").
+        double registerLoopFactor = 1.45;
+        /// Share of the partial last round that stream-K saves (1: the busiest SM runs the even share of
+        /// the k steps, perSm / resident rounds; 0: the whole rounds of the data-parallel schedule). The
+        /// shared blocks run a second tile segment each (another ring fill), store and re-read their
+        /// partial sums, and start at scattered k offsets, so the blocks on the same rows of A no longer
+        /// read each k-slice from L2 once (run 11 call 5). The H200 measured stream_k on / off at 0.996
+        /// (geometric mean; 0.88-1.19) over the 85 pairs of run 14 call 2 (4096^3, where the even share
+        /// predicted 0.83-0.99) and the plain FP32 GEMM within 0.5 % in run 11; fitted to that level:
+        /// 0 (0-0.3 rank the even candidates alike). Run 11's fused GEMM gained 1.5-3 %, its TF32 wgmma
+        /// kernel lost 4-17 %: no stored sweep ranks them yet.
+        double streamKRoundShare = 0;
         /// Short-lived blocks whose warps run independently (no block barrier: element-wise kernels,
         /// rows of one warp) hold their slot until their slowest warp is done, and the warps already done
         /// keep no loads in flight meanwhile. A warp's round trips vary by this share of their mean (one
@@ -125,6 +144,13 @@ public:
         double asyncFusedEpilogueCycles = 14;
         double asyncEpilogueTileExponent = 1.5;
         double asyncFillUs = 1.0;           ///< the first tiles' latency, once per kernel (later blocks overlap it)
+        /// The FFMA ring's terms above were fitted for ranking (Spearman ignores a common factor), and
+        /// predicted 1.4x the measured times; this puts them on the measured scale, where register-staged
+        /// GEMMs (registerLoopFactor) are too, so that the two rank together. Measured / predicted over the
+        /// even-numbered FP32 cp.async candidates with K >= 700: median 0.717 (run 14 call 2 0.708, run 5
+        /// 4096^3 0.704, 1000x3000x700 0.770, GEMM+bias+GELU 4096^3 0.692); 0.7 kept (0.72 ranks run 14 at
+        /// 0.850, 0.66 at 0.863). Short K (0.24-0.33) is off for another reason. TF32 rings unchanged.
+        double asyncLevel = 0.7;
 
         /// TF32 tensor-core GEMMs (math=tf32_mma, KernelFacts::tensorCores): the cp.async ring above, with
         /// one block's FMA time replaced by its MMAs at the datasheet TF32 peak (gpus.json tf32Tflops),
