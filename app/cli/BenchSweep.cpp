@@ -259,11 +259,13 @@ std::vector<schedule::Schedule> storeVariants(const schedule::Problem &problem,
     std::erase_if(order, [&](std::size_t i) { return ms[i] > fastest * (1 + margin); });
     order.resize(std::min(order.size(), cap));
     std::vector<schedule::Schedule> out;
+    if (order.empty())
+        return out;
+    const schedule::KernelGroup &g0 = timed[order.front()].groups.front(); // (every candidate has its ops)
+    auto analysis = schedule::analyzeGroup(problem.graph, g0.ops, g0.strategy);
+    if (!analysis.ok())
+        return out;
     for (std::size_t i : order) {
-        const schedule::KernelGroup &g = timed[i].groups.front();
-        auto analysis = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
-        if (!analysis.ok())
-            continue;
         for (int store : {1, 2}) {
             schedule::Schedule s = timed[i];
             s.groups.front().set("store", store);

@@ -22,6 +22,12 @@ double gemmRounds(double perSm, double resident, bool streamK, double streamKSha
     return whole - streamKShare * (whole - std::max(1.0, perSm / resident));
 }
 
+/// The kernel's PTX outside its k-loop: run once per block (prologue, epilogue); 0 without PTX.
+double onceInstructions(const KernelFacts &k)
+{
+    return k.loopInstructions > 0 ? std::max(0, k.ptxInstructions - k.loopInstructions) : 0.0;
+}
+
 } // namespace
 
 KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFacts &program) const
@@ -124,9 +130,7 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
         // Each block also runs its prologue and epilogue once, one dependent PTX instruction after
         // another, as in the cp.async ring (asyncEpilogueCycles; without its thread-tile exponent,
         // which ranks 1000x3000x700 at 0.76): at short K per block (split K) a larger share.
-        const double onceInstructions =
-            k.loopInstructions > 0 ? std::max(0, k.ptxInstructions - k.loopInstructions) : 0.0;
-        const double once = onceInstructions *
+        const double once = onceInstructions(k) *
                             (k.epilogueOps > 0 ? m_params.asyncFusedEpilogueCycles : m_params.asyncEpilogueCycles) /
                             clockHz;
         const double loop = m_params.registerLoopFactor;
@@ -271,9 +275,8 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     }
     const double fma = resident * fmaBlock / p.computeHiding;
     // PTX outside the k-loop runs once per block (prologue, epilogue); without PTX it is not counted.
-    const double onceInstructions =
-        k.loopInstructions > 0 ? std::max(0, k.ptxInstructions - k.loopInstructions) : 0.0;
-    const double issue = onceInstructions * warpsPerBlock * resident / (c.schedulersPerSm * clockHz);
+    const double once = onceInstructions(k);
+    const double issue = once * warpsPerBlock * resident / (c.schedulersPerSm * clockHz);
     const double throughput = fma + shared + issue;
 
     const double blockWarps = k.tensorCores ? c.mmaBlockWarps : c.asyncBlockWarps;
@@ -285,7 +288,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     const double tile = pnorm(ownTile, ringTile) + bubble + c.asyncTileUs * 1e-6;
     const double cycles = (k.epilogueOps > 0 ? c.asyncFusedEpilogueCycles : c.asyncEpilogueCycles) *
                           std::pow(std::max(1.0, k.ilp) / 64.0, c.asyncEpilogueTileExponent);
-    const double chain = tiles * tile + onceInstructions * cycles / clockHz;
+    const double chain = tiles * tile + once * cycles / clockHz;
 
     double storedBytes = 0;
     for (const auto &st : k.streams)
