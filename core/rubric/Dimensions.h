@@ -56,7 +56,8 @@ struct PtxMix {
 };
 PtxMix countPtx(const std::string &entryBody);
 /// The mix of the loop (a backward branch to an earlier label) with the most FMAs, or of the
-/// innermost loop nested in it that holds at least half of them; empty when none.
+/// innermost loop nested in it that, taken to run 4 trips per outer trip, holds most of them (a
+/// stream-K GEMM's k-loop inside its segment loop, a fused epilogue after it); empty when none.
 PtxMix hotLoopPtx(const std::string &entryBody);
 /// The mix of one trip of the loop with the most MMA FLOPs, each if/else counted by its shorter arm
 /// (NVRTC's `@p bra T; bra.uni E; T: ... bra.uni J; E: ... J:`: the generated k-loops' unguarded

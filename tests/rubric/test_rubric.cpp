@@ -126,6 +126,36 @@ $L__BB0_1:
     EXPECT_EQ(hot.fma, 2);
 }
 
+TEST(RubricInstructionMix, TheHotLoopIsTheNestedKLoopEvenWhenTheEpilogueHasMoreFmas)
+{
+    // A stream-K GEMM's shape: a loop over tile segments holding the k-loop (2 FMAs a trip) and a
+    // fused epilogue (an erf polynomial, 3 FMAs once per segment). The k-loop runs several trips per
+    // segment, so it is the hot loop although the segment loop's trip holds more FMAs.
+    const std::string body = R"(
+$L__BB0_1:
+    mov.u32 %r1, 0;
+$L__BB0_2:
+    ld.shared.v4.f32 {%f1, %f2, %f3, %f4}, [%r1];
+    fma.rn.f32 %f1, %f2, %f3, %f1;
+    fma.rn.f32 %f2, %f2, %f3, %f2;
+    add.s32 %r1, %r1, 16;
+    setp.lt.s32 %p1, %r1, 64;
+    @%p1 bra $L__BB0_2;
+    fma.rn.f32 %f5, %f1, %f1, %f6;
+    fma.rn.f32 %f5, %f5, %f1, %f7;
+    fma.rn.f32 %f5, %f5, %f1, %f8;
+    st.global.f32 [%rd3], %f5;
+    add.s32 %r2, %r2, 1;
+    setp.lt.s32 %p2, %r2, %r3;
+    @%p2 bra $L__BB0_1;
+    ret;
+)";
+    const auto hot = rubric::hotLoopPtx(body);
+    EXPECT_EQ(hot.fma, 2) << "the k-loop, not the segment loop (5 FMAs)";
+    EXPECT_EQ(hot.sharedLoads, 1);
+    EXPECT_EQ(hot.total, 6);
+}
+
 TEST(RubricBankConflicts, PaddingTheTransposedATileRemovesConflicts)
 {
     const ir::Graph g = ir::makeMatmul();
