@@ -322,6 +322,8 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             k.streamK = true;
             k.blocks = static_cast<std::int64_t>(std::ceil(evalOr(analysis->domain[0], sizes, 1) / gk.group.value("block_m")) *
                                                  std::ceil(evalOr(analysis->domain[1], sizes, 1) / gk.group.value("block_n")));
+            k.streamKBlocks = schedule::streamKBlocks(problem.arch, gk.group);
+            k.streamKTiles = schedule::streamKTiles(k.blocks, k.streamKBlocks);
         }
         k.dynamicSharedBytes = gk.code.dynamicSharedBytes;
         k.clusterSize = gk.code.clusterSize;

@@ -63,6 +63,10 @@ struct KernelFacts {
     /// streamKBlocks + remaining-tile blocks share evenly.
     std::int64_t blocks = 0;
     bool streamK = false;
+    /// stream_k=on: the blocks that share k steps (schedule::streamKBlocks) and the tiles they share
+    /// (schedule::streamKTiles); the other blocks - blocks - streamKTiles - run one whole tile each.
+    int streamKBlocks = 0;
+    std::int64_t streamKTiles = 0;
     int threads = 0;
     int dynamicSharedBytes = 0;
     int clusterSize = 1;

@@ -11,15 +11,28 @@ namespace stitch::rubric {
 
 namespace {
 
-/// Rounds of `resident` blocks a GEMM's busiest SM runs for `perSm` tiles per SM: whole rounds of
-/// whole tiles; stream-K saves `streamKShare` of the difference to the even share (the split tiles'
-/// k steps), never less than one round's chain (Params::streamKRoundShare).
-double gemmRounds(double perSm, double resident, bool streamK, double streamKShare)
+/// A tiled GEMM's blocks per SM on the busiest SM: `rounds` rounds of `resident` blocks together,
+/// each round one whole tile's work per block.
+struct GemmRounds {
+    double resident = 1;
+    double rounds = 1;
+};
+
+/// Data-parallel: whole rounds of whole tiles. Stream-K: its shared blocks run the shared tiles' k
+/// steps evenly and the other blocks one whole tile each, as many resident per SM as the launched
+/// blocks and the occupancy allow, so the busiest SM runs the even share of the work; each shared
+/// tile's steps cost 1 + `sharedCost` (Params::streamKSharedCost).
+GemmRounds gemmRounds(const KernelFacts &k, double sms, double activeBlocks, double sharedCost)
 {
-    const double whole = std::ceil(std::ceil(perSm) / resident);
-    if (!streamK)
-        return whole;
-    return whole - streamKShare * (whole - std::max(1.0, perSm / resident));
+    const double perSm = static_cast<double>(k.blocks) / sms;
+    if (!k.streamK || k.streamKBlocks <= 0) {
+        const double resident = std::max(1.0, std::min(std::ceil(perSm), activeBlocks));
+        return {resident, std::ceil(std::ceil(perSm) / resident)};
+    }
+    const double whole = static_cast<double>(k.blocks - k.streamKTiles);
+    const double launched = k.streamKBlocks + whole;
+    const double resident = std::max(1.0, std::min(std::ceil(launched / sms), activeBlocks));
+    return {resident, (whole + static_cast<double>(k.streamKTiles) * (1 + sharedCost)) / (sms * resident)};
 }
 
 /// The kernel's PTX outside its k-loop: run once per block (prologue, epilogue); 0 without PTX.
@@ -103,14 +116,13 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     p.l2Ms = quant * k.trafficBytes / (bw * m_params.l2BandwidthFactor * p.memoryHiding) * 1e3;
     if (tiledGemm && k.copyStages > 0) {
         predictAsyncGemm(k, program, p);
-        const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
-        smQuant = gemmRounds(perSm, resident, k.streamK, m_params.streamKRoundShare) * resident / perSm;
+        const GemmRounds r = gemmRounds(k, sms, k.occupancy->activeBlocksPerSm, m_params.streamKSharedCost);
+        smQuant = r.rounds * r.resident / perSm;
     } else if (tiledGemm) {
         // A tiled GEMM's blocks run in rounds of `resident` per SM on the busiest SM; a round
         // with free slots runs no faster (each block is bound by its own k-loop), and the warps
         // resident together hide shared-memory loads, fully from gemmFullHidingWarps on.
-        const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
-        const double rounds = gemmRounds(perSm, resident, k.streamK, m_params.streamKRoundShare);
+        const auto [resident, rounds] = gemmRounds(k, sms, k.occupancy->activeBlocksPerSm, m_params.streamKSharedCost);
         smQuant = rounds * resident / perSm;
         const double warps = resident * warpsPerBlock;
         p.computeHiding = std::pow(std::min(1.0, warps / m_params.gemmFullHidingWarps), 1.5);
@@ -220,9 +232,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     const double peak = gpu.fp32Tflops * 1e12;
     const double bw = gpu.memoryBandwidthGBs * 1e9 * c.dramEfficiency;
     const double blocks = static_cast<double>(k.blocks);
-    const double perSm = blocks / sms;
-    const double resident = std::min(std::ceil(perSm), double(k.occupancy->activeBlocksPerSm));
-    const double rounds = gemmRounds(perSm, resident, k.streamK, m_params.streamKRoundShare);
+    const auto [resident, rounds] = gemmRounds(k, sms, k.occupancy->activeBlocksPerSm, c.streamKSharedCost);
     const double warpsPerBlock = std::ceil(k.threads / static_cast<double>(arch.warpSize));
     const double warps = resident * warpsPerBlock;
     auto pnorm = [q = c.asyncChainExponent](double a, double b) { return std::pow(std::pow(a, q) + std::pow(b, q), 1 / q); };

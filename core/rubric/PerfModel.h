@@ -85,16 +85,14 @@ public:
         /// 1000x3000x700 is 1 (before: 1.41 and 1.47, the same at 8-12 rounds and at one, so it is the
         /// loop's rate, not the tail; docs/RUBRIC.md, "Issue 5, run 14 round").
         double registerLoopFactor = 1.45;
-        /// Share of the partial last round that stream-K saves (1: the busiest SM runs the even share of
-        /// the k steps, perSm / resident rounds; 0: the whole rounds of the data-parallel schedule). The
-        /// shared blocks run a second tile segment each (another ring fill), store and re-read their
-        /// partial sums, and start at scattered k offsets, so the blocks on the same rows of A no longer
-        /// read each k-slice from L2 once (run 11 call 5). The H200 measured stream_k on / off at 0.996
-        /// (geometric mean; 0.88-1.19) over the 85 pairs of run 14 call 2 (4096^3, where the even share
-        /// predicted 0.83-0.99) and the plain FP32 GEMM within 0.5 % in run 11; fitted to that level:
-        /// 0 (0-0.3 rank the even candidates alike). Run 11's fused GEMM gained 1.5-3 %, its TF32 wgmma
-        /// kernel lost 4-17 %: no stored sweep ranks them yet.
-        double streamKRoundShare = 0;
+        /// Stream-K: what a shared tile's k steps cost beyond the same steps in a whole tile, as a
+        /// share of them. The shared blocks run a second tile segment each (another ring fill), store
+        /// and re-read their partial sums, and start at scattered k offsets, so the blocks on the same
+        /// rows of A no longer read each k-slice from L2 once (run 11 call 5). Fitted to the level of
+        /// run 14 call 2 (4096^3, 85 pairs on / off, 0.996 measured; each shared block runs 0.88 of
+        /// a tile there); its held-out check is 128x8192x8192 (run 14 call 4), 64 tiles shared by 132
+        /// or 264 blocks, 2-4x faster than off (docs/RUBRIC.md, "Issue 5, session 13").
+        double streamKSharedCost = 0.14;
         /// Short-lived blocks whose warps run independently (no block barrier: element-wise kernels,
         /// rows of one warp) hold their slot until their slowest warp is done, and the warps already done
         /// keep no loads in flight meanwhile. A warp's round trips vary by this share of their mean (one
