@@ -91,7 +91,7 @@ public:
         /// rows of A no longer read each k-slice from L2 once (run 11 call 5). Fitted to the level of
         /// run 14 call 2 (4096^3, 85 pairs on / off, 0.996 measured; each shared block runs 0.88 of
         /// a tile there); its held-out check is 128x8192x8192 (run 14 call 4), 64 tiles shared by 132
-        /// or 264 blocks, 2-4x faster than off (docs/RUBRIC.md, "Issue 5, session 13").
+        /// or 264 blocks, 2-4x faster than off (docs/RUBRIC.md, "Issue 5, session 13 round").
         double streamKSharedCost = 0.14;
         /// Short-lived blocks whose warps run independently (no block barrier: element-wise kernels,
         /// rows of one warp) hold their slot until their slowest warp is done, and the warps already done
