@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace stitch::rubric {
 
@@ -18,10 +19,12 @@ struct GemmRounds {
     double rounds = 1;
 };
 
-/// Data-parallel: whole rounds of whole tiles. Stream-K: its shared blocks run the shared tiles' k
-/// steps evenly and the other blocks one whole tile each, as many resident per SM as the launched
-/// blocks and the occupancy allow, so the busiest SM runs the even share of the work; each shared
-/// tile's steps cost 1 + `sharedCost` (Params::streamKSharedCost).
+/// Data-parallel: whole rounds of whole tiles. Stream-K: its shared blocks each run an even share of
+/// the shared tiles' k steps, at 1 + `sharedCost` (Params::streamKSharedCost), and the other blocks
+/// one whole tile each, as many resident per SM as the launched blocks and the occupancy allow. The
+/// busiest SM's blocks are placed in launch order (the shared ones first), each in the slot that
+/// frees first: a whole tile cannot be split, so with three slots, one shared block of 0.59 tiles
+/// and 15 whole tiles the SM needs 5.59 rounds, not the even 5.2 (4096^3 in 64x128 tiles).
 GemmRounds gemmRounds(const KernelFacts &k, double sms, double activeBlocks, double sharedCost)
 {
     const double perSm = static_cast<double>(k.blocks) / sms;
@@ -32,7 +35,15 @@ GemmRounds gemmRounds(const KernelFacts &k, double sms, double activeBlocks, dou
     const double whole = static_cast<double>(k.blocks - k.streamKTiles);
     const double launched = k.streamKBlocks + whole;
     const double resident = std::max(1.0, std::min(std::ceil(launched / sms), activeBlocks));
-    return {resident, (whole + static_cast<double>(k.streamKTiles) * (1 + sharedCost)) / (sms * resident)};
+    const int shared = static_cast<int>(std::ceil(k.streamKBlocks / sms));
+    const int tiles = static_cast<int>(std::ceil(whole / sms));
+    const double sharedRun = static_cast<double>(k.streamKTiles) * (1 + sharedCost) / k.streamKBlocks;
+    std::vector<double> slots(static_cast<std::size_t>(resident), 0.0);
+    for (int b = 0; b < shared + tiles; ++b) {
+        auto slot = std::min_element(slots.begin(), slots.end());
+        *slot += b < shared ? sharedRun : 1.0;
+    }
+    return {resident, *std::max_element(slots.begin(), slots.end())};
 }
 
 /// The kernel's PTX outside its k-loop: run once per block (prologue, epilogue); 0 without PTX.

@@ -374,6 +374,33 @@ TEST(RubricModelTerms, StreamKFillsTheSmsWhenTilesAreFewerThanBlocks)
     EXPECT_LT(on.ms, 0.5 * off.ms) << "stream_k=on " << on.ms << " ms, off " << off.ms << " ms";
 }
 
+TEST(RubricModelTerms, StreamKPlacesWholeTilesInTheSlotsTheyFit)
+{
+    // 4096^3 in 64x128 tiles at three blocks per SM, min_blocks=1: 132 stream-K blocks share 68 tiles
+    // (0.59 of a tile each at the shared cost) and 1980 blocks run one tile each, 15 per SM. The even
+    // share is 5.2 rounds against the data-parallel twin's 6; placing the tiles in the SM's three
+    // slots gives 5.59 (one slot runs the shared block and 5 tiles). The H200 ran such pairs at
+    // on / off 0.99-1.01 (run 14 call 2, run 15); the even share ranked them 12 % too fast.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+    std::map<std::string, int> d{{"block_m", 64}, {"block_n", 128}, {"thread_m", 8}, {"thread_n", 8},
+                                 {"block_k", 8},  {"split_k", 1},   {"vector", 4},   {"copy", 1},
+                                 {"stages", 3},   {"min_blocks", 1}, {"smem_pad", 4}, {"stream_k", 1}};
+    const Predicted on = predictDecisions(problem, d);
+    ASSERT_FALSE(on.facts.kernels.empty());
+    auto k = on.facts.kernels.front();
+    EXPECT_EQ(k.streamKBlocks, 132);
+    EXPECT_EQ(k.streamKTiles, 68);
+    k.occupancy->activeBlocksPerSm = 3; // as compiled on the H200 (167 registers)
+    auto off = k;
+    off.streamK = false;
+    const rubric::PerfModel model;
+    const auto pOn = model.predictKernel(k, on.facts), pOff = model.predictKernel(off, on.facts);
+    EXPECT_NEAR(pOn.smEfficiency * 5.59, pOff.smEfficiency * 6.0, 0.02) << "the same tiles' work per SM";
+    EXPECT_GT(pOn.ms, 0.9 * pOff.ms) << "on " << pOn.ms << " ms, off " << pOff.ms << " ms";
+    EXPECT_LT(pOn.ms, pOff.ms);
+}
+
 TEST(RubricModelTerms, RegisterStagingAndTheAsyncRingShareOneScale)
 {
     // H200 run 14 call 2, 4096^3, 128x128 tiles of 8x8, block_k 8, 2 blocks per SM: register staging
