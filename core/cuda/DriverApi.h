@@ -150,9 +150,11 @@ public:
     Status upload(const DeviceBuffer &dst, const void *src, std::size_t bytes);
     Status download(void *dst, const DeviceBuffer &src, std::size_t bytes);
     Status fill(const DeviceBuffer &dst, std::uint32_t pattern); ///< 32-bit pattern, size/4 words
-    /// Sets every byte of dst to value, queued on `stream` (null: synchronous on the default stream).
+    /// Sets every byte of dst to value, queued on `stream` (null: on the legacy default stream,
+    /// asynchronous to the host; createStream's streams wait for it).
     Status fillBytes(const DeviceBuffer &dst, std::uint8_t value, const Stream *stream = nullptr);
     Result<std::unique_ptr<Module>> loadModule(const std::vector<char> &image);
+    /// A blocking stream: its work runs after what upload(), fill() and fillBytes() queued before it.
     Result<std::unique_ptr<Stream>> createStream();
     Result<std::unique_ptr<Event>> createEvent();
     Status synchronize();

@@ -207,6 +207,10 @@ Result<std::unique_ptr<Executor::Program>> Executor::prepare(const std::vector<c
         if (!st)
             return annotate(st.error(), std::string(what) + ": initialising buffer '" + b.name + "'");
     }
+    // Every buffer in place before any launch (the copies and fills above return before their
+    // transfers land; the launch stream also waits for them, see Context::createStream).
+    if (auto st = m_context.synchronize(); !st)
+        return annotate(st.error(), std::string(what) + ": initialising the buffers");
 
     for (const auto &l : plan.launches) {
         std::vector<ArgSlot> slots(l.args.size());
