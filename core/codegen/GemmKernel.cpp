@@ -445,8 +445,8 @@ void GemmEmitter::epilogue()
     const int W = WG ? wgmma::epilogueWidth(wgTiles) : MMA ? 2 : TN / 2,
               columnGroups = WG ? wgmma::epilogueColumnGroups(wgTiles) : MMA ? TN / 2 : 2;
     const auto N = ir::evaluateSizeExpr(a.domain[1], ctx.sizes);
-    const int chunk = std::min(W, 4);
-    bool vectorStore = W >= 2 && N.ok() && *N % chunk == 0;
+    const int chunk = N.ok() ? schedule::epilogueStoreWidth(W, *N) : 1;
+    bool vectorStore = chunk > 1;
     if (SPLIT > 1) {
         sinks.push_back({"partials", [](const std::string &gj) {
                              return "partials_[((long long)split_ * M_ + gi_) * N_ + " + gj + "]";

@@ -124,8 +124,8 @@ void StreamBuilder::gemm()
 
     // Epilogue: stores (vector when every stored tensor is a plain [M, N] float matrix, and not
     // store=scalar) and reads.
-    const int W = TN / 2, chunk = std::min(W, 4);
-    bool vectorStore = W >= 2 && N % chunk == 0 && g.value("store") != 1;
+    const int W = TN / 2, chunk = schedule::epilogueStoreWidth(W, N);
+    bool vectorStore = chunk > 1 && g.value("store") != 1;
     std::vector<std::pair<std::string, TensorLayout>> sinks;
     if (SPLIT > 1 && !facts.splitSum) {
         TensorLayout p;

@@ -84,7 +84,7 @@ void checkGemmStore(const GroupAnalysis &a, const KernelGroup &g, const GemmShap
     if (width < 2)
         out.push_back({{"store", "thread_n"}, value + " changes the wide stores of adjacent results; with " +
                                                   kv("thread_n", s.tn) + " a thread's columns are single"});
-    else if (N >= 0 && N % width != 0)
+    else if (N >= 0 && epilogueStoreWidth(s.tn / 2, N) == 1)
         out.push_back({{"store"}, value + " changes the " + std::to_string(width * 32) + "-bit stores of " +
                                       std::to_string(width) + " adjacent results; rows of C have " + std::to_string(N) +
                                       " elements, not a multiple of " + std::to_string(width) +
@@ -260,6 +260,12 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
 int gemmRegisterEstimate(const GroupAnalysis &analysis, const KernelGroup &group)
 {
     return detail::gemmShape(analysis, group).registers();
+}
+
+int epilogueStoreWidth(int groupWidth, std::int64_t n)
+{
+    const int width = std::min(groupWidth, 4);
+    return width >= 2 && n % width == 0 ? width : 1;
 }
 
 int streamKBlocks(const ArchLimits &arch, const KernelGroup &g)

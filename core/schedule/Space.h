@@ -69,6 +69,11 @@ int gemmSharedBytes(const GroupAnalysis &analysis, const KernelGroup &group);
 /// Registers per computing thread a gemm group's kernel needs, estimated from its decisions (the
 /// limits above and copy=producer's register split use it).
 int gemmRegisterEstimate(const GroupAnalysis &analysis, const KernelGroup &group);
+/// A GEMM epilogue's store width: a thread's results come in groups of `groupWidth` adjacent columns
+/// (SIMT: thread_n / 2), stored min(groupWidth, 4) at a time when the rows of C (`n` columns) are a
+/// multiple of that, else one by one (1). The code generator's wide stores, the rubric's store
+/// streams and the legality of store=scalar|copy all take it from here.
+int epilogueStoreWidth(int groupWidth, std::int64_t n);
 /// stream_k=on: the blocks that share the stream-K tiles' k steps, one per block slot of the target's
 /// default GPU (multiprocessors x min_blocks; 0 where the target has no known GPU). The kernel is
 /// correct on any GPU (no block waits for another: a shared tile's last block to arrive sums it);
