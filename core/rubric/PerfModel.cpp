@@ -39,10 +39,22 @@ GemmRounds gemmRounds(const KernelFacts &k, double sms, double activeBlocks, dou
     const int tiles = static_cast<int>(std::ceil(whole / sms));
     const double sharedRun = static_cast<double>(k.streamKTiles) * (1 + sharedCost) / k.streamKBlocks;
     std::vector<double> slots(static_cast<std::size_t>(resident), 0.0);
-    for (int b = 0; b < shared + tiles; ++b) {
-        auto slot = std::min_element(slots.begin(), slots.end());
-        *slot += b < shared ? sharedRun : 1.0;
-    }
+    auto place = [&](double run) { *std::min_element(slots.begin(), slots.end()) += run; };
+    auto spread = [&] {
+        auto [lo, hi] = std::minmax_element(slots.begin(), slots.end());
+        return *hi - *lo;
+    };
+    for (int b = 0; b < shared; ++b)
+        place(sharedRun);
+    int left = tiles;
+    for (; left > 0 && spread() > 1; --left)
+        place(1.0);
+    // Once the slots are within one tile of each other, each `resident` tiles add one to every slot.
+    const int rounds = left / static_cast<int>(slots.size());
+    for (double &slot : slots)
+        slot += rounds;
+    for (left -= rounds * static_cast<int>(slots.size()); left > 0; --left)
+        place(1.0);
     return {resident, *std::max_element(slots.begin(), slots.end())};
 }
 
