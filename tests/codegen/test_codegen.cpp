@@ -274,29 +274,39 @@ TEST(Codegen, GoldenFilesOfTheDefaultSchedules)
     }
 }
 
-TEST(Codegen, EverySampledLegalScheduleCompiles)
+namespace {
+
+/// One program per test: the whole sample took 243-400 s in one test, against CTest's 300 s limit
+/// (matmul_odd alone 140 s here, most of it enumerating its legal space), and they run in parallel.
+class CodegenSampled : public ::testing::TestWithParam<std::size_t> {};
+
+} // namespace
+
+TEST_P(CodegenSampled, EveryLegalScheduleCompiles)
 {
     // A spread of legal schedules per program (odd and aligned sizes); the GPU test runs the same
     // samples and checks their answers.
-    for (const auto &c : cases()) {
-        auto problem = problemFor(c);
-        const auto schedules = sampleSchedules(problem, 12);
-        ASSERT_GE(schedules.size(), 2u) << c.name;
-        for (const auto &s : schedules) {
-            auto p = codegen::generateProgram(problem, s);
-            ASSERT_TRUE(p.ok()) << c.name << ": " << p.error().toString();
-            auto compiled = compileProgram(*p, "sm_90");
-            ASSERT_TRUE(compiled.ok()) << c.name << " " << schedule::describe(s.groups.front()) << ":\n"
-                                       << compiled.error().toString() << "\n"
-                                       << p->source;
-            for (const auto &k : p->kernels)
-                EXPECT_NE(compiled->kernel(k.code.name), nullptr) << k.code.name;
-            auto plan = codegen::toLaunchPlan(*p, c.graph, c.sizes);
-            ASSERT_TRUE(plan.ok()) << plan.error().toString();
-            EXPECT_EQ(plan->launches.size(), p->kernels.size());
-        }
+    const Case c = cases()[GetParam()];
+    auto problem = problemFor(c);
+    const auto schedules = sampleSchedules(problem, 12);
+    ASSERT_GE(schedules.size(), 2u) << c.name;
+    for (const auto &s : schedules) {
+        auto p = codegen::generateProgram(problem, s);
+        ASSERT_TRUE(p.ok()) << c.name << ": " << p.error().toString();
+        auto compiled = compileProgram(*p, "sm_90");
+        ASSERT_TRUE(compiled.ok()) << c.name << " " << schedule::describe(s.groups.front()) << ":\n"
+                                   << compiled.error().toString() << "\n"
+                                   << p->source;
+        for (const auto &k : p->kernels)
+            EXPECT_NE(compiled->kernel(k.code.name), nullptr) << k.code.name;
+        auto plan = codegen::toLaunchPlan(*p, c.graph, c.sizes);
+        ASSERT_TRUE(plan.ok()) << plan.error().toString();
+        EXPECT_EQ(plan->launches.size(), p->kernels.size());
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Programs, CodegenSampled, ::testing::Range<std::size_t>(0, cases().size()),
+                         [](const ::testing::TestParamInfo<std::size_t> &info) { return cases()[info.param].name; });
 
 TEST(Codegen, GenericStrategyHandlesEveryCanonicalOp)
 {
