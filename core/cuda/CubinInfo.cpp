@@ -1,5 +1,7 @@
 #include "core/cuda/CubinInfo.h"
 
+#include "core/cuda/Elf.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -15,85 +17,26 @@ constexpr std::uint8_t kFormatNone = 0x01, kFormatByte = 0x02, kFormatHalf = 0x0
 constexpr std::uint8_t kAttrFrameSize = 0x11, kAttrRegCount = 0x2f, kAttrNumBarriers = 0x4c;
 constexpr std::uint32_t kSymbolTableType = 2;
 
-struct Section {
-    std::string name;
-    std::uint32_t type = 0;
-    std::uint64_t offset = 0, size = 0;
-    std::uint32_t link = 0, info = 0;
-    std::uint64_t entrySize = 0;
-};
-
-/// Bounds-checked little-endian reads over the image.
-class Reader {
-public:
-    explicit Reader(std::span<const char> bytes) : m_bytes(bytes) {}
-    template <typename T> std::optional<T> read(std::uint64_t at) const
-    {
-        if (at > m_bytes.size() || m_bytes.size() - at < sizeof(T))
-            return std::nullopt;
-        T v;
-        std::memcpy(&v, m_bytes.data() + at, sizeof(T));
-        return v;
-    }
-    bool contains(std::uint64_t at, std::uint64_t size) const
-    {
-        return at <= m_bytes.size() && m_bytes.size() - at >= size;
-    }
-    std::string cString(std::uint64_t at, std::uint64_t end) const
-    {
-        std::string out;
-        for (std::uint64_t i = at; i < end && i < m_bytes.size() && m_bytes[i] != '\0'; ++i)
-            out.push_back(m_bytes[i]);
-        return out;
-    }
-
-private:
-    std::span<const char> m_bytes;
-};
-
-Error malformed(const std::string &why) { return makeError(ErrorKind::Parse, "malformed CUBIN: " + why); }
+Error malformed(const std::string &why) { return malformedCubin(why); }
 
 } // namespace
 
 Result<std::vector<KernelResources>> readCubinResources(std::span<const char> cubin, const std::string &arch)
 {
-    const Reader r(cubin);
-    if (cubin.size() < 64 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0)
-        return malformed("not an ELF image");
-    if (cubin[4] != 2 || cubin[5] != 1)
-        return malformed("not a little-endian ELF64 image");
-    const auto shoff = r.read<std::uint64_t>(0x28);
-    const auto shentsize = r.read<std::uint16_t>(0x3a);
-    const auto shnum = r.read<std::uint16_t>(0x3c);
-    const auto shstrndx = r.read<std::uint16_t>(0x3e);
-    if (!shoff || !shentsize || !shnum || !shstrndx || *shentsize < 64 || *shstrndx >= *shnum ||
-        !r.contains(*shoff, std::uint64_t(*shnum) * *shentsize))
-        return malformed("section header table out of bounds");
-
-    std::vector<Section> sections(*shnum);
-    std::vector<std::uint32_t> nameOffsets(*shnum);
-    for (std::uint16_t i = 0; i < *shnum; ++i) {
-        const std::uint64_t h = *shoff + std::uint64_t(i) * *shentsize;
-        nameOffsets[i] = *r.read<std::uint32_t>(h);
-        sections[i].type = *r.read<std::uint32_t>(h + 4);
-        sections[i].offset = *r.read<std::uint64_t>(h + 0x18);
-        sections[i].size = *r.read<std::uint64_t>(h + 0x20);
-        sections[i].link = *r.read<std::uint32_t>(h + 0x28);
-        sections[i].info = *r.read<std::uint32_t>(h + 0x2c);
-        sections[i].entrySize = *r.read<std::uint64_t>(h + 0x38);
-    }
-    const Section &names = sections[*shstrndx];
-    for (std::uint16_t i = 0; i < *shnum; ++i)
-        sections[i].name = r.cString(names.offset + nameOffsets[i], names.offset + names.size);
+    auto read = readElfSections(cubin);
+    if (!read.ok())
+        return read.error();
+    const std::vector<ElfSection> &sections = *read;
+    const ElfReader r(cubin);
 
     // Symbol index -> name, for the .nv.info attributes keyed by symbol.
     std::map<std::uint32_t, std::string> symbols;
-    for (const Section &s : sections) {
+    for (const ElfSection &s : sections) {
         if (s.type != kSymbolTableType || s.entrySize < 24 || s.link >= sections.size())
             continue;
         if (!r.contains(s.offset, s.size))
             return malformed("symbol table out of bounds");
-        const Section &strings = sections[s.link];
+        const ElfSection &strings = sections[s.link];
         for (std::uint64_t i = 0; i * s.entrySize + 24 <= s.size; ++i) {
             const auto nameOffset = *r.read<std::uint32_t>(s.offset + i * s.entrySize);
             symbols[static_cast<std::uint32_t>(i)] = r.cString(strings.offset + nameOffset, strings.offset + strings.size);
@@ -102,7 +45,7 @@ Result<std::vector<KernelResources>> readCubinResources(std::span<const char> cu
 
     std::vector<KernelResources> kernels;
     std::map<std::string, std::size_t> byName;
-    for (const Section &s : sections) {
+    for (const ElfSection &s : sections) {
         constexpr std::string_view text = ".text.";
         if (s.name.rfind(text, 0) != 0)
             continue;
@@ -115,7 +58,7 @@ Result<std::vector<KernelResources>> readCubinResources(std::span<const char> cu
         kernels.push_back(std::move(k));
     }
 
-    auto forEachAttribute = [&](const Section &s, auto &&visit) -> std::optional<Error> {
+    auto forEachAttribute = [&](const ElfSection &s, auto &&visit) -> std::optional<Error> {
         if (!r.contains(s.offset, s.size))
             return malformed(s.name + " out of bounds");
         std::uint64_t p = s.offset;
@@ -141,11 +84,11 @@ Result<std::vector<KernelResources>> readCubinResources(std::span<const char> cu
 
     // sm_90 images carry `.nv.shared.reserved.0`; each kernel's `.nv.shared.<kernel>` then starts
     // with the 1 KiB the system reserves per block, which ptxas does not count as the kernel's.
-    const bool reservedWindow = std::any_of(sections.begin(), sections.end(), [](const Section &s) {
+    const bool reservedWindow = std::any_of(sections.begin(), sections.end(), [](const ElfSection &s) {
         return s.name.rfind(".nv.shared.reserved.", 0) == 0;
     });
     constexpr std::uint64_t kReservedBytes = 1024;
-    for (const Section &s : sections) {
+    for (const ElfSection &s : sections) {
         if (s.name == ".nv.info") {
             auto error = forEachAttribute(s, [&](std::uint8_t attribute, std::uint64_t at, std::uint32_t size) {
                 if ((attribute != kAttrRegCount && attribute != kAttrFrameSize) || size < 8)

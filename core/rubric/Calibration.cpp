@@ -72,6 +72,18 @@ const FactColumn kFactColumns[] = {
     {"spill_bytes", [](const FactSource &s) { return std::to_string(s.k.spillBytes); }},
     {"loop_iterations", [](const FactSource &s) { return number(s.k.loopIterations); }},
     {"epilogue_ms", [](const FactSource &s) { return number(s.p.epilogueMs); }},
+    // The hot loop and the kernel in the machine code (cuda::scanSass; zeros when not scanned).
+    {"sass_loop_instructions", [](const FactSource &s) { return std::to_string(s.k.sassLoop.instructions); }},
+    {"sass_loop_ffma", [](const FactSource &s) { return std::to_string(s.k.sassLoop.ffma); }},
+    {"sass_loop_shared_loads", [](const FactSource &s) { return std::to_string(s.k.sassLoop.sharedLoads); }},
+    {"sass_loop_local",
+     [](const FactSource &s) { return std::to_string(s.k.sassLoop.localLoads + s.k.sassLoop.localStores); }},
+    {"sass_local",
+     [](const FactSource &s) { return std::to_string(s.k.sassKernel.localLoads + s.k.sassKernel.localStores); }},
+    {"sass_loop_moves", [](const FactSource &s) { return std::to_string(s.k.sassLoop.moves); }},
+    {"sass_loop_moved_accumulators", [](const FactSource &s) { return std::to_string(s.k.sassLoop.movedAccumulators); }},
+    {"sass_loop_bank_conflicts", [](const FactSource &s) { return std::to_string(s.k.sassLoop.bankConflicts); }},
+    {"sass_loop_stall_cycles", [](const FactSource &s) { return std::to_string(s.k.sassLoop.stallCycles); }},
 };
 
 } // namespace

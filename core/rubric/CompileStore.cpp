@@ -12,7 +12,7 @@ namespace stitch::rubric {
 
 namespace {
 
-constexpr const char *kFormat = "stitchcuda-compile-store/1";
+constexpr const char *kFormat = "stitchcuda-compile-store/2"; // 2: the CUBIN too (the SASS scan)
 
 std::string nvrtcTag()
 {
@@ -55,15 +55,22 @@ std::optional<cuda::CompileResult> CompileStore::load(const std::string &source,
             std::size_t bytes = 0;
             if (!(fields >> bytes))
                 return std::nullopt;
-            out.ptx.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-            if (out.ptx.size() != bytes) // cut short: compile again
+            out.ptx.resize(bytes);
+            if (!in.read(out.ptx.data(), static_cast<std::streamsize>(bytes)) || in.get() != '\n')
+                return std::nullopt; // cut short: compile again
+        } else if (tag == "cubin") {
+            std::size_t bytes = 0;
+            if (!(fields >> bytes))
+                return std::nullopt;
+            out.cubin.resize(bytes);
+            if (!in.read(out.cubin.data(), static_cast<std::streamsize>(bytes)) || in.peek() != EOF)
                 return std::nullopt;
             return out;
         } else {
             return std::nullopt;
         }
     }
-    return std::nullopt; // no PTX section
+    return std::nullopt; // no CUBIN section
 }
 
 Status CompileStore::save(const std::string &source, const std::string &arch, const cuda::CompileResult &result) const
@@ -89,7 +96,9 @@ Status CompileStore::save(const std::string &source, const std::string &arch, co
                 << k.constantBytes << " " << k.stackFrameBytes << " " << k.spillStoreBytes << " " << k.spillLoadBytes
                 << " " << k.barriers << " " << k.localBytes << " " << (k.arch.empty() ? arch : k.arch) << "\n";
         }
-        out << "ptx " << result.ptx.size() << "\n" << result.ptx;
+        out << "ptx " << result.ptx.size() << "\n" << result.ptx << "\n";
+        out << "cubin " << result.cubin.size() << "\n";
+        out.write(result.cubin.data(), static_cast<std::streamsize>(result.cubin.size()));
         if (!out.flush())
             return Error{ErrorKind::Io, "cannot write the compile store", SourceLocation{tmp.str(), 0, 0}, {}};
     }

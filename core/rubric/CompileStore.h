@@ -4,7 +4,8 @@
 // The disk layer of rubric::CompileCache (Rubric.h), which is how callers use it:
 // `stitchcuda calibrate --cache DIR` re-predicts stored measurements after a model change without
 // compiling every candidate again (963 cp.async GEMMs: 27 min of NVRTC on two cores, seconds from disk).
-// Only what the rubric reads is kept: the PTX and the per-kernel resources (no CUBIN, no log).
+// Only what the rubric reads is kept: the PTX, the per-kernel resources and the CUBIN (its SASS
+// is scanned for the hot loop, core/cuda/SassScan.h); not the log.
 
 #include "core/common/Result.h"
 #include "core/cuda/NvrtcCompiler.h"

@@ -3,6 +3,8 @@
 // issues tensor-core MMAs, the tensor pipe's cycles per issue slot of one loop trip; memory-bound
 // kernels: vector (v2/v4) against scalar global memory instructions and integer index math.
 // The counts are static (each instruction once); the hot loops are unrolled in the PTX already.
+// Where the kernel was compiled to sm_90 machine code the evidence adds the same loop's SASS
+// (cuda::scanSass): spills inside it, accumulator moves, bank conflicts, stall cycles.
 //   CompileResult::ptx -> ptxEntryBody -> countPtx / hotLoopPtx / tensorLoopPtx -> MixFigures -> score
 #include "core/rubric/Dimensions.h"
 
@@ -114,6 +116,16 @@ std::string tensorSentence(const MixFigures &f, const ArchLimits &arch)
     return s + "larger warp tiles reuse each loaded fragment for more MMAs.";
 }
 
+/// The hot loop as ptxas built it (cuda::scanSass): what the PTX cannot show.
+std::string sassEvidence(const cuda::SassMix &l)
+{
+    return "; the same loop in SASS: " + std::to_string(l.instructions) + " instructions, " + std::to_string(l.ffma) +
+           " FFMA, " + std::to_string(l.sharedLoads) + " LDS, " + std::to_string(l.localLoads) + " LDL and " +
+           std::to_string(l.localStores) + " STL (spills in the loop), " + std::to_string(l.moves) + " MOV, " +
+           std::to_string(l.movedAccumulators) + " FFMA moving their accumulator, " + std::to_string(l.bankConflicts) +
+           " FFMA with two sources in one register bank, " + std::to_string(l.stallCycles) + " encoded stall cycles";
+}
+
 class InstructionMix final : public KernelDimension {
 public:
     std::string name() const override { return "instruction_mix"; }
@@ -142,6 +154,8 @@ protected:
                                  " FMA (" + percent(fmaShare) + "), " + std::to_string(hot.sharedLoads) +
                                  " ld.shared (" + fmt(ldsPerFma, 2) + " per FMA)"
                            : std::string());
+        if (k.sassScanned && k.sassLoop.instructions > 0)
+            s.evidence += sassEvidence(k.sassLoop);
         if (f.tensor) {
             s.evidence += tensorEvidence(f, *p.gpu);
             s.score = tensorMixScore(f.tensorPerIssue);

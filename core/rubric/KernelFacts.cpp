@@ -304,6 +304,11 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
     if (!facts.gpu)
         return Error{ErrorKind::InvalidArgument, "no GPU of architecture " + problem.arch.name + " in the database"};
     const auto &sizes = problem.sizes;
+    // The machine code of every kernel, where the compile made sm_90 code (other targets: PTX only).
+    std::vector<cuda::SassKernel> sass;
+    if (compiled && !compiled->cubin.empty())
+        if (auto scanned = cuda::scanSass(compiled->cubin); scanned.ok())
+            sass = std::move(*scanned);
     for (const auto &gk : program.kernels) {
         KernelFacts k;
         k.name = gk.code.name;
@@ -342,6 +347,13 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             k.loopFma = loop.fma;
             k.loopSharedLoads = loop.sharedLoads;
             k.loopInstructions = loop.total;
+            for (const auto &sk : sass)
+                if (sk.mangledName == res->mangledName) {
+                    k.sassScanned = true;
+                    k.sassKernel = sk.all;
+                    if (const cuda::SassLoop *hot = sk.hotLoop())
+                        k.sassLoop = hot->mix;
+                }
         } else {
             auto est = schedule::groupResources(*analysis, gk.group, problem);
             k.registers = k.splitSum ? 32 : est.ok() ? est->estimatedRegisters : 32;

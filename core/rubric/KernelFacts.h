@@ -9,6 +9,7 @@
 #include "core/codegen/Program.h"
 #include "core/common/Result.h"
 #include "core/cuda/NvrtcCompiler.h"
+#include "core/cuda/SassScan.h"
 #include "core/schedule/Space.h"
 
 #include <cstdint>
@@ -108,6 +109,13 @@ struct KernelFacts {
     int loopFma = 0;
     int loopSharedLoads = 0;
     int loopInstructions = 0; ///< every PTX instruction of that loop (the rest of the entry runs once: prologue, epilogue)
+    /// The machine code (sm_90 CUBIN, cuda::scanSass): the hot loop as ptxas built it, and the whole
+    /// kernel. Where the PTX cannot tell: spill loads and stores inside the loop or outside it,
+    /// accumulators moved, register bank conflicts, the static schedule's stall cycles. Zeros when
+    /// not compiled to sm_90 (`sassScanned` false).
+    bool sassScanned = false;
+    cuda::SassMix sassLoop;
+    cuda::SassMix sassKernel;
     /// A GEMM that copies tiles with cp.async: the ring's depth (`stages`, stages - 1 tiles in
     /// flight); 0 for register staging and every other kernel.
     int copyStages = 0;

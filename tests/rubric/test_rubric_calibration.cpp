@@ -131,8 +131,9 @@ TEST(RubricCalibration, CsvRoundTripsAndBadFilesAreLocated)
 
 TEST(RubricCalibration, CompileStoreKeepsWhatTheRubricReads)
 {
-    // calibrate --cache: PTX and per-kernel resources come back as saved, for the same source and
-    // arch only; a damaged entry is a miss (compile again), never a wrong result.
+    // calibrate --cache: PTX, per-kernel resources and the CUBIN (binary, any bytes) come back as
+    // saved, for the same source and arch only; a damaged entry is a miss (compile again), never a
+    // wrong result.
     const std::string dir = ::testing::TempDir() + "/compile-store";
     std::filesystem::remove_all(dir);
     const rubric::CompileStore store(dir);
@@ -147,12 +148,14 @@ TEST(RubricCalibration, CompileStoreKeepsWhatTheRubricReads)
     k.localBytes = 40;
     k.arch = "sm_90";
     r.kernels = {k};
+    r.cubin = {'\x7f', 'E', 'L', 'F', '\0', '\n', '\xff', 'c', 'u', 'b', 'i', 'n', ' ', '\n'};
     const std::string source = "extern \"C\" __global__ void C() {}";
     EXPECT_FALSE(store.load(source, "sm_90").has_value()) << "nothing saved yet";
     ASSERT_TRUE(store.save(source, "sm_90", r).ok());
     const auto back = store.load(source, "sm_90");
     ASSERT_TRUE(back.has_value());
     EXPECT_EQ(back->ptx, r.ptx);
+    EXPECT_EQ(back->cubin, r.cubin);
     ASSERT_EQ(back->kernels.size(), 1u);
     const auto *kb = back->kernel("C");
     ASSERT_NE(kb, nullptr);
@@ -172,8 +175,10 @@ TEST(RubricCalibration, CompileStoreKeepsWhatTheRubricReads)
     }
     std::ofstream(path, std::ios::binary | std::ios::trunc) << text.substr(0, text.size() - 5);
     EXPECT_FALSE(store.load(source, "sm_90").has_value());
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << "stitchcuda-compile-store/0\n";
-    EXPECT_FALSE(store.load(source, "sm_90").has_value()) << "another format";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text + "x";
+    EXPECT_FALSE(store.load(source, "sm_90").has_value()) << "bytes after the CUBIN";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << "stitchcuda-compile-store/1\n";
+    EXPECT_FALSE(store.load(source, "sm_90").has_value()) << "another format (/1 kept no CUBIN)";
 }
 
 TEST(RubricCalibration, CompileCacheReadsItsStoreBeforeCompiling)

@@ -1,0 +1,103 @@
+#pragma once
+// The machine code (SASS) of a CUBIN, scanned for what a performance model reads: each kernel's
+// loops and the instruction mix of each. The PTX (rubric/PtxCounts) says what the source asks for;
+// the SASS says what ptxas made of it under the register limit: where the spills went (local
+// loads and stores inside the k-loop or outside it), accumulators moved between registers, the
+// stall cycles of its static schedule.
+//   CUBIN -> readElfSections -> .text.<kernel> -> 16-byte instructions -> loops (backward branches) -> SassMix
+//
+// sm_90 (Hopper) encoding, as far as the scan decodes it: 128 bits per instruction, two
+// little-endian 64-bit words lo, hi.
+//   opcode         lo bits 0-11 (the instruction; the high bits of it select the operand form)
+//   registers      lo bits 16-23 (d), 24-31 (a), 32-39 (b); hi bits 0-7 (c); 255 is RZ
+//   branch offset  signed, in bytes from the next instruction: lo bits 16-23 times 4 plus
+//                  bits 32-81 of the 128 times 256
+//   stall cycles   hi bits 41-44; operand reuse flags hi bits 58-60 (a, b, c)
+// Checked against `cuobjdump -sass` of the H200 runs' GEMM kernels (94 distinct opcodes, each one
+// mnemonic; the targets of 641 branches; the registers and reuse flags of 6128 FFMAs; the dumps in
+// bench/results/2026-11-30/run13-fused and run11-stream-k). Other architectures are not scanned.
+
+#include "core/common/Result.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace stitch::cuda {
+
+enum class SassOp : std::uint8_t {
+    Ffma,         ///< FFMA, any operand form
+    SharedLoad,   ///< LDS
+    SharedStore,  ///< STS
+    GlobalLoad,   ///< LDG
+    GlobalStore,  ///< STG
+    LocalLoad,    ///< LDL: a spill reload (or a local array)
+    LocalStore,   ///< STL
+    AsyncCopy,    ///< LDGSTS (cp.async)
+    Move,         ///< MOV between registers or of a constant
+    Barrier,      ///< BAR
+    Branch,       ///< BRA
+    WarpgroupMma, ///< HGMMA (wgmma)
+    Other,
+};
+
+struct SassInstruction {
+    std::uint32_t address = 0;
+    std::uint16_t opcode = 0;  ///< the 12-bit opcode field
+    SassOp op = SassOp::Other;
+    std::int64_t target = -1;  ///< a branch's target address
+    std::uint8_t d = 255, a = 255, b = 255, c = 255; ///< register fields as encoded (255: RZ)
+    std::uint8_t reuse = 0;    ///< operand reuse flags: bit 0 a, bit 1 b, bit 2 c
+    std::uint8_t stall = 0;    ///< cycles the static schedule waits after it
+};
+
+/// Counts over a range of instructions.
+struct SassMix {
+    int instructions = 0;
+    int ffma = 0;
+    int sharedLoads = 0, sharedStores = 0;
+    int globalLoads = 0, globalStores = 0;
+    int localLoads = 0, localStores = 0; ///< spill traffic
+    int asyncCopies = 0;
+    int moves = 0;
+    int barriers = 0;
+    int warpgroupMmas = 0;
+    /// FFMAs with three register sources that write another register than the one they add
+    /// (`FFMA R143, R28, R36, R40`): the accumulator moved to keep a register layout elsewhere.
+    int movedAccumulators = 0;
+    /// FFMAs whose register sources not taken from the reuse cache include two in one bank
+    /// (register number modulo 2): the read needs another cycle.
+    int bankConflicts = 0;
+    int stallCycles = 0; ///< sum of the encoded stall counts
+};
+
+struct SassLoop {
+    std::uint32_t begin = 0; ///< address of the first instruction (the back edge's target)
+    std::uint32_t end = 0;   ///< address of the back edge
+    SassMix mix;             ///< every instruction in [begin, end], nested loops included
+};
+
+struct SassKernel {
+    std::string mangledName;
+    std::vector<SassInstruction> code;
+    std::vector<SassLoop> loops; ///< by first instruction; back edges to one target make one loop
+    SassMix all;
+
+    /// The loop with the most FFMAs and warpgroup MMAs; then, while a loop nested in it holds the
+    /// heavier part of a trip, that one (a stream-K GEMM's k-loop inside its loop over segments);
+    /// the rule of rubric::hotLoopPtx, so both read the same loop. Null when there is no loop.
+    const SassLoop *hotLoop() const;
+};
+
+/// Every kernel of an sm_90 CUBIN (`.text.<name>` sections). A malformed image, or machine code of
+/// another architecture, gives an Error; the scan never reads out of bounds.
+Result<std::vector<SassKernel>> scanSass(std::span<const char> cubin);
+
+/// One sm_90 instruction from its two 64-bit words, at `address` in its kernel.
+SassInstruction decodeSass(std::uint32_t address, std::uint64_t lo, std::uint64_t hi);
+
+/// The counts of `code` between two addresses, both included.
+SassMix sassMix(const std::vector<SassInstruction> &code, std::uint32_t from, std::uint32_t to);
+
+} // namespace stitch::cuda
