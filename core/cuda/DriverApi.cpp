@@ -250,13 +250,11 @@ Status Context::fillBytes(const DeviceBuffer &dst, std::uint8_t value, const Str
 Result<std::unique_ptr<Stream>> Context::createStream()
 {
     CUstream stream = nullptr;
-    // A blocking stream: its work waits for the legacy stream's. upload() (cuMemcpyHtoD from pageable
-    // memory may return before its DMA lands), fill() and fillBytes() without a stream (cuMemsetD*,
-    // asynchronous to the host) run on the legacy stream, so with CU_STREAM_NON_BLOCKING a kernel
-    // launched here could read its inputs, or write its outputs, before they were initialised: under
-    // a busy GPU (11 test processes at once, run 15 call 3) outputs came back still poisoned and
-    // stream-K counters unzeroed.
-    STITCH_CHECK_AS(*m_api, "cuStreamCreate", m_api->fn().cuStreamCreate(&stream, CU_STREAM_DEFAULT), ErrorKind::Driver);
+    // Non-blocking: the launches do not wait on other work of the legacy stream. Work a launch
+    // depends on that runs there (upload(), fill(), fillBytes() without a stream) is waited for
+    // explicitly by the caller (runner::Executor synchronises the context once the buffers are
+    // set up; docs/RUNNER.md, step 2).
+    STITCH_CHECK_AS(*m_api, "cuStreamCreate", m_api->fn().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), ErrorKind::Driver);
     return std::unique_ptr<Stream>(new Stream(m_api, stream));
 }
 

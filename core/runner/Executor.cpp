@@ -207,8 +207,9 @@ Result<std::unique_ptr<Executor::Program>> Executor::prepare(const std::vector<c
         if (!st)
             return annotate(st.error(), std::string(what) + ": initialising buffer '" + b.name + "'");
     }
-    // Every buffer in place before any launch (the copies and fills above return before their
-    // transfers land; the launch stream also waits for them, see Context::createStream).
+    // Every buffer in place before any launch: the copies and fills above run on the legacy stream
+    // and return before they land, and the launch stream does not wait for that stream (it is
+    // non-blocking, Context::createStream).
     if (auto st = m_context.synchronize(); !st)
         return annotate(st.error(), std::string(what) + ": initialising the buffers");
 

@@ -133,22 +133,39 @@ TEST(Gpu, NaiveMatmulExampleRunsCorrectly)
 TEST(Gpu, IllegalAddressIsATypedFault)
 {
     REQUIRE_GPU(api);
-    auto ctx = api->createContext(0);
-    ASSERT_TRUE(ctx.ok());
-    CompileOptions co;
-    co.arch = (*ctx)->device().arch();
-    auto compiled = compile("extern \"C\" __global__ void bad(float *p) { p[threadIdx.x + (1ull << 40)] = 1.0f; }", co);
-    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
-    auto module = (*ctx)->loadModule(compiled->cubin);
-    ASSERT_TRUE(module.ok());
-    std::uint64_t p = 0;
-    void *args[] = {&p};
-    LaunchConfig lc;
-    lc.blockX = 32;
-    auto st = (*module)->launch("bad", lc, args);
-    ASSERT_FALSE(st.ok());
-    EXPECT_EQ(st.error().kind, ErrorKind::Fault);
-    EXPECT_NE(st.error().message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << st.error().message;
+    // A fault is sticky for the whole process (CUDA's rule: the primary context cannot even be
+    // retained again), so the faulting launch runs in a child: gtest's threadsafe death-test style
+    // re-executes this binary for it, and the tests after this one keep a clean GPU when the binary
+    // runs all of them in one process. The child exits 0 only if the fault is reported as typed.
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    auto faultInChild = [] {
+        auto child = DriverApi::load();
+        if (!child.ok())
+            std::exit(2);
+        auto ctx = (*child)->createContext(0);
+        if (!ctx.ok())
+            std::exit(3);
+        CompileOptions co;
+        co.arch = (*ctx)->device().arch();
+        auto compiled = compile("extern \"C\" __global__ void bad(float *p) { p[threadIdx.x + (1ull << 40)] = 1.0f; }", co);
+        if (!compiled.ok())
+            std::exit(4);
+        auto module = (*ctx)->loadModule(compiled->cubin);
+        if (!module.ok())
+            std::exit(5);
+        std::uint64_t p = 0;
+        void *args[] = {&p};
+        LaunchConfig lc;
+        lc.blockX = 32;
+        auto st = (*module)->launch("bad", lc, args);
+        if (st.ok())
+            std::exit(6);
+        std::fprintf(stderr, "%s\n", st.error().message.c_str());
+        const bool typed = st.error().kind == ErrorKind::Fault &&
+                           st.error().message.find("CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos;
+        std::_Exit(typed ? 0 : 7); // no destructors: the faulted context cannot be torn down cleanly
+    };
+    EXPECT_EXIT(faultInChild(), ::testing::ExitedWithCode(0), "CUDA_ERROR_ILLEGAL_ADDRESS");
 }
 
 // The ptxas report (registers, shared memory) must not depend on whether the driver is loaded or
