@@ -65,11 +65,8 @@ public:
         closeKernel();
         k.source = w.str();
         const Expr tiles = ceilDivExpr(a.domain[0], BM) * ceilDivExpr(a.domain[1], BN);
-        // Stream-K: the SKB shared blocks, then one per tile past streamKTiles: SKB (q + [r >= h]) for
-        // tiles = q SKB + r and h = ceil(SKB / 2), at least SKB.
-        const int half = (SKB + 1) / 2;
-        k.grid = {STREAMK ? Expr(SKB) * ir::max(Expr(1), (tiles + Expr(SKB - half)) / Expr(SKB)) : tiles * SPLIT, Expr(1),
-                  Expr(1)};
+        // Stream-K: the SKB shared blocks, then one per tile they do not share.
+        k.grid = {STREAMK ? schedule::streamKGridExpr(tiles, SKB) : tiles * SPLIT, Expr(1), Expr(1)};
         if (SPLIT == 1)
             return {k};
         return {k, splitSumKernel()};

@@ -15,9 +15,11 @@ void GemmEmitter::streamKLoop()
               "together, as a wave of whole tiles does (blocks on the same rows of A or columns of B then read each\n"
               "k-slice from L2 once). A shared tile's last block to finish adds the others' partial sums and stores it.");
     w.line("const int tiles_ = gridM_ * gridN_;");
-    w.line("const int rest_ = tiles_ % " + str(SKB) + "; // the last partial wave's tiles");
-    w.line("const int skTiles_ = tiles_ < " + str(SKB) + " ? tiles_ : rest_ >= " + str((SKB + 1) / 2) + " ? rest_ : rest_ + " +
-           str(SKB) + "; // with one whole wave when they are fewer than half a wave");
+    ExprScope tileScope;
+    tileScope.vars["tiles_"] = "tiles_";
+    w.comment("All tiles below one wave; else the last partial wave's tiles, with one whole wave when they are fewer\n"
+              "than half a wave (schedule::streamKTilesExpr).");
+    w.line("const int skTiles_ = " + emitExpr(schedule::streamKTilesExpr(ir::var("tiles_"), SKB), tileScope) + ";");
     w.line("const int steps_ = max(1, (K_ + " + str(BK - 1) + ") / " + str(BK) + "); // k steps per tile");
     w.line("const long long skSteps_ = (long long)skTiles_ * steps_;");
     w.comment("Shared block b runs steps [begin(b), begin(b + 1)) of the shared tiles' steps, counted tile after tile.");

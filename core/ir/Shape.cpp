@@ -72,6 +72,13 @@ Result<std::int64_t> evaluateSizeExpr(const Expr &expr, const SizeBindings &size
         }
         case BinaryOp::Min: return std::min(x, y);
         case BinaryOp::Max: return std::max(x, y);
+        // Comparisons give 1 or 0 as in C, for the conditions of select (a stream-K grid's tile rule).
+        case BinaryOp::Lt: return std::int64_t{x < y};
+        case BinaryOp::Le: return std::int64_t{x <= y};
+        case BinaryOp::Gt: return std::int64_t{x > y};
+        case BinaryOp::Ge: return std::int64_t{x >= y};
+        case BinaryOp::Eq: return std::int64_t{x == y};
+        case BinaryOp::Ne: return std::int64_t{x != y};
         case BinaryOp::Div:
         case BinaryOp::Mod:
         case BinaryOp::FloorDiv: {
@@ -96,8 +103,12 @@ Result<std::int64_t> evaluateSizeExpr(const Expr &expr, const SizeBindings &size
         return sizeError(expr, "floating-point constant");
     case ExprKind::Read:
         return sizeError(expr, "reads tensor '" + expr.tensor().name + "'");
-    case ExprKind::Select:
-        return sizeError(expr, "select is not an integer size operation");
+    case ExprKind::Select: { // only the chosen branch is evaluated, as in C
+        auto c = evaluateSizeExpr(expr.operand(0), sizes);
+        if (!c)
+            return c;
+        return evaluateSizeExpr(expr.operand(*c != 0 ? 1 : 2), sizes);
+    }
     }
     return sizeError(expr, "unsupported expression");
 }

@@ -19,7 +19,8 @@ namespace stitch::ir {
 using SizeBindings = std::map<std::string, std::int64_t, std::less<>>;
 
 /// Evaluates an integer expression built from constants, size variables and integer arithmetic
-/// (+, -, *, /, %, //, min, max, negation, casts to integer types). Anything else, an unbound
+/// (+, -, *, /, %, //, min, max, negation, casts to integer types) and select over comparisons
+/// (C's 1 / 0; only the chosen branch is evaluated). Anything else, an unbound
 /// size variable, a division by zero or a value beyond 2^62 is an InvalidArgument error.
 Result<std::int64_t> evaluateSizeExpr(const Expr &expr, const SizeBindings &sizes);
 

@@ -274,12 +274,30 @@ int streamKBlocks(const ArchLimits &arch, const KernelGroup &g)
     return gpu ? gpu->multiprocessors * std::max(1, g.value("min_blocks")) : 0;
 }
 
+ir::Expr streamKTilesExpr(const ir::Expr &tiles, int blocks)
+{
+    // tiles < B ? tiles : rest >= ceil(B / 2) ? rest : rest + B, with rest = tiles % B.
+    const ir::Expr b = ir::intLiteralFor(tiles, blocks);
+    const ir::Expr rest = tiles % b;
+    return ir::select(ir::binary(ir::BinaryOp::Lt, tiles, b), tiles,
+                      ir::select(ir::binary(ir::BinaryOp::Ge, rest, ir::intLiteralFor(tiles, (blocks + 1) / 2)), rest,
+                                 rest + b));
+}
+
+ir::Expr streamKGridExpr(const ir::Expr &tiles, int blocks)
+{
+    // B (q + [r >= ceil(B / 2)]) for tiles = q B + r, at least B: B + tiles - streamKTilesExpr(tiles)
+    // in the short form the launcher prints.
+    const ir::Expr b = ir::intLiteralFor(tiles, blocks);
+    return b * ir::max(ir::intLiteralFor(tiles, 1), (tiles + ir::intLiteralFor(tiles, blocks - (blocks + 1) / 2)) / b);
+}
+
 std::int64_t streamKTiles(std::int64_t tiles, int blocks)
 {
-    if (blocks <= 0 || tiles < blocks)
+    if (blocks <= 0 || tiles <= 0)
         return std::max<std::int64_t>(tiles, 0);
-    const std::int64_t rest = tiles % blocks;
-    return rest >= (blocks + 1) / 2 ? rest : rest + blocks;
+    const auto v = ir::evaluateSizeExpr(streamKTilesExpr(ir::intConst(tiles, ir::DType::I64), blocks), {});
+    return v.ok() ? *v : tiles;
 }
 
 int gemmSharedBytes(const GroupAnalysis &a, const KernelGroup &g)

@@ -83,7 +83,14 @@ int streamKBlocks(const ArchLimits &arch, const KernelGroup &group);
 /// one per block): all of them when they fill less than one wave; else the tiles of the last partial
 /// wave when they are at least half a wave (each shared block runs half a tile's steps or more),
 /// or those and one whole wave (1 to 1.5 tiles each), so that no tile is split many ways.
+/// The one rule: streamKTiles evaluates it for the model and the limits, and the kernel computes it
+/// at run time from its own tile count (codegen/GemmStreamK.cpp).
 std::int64_t streamKTiles(std::int64_t tiles, int blocks);
+ir::Expr streamKTilesExpr(const ir::Expr &tiles, int blocks);
+/// The stream-K grid: `blocks` shared blocks and one per tile they do not share, i.e.
+/// blocks + tiles - streamKTilesExpr(tiles), in a shorter closed form for the launcher (a test
+/// holds the two equal).
+ir::Expr streamKGridExpr(const ir::Expr &tiles, int blocks);
 /// Dynamic shared memory of a row_reduction group with prefetch=shared (0 for other prefetch values):
 /// each thread's elements of the next row of every row input, copied there by cp.async (4-byte
 /// elements; the slots a thread copies are the ones it reads back). Limits and codegen use it alike.

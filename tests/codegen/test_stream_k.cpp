@@ -56,6 +56,24 @@ TEST(StreamK, SharesThePartialLastWavePlusOneWave)
     EXPECT_EQ(schedule::streamKBlocks(sm90(), g), 264) << "132 SMs of the H200, 2 blocks each";
 }
 
+TEST(StreamK, GridAndKernelShareTheOneTileRule)
+{
+    // The launcher's grid (schedule::streamKGridExpr) must launch the shared blocks and one block per
+    // tile they do not share, or tiles go uncomputed (too few blocks) or blocks index past the tiles
+    // (too many); the kernel computes the shared tiles from the same expression the model evaluates.
+    for (const int blocks : {1, 2, 7, 132, 133, 264, 396, 528}) {
+        for (std::int64_t tiles = 1; tiles <= 3000; ++tiles) {
+            const std::int64_t shared = schedule::streamKTiles(tiles, blocks);
+            const std::int64_t rest = tiles % blocks;
+            const std::int64_t expected = tiles < blocks ? tiles : rest >= (blocks + 1) / 2 ? rest : rest + blocks;
+            ASSERT_EQ(shared, expected) << tiles << " tiles, " << blocks << " blocks";
+            const auto grid = ir::evaluateSizeExpr(schedule::streamKGridExpr(ir::intConst(tiles, ir::DType::I64), blocks), {});
+            ASSERT_TRUE(grid.ok()) << grid.error().toString();
+            ASSERT_EQ(*grid, blocks + tiles - shared) << tiles << " tiles, " << blocks << " blocks";
+        }
+    }
+}
+
 TEST(StreamK, RefusesSplitKAndTheProducerWarpgroup)
 {
     const Case c{"matmul", ir::makeMatmul(), {{"M", 1024}, {"N", 1024}, {"K", 1024}}};

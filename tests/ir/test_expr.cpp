@@ -192,6 +192,10 @@ TEST(SizeExpr, EvaluatesWithBindings)
     EXPECT_EQ(*evaluateSizeExpr(floorDiv(M - 10, N), sizes), -1);
     EXPECT_EQ(*evaluateSizeExpr(floorDiv(M - 11, N), sizes), -2);
     EXPECT_EQ(*evaluateSizeExpr(min(M, N) + max(M, N), sizes), 10);
+    // select over comparisons (C's 1 / 0), evaluating only the branch it takes.
+    EXPECT_EQ(*evaluateSizeExpr(select(binary(BinaryOp::Lt, M, N), M, N), sizes), 3);
+    EXPECT_EQ(*evaluateSizeExpr(select(binary(BinaryOp::Ge, M, N), M % N, M / (N - 3)), sizes), 1);
+    EXPECT_EQ(*evaluateSizeExpr(binary(BinaryOp::Eq, M, intConst(7)) + binary(BinaryOp::Ne, M, N), sizes), 2);
 
     auto unbound = evaluateSizeExpr(sizeVar("K"), sizes);
     ASSERT_FALSE(unbound.ok());

@@ -52,8 +52,9 @@ extern "C" __global__ void __launch_bounds__(256, 1) G_Y(const float *__restrict
     // together, as a wave of whole tiles does (blocks on the same rows of A or columns of B then read each
     // k-slice from L2 once). A shared tile's last block to finish adds the others' partial sums and stores it.
     const int tiles_ = gridM_ * gridN_;
-    const int rest_ = tiles_ % 132; // the last partial wave's tiles
-    const int skTiles_ = tiles_ < 132 ? tiles_ : rest_ >= 66 ? rest_ : rest_ + 132; // with one whole wave when they are fewer than half a wave
+    // All tiles below one wave; else the last partial wave's tiles, with one whole wave when they are fewer
+    // than half a wave (schedule::streamKTilesExpr).
+    const int skTiles_ = (((tiles_) < 132) ? (tiles_) : ((((tiles_) % 132) >= 66) ? ((tiles_) % 132) : (((tiles_) % 132) + 132)));
     const int steps_ = max(1, (K_ + 15) / 16); // k steps per tile
     const long long skSteps_ = (long long)skTiles_ * steps_;
     // Shared block b runs steps [begin(b), begin(b + 1)) of the shared tiles' steps, counted tile after tile.
