@@ -485,11 +485,10 @@ TEST(RubricFinalPerformance, IsAnEstimateOverTheGenericSchedule)
     EXPECT_FALSE(m->programScore("final_performance")->estimated);
 }
 
-TEST(RubricFixtures, EveryProgramScoresQuicklyOnEveryDimension)
+TEST(RubricFixtures, EveryProgramScoresOnEveryDimension)
 {
     rubric::Rubric r;
     rubric::CompileCache cache;
-    std::vector<double> times;
     std::size_t programs = 0;
     for (const auto &c : cases()) {
         const auto problem = problemOf(c.graph, c.sizes);
@@ -507,7 +506,6 @@ TEST(RubricFixtures, EveryProgramScoresQuicklyOnEveryDimension)
             auto rep = r.scoreProgram(problem, *p, compiled.get());
             ASSERT_TRUE(rep.ok()) << c.name << ": " << rep.error().toString();
             ++programs;
-            times.push_back(rep->scoringMs);
             EXPECT_FALSE(rep->hardViolation) << c.name << " " << schedule::toJson(schedules[i]);
             EXPECT_EQ(rep->kernels.size(), p->kernels.size());
             EXPECT_GT(rep->predictedMs, 0);
@@ -524,10 +522,8 @@ TEST(RubricFixtures, EveryProgramScoresQuicklyOnEveryDimension)
             }
         }
     }
-    std::sort(times.begin(), times.end());
-    const double median = times[times.size() / 2];
-    std::printf("scored %zu programs: median %.3f ms, max %.3f ms (excluding NVRTC)\n", programs, median, times.back());
-    EXPECT_LT(median, 5.0);
+    EXPECT_GT(programs, 0u);
+    // How fast: tests/rubric/bench_rubric.cpp (a benchmark, not a timed test; docs/RUBRIC.md "Speed").
 }
 
 // The model's terms that the H200 calibration (docs/RUBRIC.md) added: the per-SM tail of a tiled
