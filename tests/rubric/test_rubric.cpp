@@ -485,45 +485,53 @@ TEST(RubricFinalPerformance, IsAnEstimateOverTheGenericSchedule)
     EXPECT_FALSE(m->programScore("final_performance")->estimated);
 }
 
-TEST(RubricFixtures, EveryProgramScoresOnEveryDimension)
+namespace {
+class RubricFixtures : public ::testing::TestWithParam<std::size_t> {};
+} // namespace
+
+// One test per fixture problem (enumerating a GEMM's legal space to sample it takes minutes on two
+// cores; together they came near CTest's 300 s limit).
+TEST_P(RubricFixtures, EveryProgramScoresOnEveryDimension)
 {
     rubric::Rubric r;
     rubric::CompileCache cache;
     std::size_t programs = 0;
-    for (const auto &c : cases()) {
-        const auto problem = problemOf(c.graph, c.sizes);
-        const auto schedules = sampleSchedules(problem, 6);
-        ASSERT_FALSE(schedules.empty()) << c.name;
-        for (std::size_t i = 0; i < schedules.size(); ++i) {
-            auto p = codegen::generateProgram(problem, schedules[i]);
-            ASSERT_TRUE(p.ok()) << c.name << ": " << p.error().toString();
-            std::shared_ptr<const cuda::CompileResult> compiled;
-            if (i == 0) { // one NVRTC compile per case: the PTX mix and real registers
-                auto cr = cache.compile(p->source, "sm_90", p->name + ".cu");
-                ASSERT_TRUE(cr.ok()) << cr.error().toString();
-                compiled = *cr;
-            }
-            auto rep = r.scoreProgram(problem, *p, compiled.get());
-            ASSERT_TRUE(rep.ok()) << c.name << ": " << rep.error().toString();
-            ++programs;
-            EXPECT_FALSE(rep->hardViolation) << c.name << " " << schedule::toJson(schedules[i]);
-            EXPECT_EQ(rep->kernels.size(), p->kernels.size());
-            EXPECT_GT(rep->predictedMs, 0);
-            EXPECT_NE(rep->programScore("final_performance"), nullptr);
-            EXPECT_EQ(rep->programScore("instruction_mix") != nullptr, compiled != nullptr) << c.name;
-            for (const auto &k : rep->kernels) {
-                EXPECT_GE(k.scores.size(), 5u) << k.kernel;
-                for (const auto &sc : k.scores) {
-                    EXPECT_GE(sc.score, 0.0) << c.name << " " << k.kernel << " " << sc.dimension;
-                    EXPECT_LE(sc.score, 5.0) << c.name << " " << k.kernel << " " << sc.dimension;
-                    EXPECT_FALSE(sc.evidence.empty()) << sc.dimension;
-                    EXPECT_FALSE(sc.sentence.empty()) << sc.dimension;
-                }
+    const auto c = cases()[GetParam()];
+    const auto problem = problemOf(c.graph, c.sizes);
+    const auto schedules = sampleSchedules(problem, 6);
+    ASSERT_FALSE(schedules.empty()) << c.name;
+    for (std::size_t i = 0; i < schedules.size(); ++i) {
+        auto p = codegen::generateProgram(problem, schedules[i]);
+        ASSERT_TRUE(p.ok()) << c.name << ": " << p.error().toString();
+        std::shared_ptr<const cuda::CompileResult> compiled;
+        if (i == 0) { // one NVRTC compile per case: the PTX mix and real registers
+            auto cr = cache.compile(p->source, "sm_90", p->name + ".cu");
+            ASSERT_TRUE(cr.ok()) << cr.error().toString();
+            compiled = *cr;
+        }
+        auto rep = r.scoreProgram(problem, *p, compiled.get());
+        ASSERT_TRUE(rep.ok()) << c.name << ": " << rep.error().toString();
+        ++programs;
+        EXPECT_FALSE(rep->hardViolation) << c.name << " " << schedule::toJson(schedules[i]);
+        EXPECT_EQ(rep->kernels.size(), p->kernels.size());
+        EXPECT_GT(rep->predictedMs, 0);
+        EXPECT_NE(rep->programScore("final_performance"), nullptr);
+        EXPECT_EQ(rep->programScore("instruction_mix") != nullptr, compiled != nullptr) << c.name;
+        for (const auto &k : rep->kernels) {
+            EXPECT_GE(k.scores.size(), 5u) << k.kernel;
+            for (const auto &sc : k.scores) {
+                EXPECT_GE(sc.score, 0.0) << c.name << " " << k.kernel << " " << sc.dimension;
+                EXPECT_LE(sc.score, 5.0) << c.name << " " << k.kernel << " " << sc.dimension;
+                EXPECT_FALSE(sc.evidence.empty()) << sc.dimension;
+                EXPECT_FALSE(sc.sentence.empty()) << sc.dimension;
             }
         }
     }
     EXPECT_GT(programs, 0u);
     // How fast: tests/rubric/bench_rubric.cpp (a benchmark, not a timed test; docs/RUBRIC.md "Speed").
 }
+
+INSTANTIATE_TEST_SUITE_P(Programs, RubricFixtures, ::testing::Range<std::size_t>(0, cases().size()),
+                         [](const ::testing::TestParamInfo<std::size_t> &info) { return cases()[info.param].name; });
 
 // The model's terms that the H200 calibration (docs/RUBRIC.md) added: the per-SM tail of a tiled
