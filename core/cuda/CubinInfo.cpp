@@ -17,8 +17,6 @@ constexpr std::uint8_t kFormatNone = 0x01, kFormatByte = 0x02, kFormatHalf = 0x0
 constexpr std::uint8_t kAttrFrameSize = 0x11, kAttrRegCount = 0x2f, kAttrNumBarriers = 0x4c;
 constexpr std::uint32_t kSymbolTableType = 2;
 
-Error malformed(const std::string &why) { return malformedCubin(why); }
-
 } // namespace
 
 Result<std::vector<KernelResources>> readCubinResources(std::span<const char> cubin, const std::string &arch)
@@ -35,7 +33,7 @@ Result<std::vector<KernelResources>> readCubinResources(std::span<const char> cu
         if (s.type != kSymbolTableType || s.entrySize < 24 || s.link >= sections.size())
             continue;
         if (!r.contains(s.offset, s.size))
-            return malformed("symbol table out of bounds");
+            return malformedCubin("symbol table out of bounds");
         const ElfSection &strings = sections[s.link];
         for (std::uint64_t i = 0; i * s.entrySize + 24 <= s.size; ++i) {
             const auto nameOffset = *r.read<std::uint32_t>(s.offset + i * s.entrySize);
@@ -60,7 +58,7 @@ Result<std::vector<KernelResources>> readCubinResources(std::span<const char> cu
 
     auto forEachAttribute = [&](const ElfSection &s, auto &&visit) -> std::optional<Error> {
         if (!r.contains(s.offset, s.size))
-            return malformed(s.name + " out of bounds");
+            return malformedCubin(s.name + " out of bounds");
         std::uint64_t p = s.offset;
         const std::uint64_t end = s.offset + s.size;
         while (p + 4 <= end) {
@@ -70,13 +68,13 @@ Result<std::vector<KernelResources>> readCubinResources(std::span<const char> cu
             p += 4;
             if (format == kFormatSized) {
                 if (end - p < half)
-                    return malformed(s.name + " attribute overruns its section");
+                    return malformedCubin(s.name + " attribute overruns its section");
                 visit(attribute, p, half);
                 p += half;
             } else if (format == kFormatNone || format == kFormatByte || format == kFormatHalf) {
                 visit(attribute, p - 2, 0u + (format == kFormatNone ? 0u : half));
             } else {
-                return malformed(s.name + " has an attribute of unknown format " + std::to_string(format));
+                return malformedCubin(s.name + " has an attribute of unknown format " + std::to_string(format));
             }
         }
         return std::nullopt;

@@ -103,10 +103,13 @@ void count(SassMix &m, const SassInstruction &in)
 
 SassMix sassMix(const std::vector<SassInstruction> &code, std::uint32_t from, std::uint32_t to)
 {
+    // `code` is in address order (as scanSass decodes it): only the range is visited, so the mixes
+    // of all loops cost one pass each over their own instructions.
     SassMix m;
-    for (const auto &in : code)
-        if (in.address >= from && in.address <= to)
-            count(m, in);
+    auto at = std::lower_bound(code.begin(), code.end(), from,
+                               [](const SassInstruction &in, std::uint32_t a) { return in.address < a; });
+    for (; at != code.end() && at->address <= to; ++at)
+        count(m, *at);
     return m;
 }
 
