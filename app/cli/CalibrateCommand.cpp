@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -27,6 +28,8 @@
 #include <tuple>
 
 namespace stitch::cli {
+
+void reportStoreFailures(const rubric::CompileCache &cache);
 
 namespace {
 
@@ -132,6 +135,112 @@ int printDimensions(const std::vector<rubric::DimensionRow> *rows)
         }
     }
     return 0;
+}
+
+/// One --vary option: a model constant and the values to try.
+struct Varied {
+    std::string name;
+    std::vector<double> values;
+};
+
+Result<Varied> parseVary(const std::string &text)
+{
+    const auto eq = text.find('=');
+    auto bad = [&](const std::string &why) {
+        return Error{ErrorKind::InvalidArgument, "--vary " + text + ": " + why + " (expected NAME=V1,V2,...)"};
+    };
+    if (eq == std::string::npos || eq == 0)
+        return bad("no NAME=");
+    Varied v{text.substr(0, eq), {}};
+    std::string rest = text.substr(eq + 1);
+    std::size_t at = 0;
+    while (at <= rest.size()) {
+        const auto comma = std::min(rest.find(',', at), rest.size());
+        const std::string item = rest.substr(at, comma - at);
+        char *end = nullptr;
+        const double value = std::strtod(item.c_str(), &end);
+        if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(value))
+            return bad("'" + item + "' is not a number");
+        v.values.push_back(value);
+        at = comma + 1;
+    }
+    rubric::PerfModel::Params probe;
+    if (auto st = probe.set(v.name, v.values.front()); !st)
+        return st.error();
+    return v;
+}
+
+/// calibrate --vary: every candidate generated, compiled and analysed once, then predicted under each
+/// combination of the varied constants; one line of rho per problem (and their minimum) per combination.
+int runVary(const std::vector<rubric::CalibrationRow> &measured, const std::vector<Varied> &varied, const ArchLimits &arch,
+            rubric::CompileCache &cache, const std::string &file)
+{
+    const auto cases = allCases();
+    std::vector<std::string> errors(measured.size());
+    std::vector<rubric::ProgramFacts> facts(measured.size());
+    const auto failed = parallelMap(measured.size(), [&](std::size_t i) -> std::string {
+        auto built = rebuild(measured[i], cases, arch, cache);
+        if (!built)
+            return built.error().message;
+        auto f = rubric::analyzeProgram(built->problem, built->program, built->compiled.get());
+        if (!f)
+            return f.error().message;
+        facts[i] = std::move(*f);
+        return {};
+    });
+    reportStoreFailures(cache);
+    std::vector<std::size_t> kept;
+    for (std::size_t i = 0; i < measured.size(); ++i) {
+        if (failed[i].empty()) {
+            kept.push_back(i);
+            continue;
+        }
+        std::fprintf(stderr, "%s:%d: candidate %d of %s:%s: %s (left out)\n", file.c_str(), static_cast<int>(i) + 2,
+                     measured[i].candidate, measured[i].family.c_str(), measured[i].shape.c_str(), failed[i].c_str());
+    }
+    std::size_t combinations = 1;
+    for (const auto &v : varied)
+        combinations *= v.values.size();
+    bool header = true;
+    for (std::size_t c = 0; c < combinations; ++c) {
+        rubric::PerfModel::Params params;
+        std::string label;
+        for (std::size_t n = 0, rest = c; n < varied.size(); ++n) {
+            const double value = varied[n].values[rest % varied[n].values.size()];
+            rest /= varied[n].values.size();
+            (void)params.set(varied[n].name, value); // checked by parseVary
+            char text[32];
+            std::snprintf(text, sizeof text, "%g", value);
+            label += (label.empty() ? "" : " ") + varied[n].name + "=" + text;
+        }
+        const rubric::PerfModel model(params);
+        std::vector<rubric::CalibrationRow> rows;
+        for (const std::size_t i : kept) {
+            rubric::CalibrationRow row = measured[i];
+            row.predictedMs = model.predict(facts[i]).ms;
+            rows.push_back(std::move(row));
+        }
+        const auto summary = rubric::summarizeCalibration(rows);
+        if (header) {
+            std::printf("| constants |");
+            for (const auto &s : summary)
+                std::printf(" %s %s (%d) |", s.family.c_str(), s.shape.c_str(), s.schedules);
+            std::printf(" lowest |\n|---|");
+            for (std::size_t s = 0; s <= summary.size(); ++s)
+                std::printf("---|");
+            std::printf("\n");
+            header = false;
+        }
+        double lowest = 1;
+        std::printf("| %s |", label.c_str());
+        for (const auto &s : summary) {
+            std::printf(" %.3f |", s.rho);
+            lowest = std::min(lowest, s.rho);
+        }
+        std::printf(" %.3f |\n", lowest);
+        std::fflush(stdout);
+    }
+    return kept.size() == measured.size() ? 0 : 1;
 }
 
 } // namespace
@@ -255,6 +364,18 @@ int runCalibrate(const CalibrateOptions &options)
     if (!arch) {
         std::cerr << "stitchcuda: architecture " << options.arch << " is not in the database\n";
         return 2;
+    }
+    if (!options.vary.empty()) {
+        std::vector<Varied> varied;
+        for (const auto &text : options.vary) {
+            auto v = parseVary(text);
+            if (!v) {
+                std::cerr << "stitchcuda: " << v.error().toString() << "\n";
+                return 2;
+            }
+            varied.push_back(std::move(*v));
+        }
+        return runVary(*measured, varied, *arch, cache, options.file);
     }
     const auto cases = allCases();
     const rubric::PerfModel model;

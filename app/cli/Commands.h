@@ -89,6 +89,9 @@ struct CalibrateOptions {
     bool summaryOnly = false;          ///< rank the file's own predictions, do not re-predict
     std::string dimensions;            ///< a bench --metrics *.dimensions.csv: static vs measured per dimension
     std::string cache;                 ///< keep NVRTC results here between runs (empty: compile every candidate)
+    /// NAME=V1,V2,...: re-predict under every combination of these model constants (one analysis per
+    /// candidate) and print rho per problem for each.
+    std::vector<std::string> vary;
 };
 /// Re-predicts measured bench candidates with the current model (no GPU) and prints Spearman's rho per case.
 int runCalibrate(const CalibrateOptions &options);

@@ -103,6 +103,9 @@ int main(int argc, char **argv)
     calibrateCmd->add_flag("--summary", calibrate.summaryOnly, "Only rank the file's own predictions");
     calibrateCmd->add_option("--cache", calibrate.cache,
                              "Keep the NVRTC results (PTX, registers) in this folder and reuse them on the next run");
+    calibrateCmd->add_option("--vary", calibrate.vary,
+                             "Model constant NAME=V1,V2,... (repeatable): rho per problem under every combination, "
+                             "each candidate analysed once (docs/RUBRIC.md, Fitting)");
 
     stitch::cli::RubricOptions rubric;
     auto *rubricCmd = app.add_subcommand("rubric", "Score the generated program on every rubric dimension (docs/RUBRIC.md)");

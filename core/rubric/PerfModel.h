@@ -173,6 +173,12 @@ public:
         /// and 8192^3): 0.18-0.5 us rank them alike (0.1-0.16 and 0 worse), the smallest of that range
         /// kept (docs/RUBRIC.md, "Issue 5, run 8").
         double wgmmaTileBubbleUs = 0.2;
+
+        /// The names of the fitted constants above (the `double` ones), in declaration order.
+        static std::vector<std::string> names();
+        /// Sets the constant `name` (as named in names()) to `value`; an unknown name is an error that
+        /// lists the known ones. For model fitting (`stitchcuda calibrate --vary`).
+        Status set(const std::string &name, double value);
     };
 
     PerfModel() = default;

@@ -262,3 +262,28 @@ TEST(RubricModelTerms, PrefetchSharedStagesTheRowThroughSharedMemory)
     EXPECT_GT(k.sharedTrafficBytes, off.facts.kernels.front().sharedTrafficBytes + 2.0 * 256 * 262144 * 4 - 1);
     EXPECT_GE(staged.ms, off.ms);
 }
+
+TEST(RubricModelParams, EveryConstantIsSetByNameAndChangesThePrediction)
+{
+    // calibrate --vary sets the model's constants by name: the table must name every one of them
+    // (Params holds those doubles and one int, schedulersPerSm, padded to a double's size).
+    using Params = rubric::PerfModel::Params;
+    const auto names = Params::names();
+    EXPECT_EQ(sizeof(Params), (names.size() + 1) * sizeof(double)) << "a constant is missing from the table in PerfModel.cpp";
+    Params p;
+    ASSERT_TRUE(p.set("asyncLevel", 0.35).ok());
+    EXPECT_DOUBLE_EQ(p.asyncLevel, 0.35);
+    const auto bad = p.set("asyncLevle", 1);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("unknown model constant 'asyncLevle'"), std::string::npos);
+    EXPECT_NE(bad.error().message.find("asyncLevel"), std::string::npos) << "the known names are listed";
+
+    // The cp.async ring's time scales with asyncLevel: half the level, half the kernel's compute time.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemmH200);
+    const auto base = predictDecisions(problem, kAsync128x128);
+    Params half;
+    ASSERT_TRUE(half.set("asyncLevel", rubric::PerfModel().params().asyncLevel / 2).ok());
+    const auto k = base.facts.kernels.front();
+    EXPECT_NEAR(rubric::PerfModel(half).predictKernel(k, base.facts).computeMs, base.main.computeMs / 2, 1e-9);
+}
