@@ -82,15 +82,15 @@ void checkGemmStore(const GroupAnalysis &a, const KernelGroup &g, const GemmShap
     }
     const int width = std::min(s.tn / 2, 4);
     if (width < 2)
-        out.push_back({{"store", "thread_n"}, value + " changes the wide stores of adjacent results; with " +
+        out.push_back({{"store", "thread_n", "math"}, value + " changes the wide stores of adjacent results; with " +
                                                   kv("thread_n", s.tn) + " a thread's columns are single"});
     else if (N >= 0 && epilogueStoreWidth(s.tn / 2, N) == 1)
-        out.push_back({{"store"}, value + " changes the " + std::to_string(width * 32) + "-bit stores of " +
+        out.push_back({{"store", "thread_n", "math"}, value + " changes the " + std::to_string(width * 32) + "-bit stores of " +
                                       std::to_string(width) + " adjacent results; rows of C have " + std::to_string(N) +
                                       " elements, not a multiple of " + std::to_string(width) +
                                       ", so every store is already a 32-bit one"});
     if (store == 2 && a.ops.size() > 1 && g.value("split_k") == 1)
-        out.push_back({{"store"}, "store=copy stores fresh copies of the accumulators; the fused epilogue ops already "
+        out.push_back({{"store", "split_k", "math"}, "store=copy stores fresh copies of the accumulators; the fused epilogue ops already "
                                   "store values of their own"});
 }
 
@@ -101,12 +101,26 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
     const GemmShape s = gemmShape(a, g);
     const std::int64_t M = sizeValue(a.domain[0], p), N = sizeValue(a.domain[1], p), K = sizeValue(a.k, p);
     const int T = s.threads();
+    // The decisions each derived figure reads (GemmShape): a rule names all of them, since
+    // enumerateLegal skips the later decisions once the named ones are set and the rule is broken.
+    using Keys = std::vector<std::string>;
+    const Keys threadKeys{"block_m", "thread_m", "block_n", "thread_n", "copy"}; // copy=producer: 128 more
+    const Keys sharedKeys{"block_m", "block_n", "block_k", "stages", "smem_pad", "math"};
+    const Keys registerKeys{"thread_m", "thread_n", "block_m", "block_n", "block_k", "stages", "vector", "copy", "math"};
+    auto join = [](std::initializer_list<Keys> lists) {
+        Keys out;
+        for (const Keys &l : lists)
+            for (const auto &k : l)
+                if (std::find(out.begin(), out.end(), k) == out.end())
+                    out.push_back(k);
+        return out;
+    };
     if (T % 32 != 0 || T < 32)
         out.push_back({{"block_m", "thread_m", "block_n", "thread_n"},
                        "(block_m/thread_m) x (block_n/thread_n) = " + std::to_string(T) +
                            " threads is not a whole number of warps"});
     if (T > p.arch.maxThreadsPerBlock)
-        out.push_back({{"block_m", "thread_m", "block_n", "thread_n"},
+        out.push_back({threadKeys,
                        std::to_string(T) + " threads per block > the limit of " +
                            std::to_string(p.arch.maxThreadsPerBlock)});
     if (s.mma) {
@@ -150,7 +164,7 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                                  kv(rowKey, rows)});
         const int nw = layout.nw;
         if (s.tm != 8 || nw % 16 != 0 || s.tn != nw / 16)
-            out.push_back({{"math", "thread_m", "thread_n"},
+            out.push_back({{"math", "thread_m", "thread_n", "block_m", "block_n"},
                            wg + ": a thread holds " + std::to_string(nw / 2) + " results of its warpgroup's 64 x " +
                                std::to_string(nw) + " tile, so thread_m must be 8 and thread_n " +
                                std::to_string(std::max(nw / 16, 1)) + " (the block then has 128 threads per warpgroup)"});
@@ -174,27 +188,27 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
     if (s.widthA() > 1) {
         const std::int64_t aRow = a.aRowMajor ? K : M;
         if (aRow % s.vector != 0)
-            out.push_back({{"vector"}, kv("vector", s.vector) + ": rows of A have " + std::to_string(aRow) +
+            out.push_back({{"vector", "copy", "math"}, kv("vector", s.vector) + ": rows of A have " + std::to_string(aRow) +
                                            " elements, not a multiple of " + std::to_string(s.vector) +
                                            ", so " + std::to_string(s.vector * 4) + "-byte loads would be misaligned"});
     }
     if (s.widthB() > 1) {
         const std::int64_t bRow = a.bRowMajor ? N : K;
         if (bRow % s.vector != 0)
-            out.push_back({{"vector"}, kv("vector", s.vector) + ": rows of B have " + std::to_string(bRow) +
+            out.push_back({{"vector", "copy", "math"}, kv("vector", s.vector) + ": rows of B have " + std::to_string(bRow) +
                                            " elements, not a multiple of " + std::to_string(s.vector) +
                                            ", so " + std::to_string(s.vector * 4) + "-byte loads would be misaligned"});
     }
     const int aVecDim = a.aRowMajor ? s.bk : s.bm, bVecDim = a.bRowMajor ? s.bn : s.bk;
     if (aVecDim % s.widthA() != 0 || bVecDim % s.widthB() != 0)
-        out.push_back({{"vector", "block_k"}, kv("vector", s.vector) + " does not divide the tile rows it loads"});
+        out.push_back({{"vector", "block_k", "block_m", "block_n", "copy", "math"}, kv("vector", s.vector) + " does not divide the tile rows it loads"});
     const int CT = s.copyThreads();
     if (CT > 0 && ((s.bm * s.bk) % (s.widthA() * CT) != 0 || s.loadsA() < 1))
-        out.push_back({{"block_m", "block_k", "vector", "thread_m", "thread_n", "copy"},
+        out.push_back({join({threadKeys, {"block_k", "vector", "math"}}),
                        "the " + std::to_string(s.bm) + "x" + std::to_string(s.bk) + " tile of A is not a whole number (>= 1) of " +
                            std::to_string(s.widthA()) + "-wide loads for each of " + std::to_string(CT) + " threads"});
     if (CT > 0 && ((s.bn * s.bk) % (s.widthB() * CT) != 0 || s.loadsB() < 1))
-        out.push_back({{"block_n", "block_k", "vector", "thread_m", "thread_n", "copy"},
+        out.push_back({join({threadKeys, {"block_k", "vector", "math"}}),
                        "the " + std::to_string(s.bk) + "x" + std::to_string(s.bn) + " tile of B is not a whole number (>= 1) of " +
                            std::to_string(s.widthB()) + "-wide loads for each of " + std::to_string(CT) + " threads"});
     const int split = g.value("split_k");
@@ -215,17 +229,17 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
     }
     const int smemLimit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock;
     if (s.shared() > smemLimit)
-        out.push_back({{"block_m", "block_n", "block_k", "stages", "smem_pad"},
+        out.push_back({sharedKeys,
                        "tiles need " + std::to_string(s.shared()) + " B of shared memory > the " + p.arch.name +
                            " limit of " + std::to_string(smemLimit) + " B per block"});
     if (s.registers() > p.arch.maxRegistersPerThread)
-        out.push_back({{"thread_m", "thread_n", "stages", "vector", "copy"},
+        out.push_back({registerKeys,
                        "about " + std::to_string(s.registers()) + " registers per thread > the limit of " +
                            std::to_string(p.arch.maxRegistersPerThread)});
     if (s.producer) {
         const ProducerRegisters regs = producerRegisters(s.computeThreads(), s.registers(), p.arch.registersPerSm);
         if (regs.producer < kMinProducerRegisters)
-            out.push_back({{"copy", "block_m", "block_n", "thread_m", "thread_n"},
+            out.push_back({join({threadKeys, registerKeys}),
                            "copy=producer: the MMA warpgroups need about " + std::to_string(s.registers()) +
                                " registers per thread; of " + std::to_string(s.threads()) + " threads' " +
                                std::to_string(regs.launch) + " that leaves the producer " +
@@ -233,23 +247,23 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                std::to_string(kMinProducerRegisters) + ")"});
     }
     if (!s.producer && static_cast<long long>(s.registers()) * T > p.arch.registersPerBlock)
-        out.push_back({{"thread_m", "thread_n", "block_m", "block_n"},
+        out.push_back({join({threadKeys, registerKeys}),
                        std::to_string(T) + " threads x about " + std::to_string(s.registers()) +
                            " registers exceed the block's " + std::to_string(p.arch.registersPerBlock) +
                            " registers (the compiler would spill)"});
     if (s.minBlocks > 1) {
         const int budget = p.arch.registersPerSm / std::max(T * s.minBlocks, 1);
         if (s.registers() > budget)
-            out.push_back({{"min_blocks", "thread_m", "thread_n"},
+            out.push_back({join({{"min_blocks"}, threadKeys, registerKeys}),
                            kv("min_blocks", s.minBlocks) + " with " + std::to_string(T) + " threads leaves " +
                                std::to_string(budget) + " registers per thread; the tile needs about " +
                                std::to_string(s.registers())});
         if (s.minBlocks * (s.shared() + p.arch.reservedSharedMemoryPerBlock) > p.arch.sharedMemoryPerSm)
-            out.push_back({{"min_blocks", "block_m", "block_n", "block_k", "stages"},
+            out.push_back({join({{"min_blocks"}, sharedKeys}),
                            kv("min_blocks", s.minBlocks) + " blocks of " + std::to_string(s.shared()) +
                                " B shared memory do not fit the SM's " + std::to_string(p.arch.sharedMemoryPerSm) + " B"});
         if (T * s.minBlocks > p.arch.maxThreadsPerSm)
-            out.push_back({{"min_blocks"}, kv("min_blocks", s.minBlocks) + " blocks of " + std::to_string(T) +
+            out.push_back({join({{"min_blocks"}, threadKeys}), kv("min_blocks", s.minBlocks) + " blocks of " + std::to_string(T) +
                                                 " threads exceed the SM's " + std::to_string(p.arch.maxThreadsPerSm) +
                                                 " threads"});
     }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <initializer_list>
+#include <random>
 #include <set>
 
 namespace stitch::schedule {
@@ -195,12 +196,32 @@ Status validateSchedule(const Schedule &schedule, const Problem &problem)
     return e;
 }
 
+namespace {
+
+/// Whether a rule broken by `g` names only decisions in `assigned`: then no choice of the others
+/// mends it (a rule names every decision it reads in its Violation::keys;
+/// SpaceEnumeration.PrunedWalkKeepsEveryLegalSchedule checks the walks against the full product).
+bool brokenForGood(const GroupAnalysis &analysis, const KernelGroup &g, const Problem &problem,
+                   const std::set<std::string> &assigned)
+{
+    for (const Violation &v : checkGroup(analysis, g, problem))
+        if (!v.keys.empty() &&
+            std::all_of(v.keys.begin(), v.keys.end(), [&](const std::string &k) { return assigned.contains(k); }))
+            return true;
+    return false;
+}
+
+} // namespace
+
 std::vector<KernelGroup> enumerateLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,
                                         std::size_t limit)
 {
+    // Depth-first over the decisions in their declared order; a subtree whose set decisions already
+    // break a rule for good is skipped. The order, and the first `limit`, are the full product's.
     std::vector<KernelGroup> out;
     const auto &defs = decisionDefs(group.strategy);
     KernelGroup g = group;
+    std::set<std::string> assigned;
     std::function<void(std::size_t)> walk = [&](std::size_t d) {
         if (out.size() >= limit)
             return;
@@ -209,12 +230,85 @@ std::vector<KernelGroup> enumerateLegal(const GroupAnalysis &analysis, const Ker
                 out.push_back(g);
             return;
         }
+        assigned.insert(defs[d].key);
         for (int v : defs[d].candidates) {
             g.set(defs[d].key, v);
+            if (d + 1 < defs.size() && brokenForGood(analysis, g, problem, assigned))
+                continue;
             walk(d + 1);
         }
+        assigned.erase(defs[d].key);
     };
     walk(0);
+    return out;
+}
+
+std::vector<KernelGroup> sampleLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,
+                                     std::size_t count, std::uint32_t seed, const std::vector<std::string> &fixed)
+{
+    const auto &defs = decisionDefs(group.strategy);
+    const std::set<std::string> fixedKeys(fixed.begin(), fixed.end());
+    std::vector<KernelGroup> out;
+    if (brokenForGood(analysis, group, problem, fixedKeys))
+        return out; // the fixed values alone break a rule
+    // Each decision's values that break no rule by themselves (with the fixed ones): math=tf32_wgmma
+    // under fp32, say, is dropped here rather than found at the end of every walk.
+    std::vector<std::vector<int>> values(defs.size());
+    for (std::size_t d = 0; d < defs.size(); ++d) {
+        if (fixedKeys.contains(defs[d].key)) {
+            values[d] = {group.value(defs[d].key)};
+            continue;
+        }
+        std::set<std::string> alone = fixedKeys;
+        alone.insert(defs[d].key);
+        for (int v : defs[d].candidates) {
+            KernelGroup one = group;
+            one.set(defs[d].key, v);
+            if (!brokenForGood(analysis, one, problem, alone))
+                values[d].push_back(v);
+        }
+    }
+    std::mt19937 rng(seed);
+    std::set<std::string> seen;
+    KernelGroup g = group;
+    std::set<std::string> assigned;
+    // One draw: the first legal leaf of a walk that tries each decision's values in a random order,
+    // within a budget of checked nodes (a draw that wanders into a large illegal region gives up).
+    constexpr int kDrawBudget = 20000;
+    int budget = 0;
+    std::function<bool(std::size_t)> draw = [&](std::size_t d) -> bool {
+        if (d == defs.size())
+            return checkGroup(analysis, g, problem).empty();
+        std::vector<int> order = values[d];
+        for (std::size_t i = order.size(); i > 1; --i) // Fisher-Yates on the generator's own output
+            std::swap(order[i - 1], order[rng() % i]);
+        assigned.insert(defs[d].key);
+        bool found = false;
+        for (int v : order) {
+            if (--budget < 0)
+                break;
+            g.set(defs[d].key, v);
+            if (d + 1 < defs.size() && brokenForGood(analysis, g, problem, assigned))
+                continue;
+            if ((found = draw(d + 1)))
+                break;
+        }
+        if (!fixedKeys.contains(defs[d].key))
+            assigned.erase(defs[d].key);
+        return found;
+    };
+    // Small spaces repeat draws: give up after a few draws in a row bring nothing new.
+    for (std::size_t misses = 0; out.size() < count && misses < 4 * count + 8;) {
+        g = group;
+        assigned = fixedKeys;
+        budget = kDrawBudget;
+        if (draw(0) && seen.insert(describe(g)).second) {
+            out.push_back(g);
+            misses = 0;
+        } else {
+            ++misses;
+        }
+    }
     return out;
 }
 

@@ -166,4 +166,15 @@ ProducerRegisters producerRegisters(int computeThreads, int mmaNeed, int registe
 std::vector<KernelGroup> enumerateLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,
                                         std::size_t limit = 100000);
 
+/// Up to `count` distinct legal combinations drawn from the whole legal space, where enumerateLegal's
+/// first `limit` may all share their first decisions (a GEMM's first 100000 never reach
+/// block_m=64). Each draw walks the decisions in order, tries each one's candidates in a random
+/// order, skips broken subtrees as enumerateLegal does, and keeps the first legal leaf. Not uniform
+/// over the legal schedules (a value with fewer legal completions is drawn as often as one with
+/// many), but every legal value can be drawn. Deterministic for a seed on every platform
+/// (std::mt19937's output, no library distribution). Decisions named in `fixed` keep the group's
+/// value.
+std::vector<KernelGroup> sampleLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,
+                                     std::size_t count, std::uint32_t seed, const std::vector<std::string> &fixed = {});
+
 } // namespace stitch::schedule

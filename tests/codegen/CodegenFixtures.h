@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -102,9 +103,14 @@ inline void setLongRowDecisions(schedule::KernelGroup &g, const LongRowDecisions
     g.set("exp", d.fastExp);
 }
 
-/// Up to `count` legal schedules spread evenly over the main group's whole legal space, plus the default.
+/// Up to `count` legal schedules from the main group's whole legal space, plus the default, plus for
+/// every legal value of every decision a schedule that takes it. A space enumerateLegal walks whole
+/// (row and element-wise groups) is sampled evenly in its order; a larger one (the GEMMs: hundreds
+/// of thousands to millions of legal schedules, whose walk's first 100000 never reach block_m=64)
+/// by schedule::sampleLegal with a fixed seed.
 inline std::vector<schedule::Schedule> sampleSchedules(const schedule::Problem &problem, std::size_t count)
 {
+    constexpr std::size_t kWalkLimit = 100000;
     std::vector<schedule::Schedule> out;
     auto base = schedule::defaultSchedule(problem);
     if (!base.ok())
@@ -115,36 +121,46 @@ inline std::vector<schedule::Schedule> sampleSchedules(const schedule::Problem &
         auto analysis = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
         if (!analysis.ok())
             continue;
-        auto legal = schedule::enumerateLegal(*analysis, g, problem);
-        const std::size_t step = std::max<std::size_t>(1, legal.size() / std::max<std::size_t>(count, 1));
+        const auto legal = schedule::enumerateLegal(*analysis, g, problem, kWalkLimit);
+        const bool whole = legal.size() < kWalkLimit;
+        const std::uint32_t seed = 1 + static_cast<std::uint32_t>(gi);
         std::vector<schedule::KernelGroup> picked;
-        for (std::size_t i = 0; i < legal.size() && out.size() < count + 1; i += step) {
-            schedule::Schedule s = *base;
-            s.groups[gi] = legal[i];
-            picked.push_back(legal[i]);
-            out.push_back(std::move(s));
+        if (whole) {
+            const std::size_t step = std::max<std::size_t>(1, legal.size() / std::max<std::size_t>(count, 1));
+            for (std::size_t i = 0; i < legal.size() && picked.size() < count; i += step)
+                picked.push_back(legal[i]);
+        } else {
+            picked = schedule::sampleLegal(*analysis, g, problem, count, seed);
         }
         // Every legal value of every decision at least once (the even spread can step over the
-        // values of a decision that varies fastest, e.g. row_steps): the first legal schedule with
-        // the value and the last (the other decisions at their largest legal values).
+        // values of a decision that varies fastest, e.g. row_steps): in a whole space the first
+        // legal schedule with the value and the last (the other decisions at their largest legal
+        // values), in a larger one a drawn schedule with the value.
         for (const auto &d : schedule::decisionDefs(g.strategy))
             for (int v : d.candidates) {
                 auto has = [&](const schedule::KernelGroup &k) { return k.value(d.key) == v; };
                 if (std::any_of(picked.begin(), picked.end(), has))
                     continue;
+                if (!whole) {
+                    schedule::KernelGroup with = g;
+                    with.set(d.key, v);
+                    for (auto &k : schedule::sampleLegal(*analysis, with, problem, 1, seed, {d.key}))
+                        picked.push_back(std::move(k));
+                    continue;
+                }
                 auto first = std::find_if(legal.begin(), legal.end(), has);
                 if (first == legal.end())
                     continue;
                 auto last = std::find_if(legal.rbegin(), legal.rend(), has);
-                for (const schedule::KernelGroup *k : {&*first, &*last}) {
-                    if (k != &*first && *k == *first)
-                        continue;
-                    schedule::Schedule s = *base;
-                    s.groups[gi] = *k;
-                    picked.push_back(*k);
-                    out.push_back(std::move(s));
-                }
+                picked.push_back(*first);
+                if (!(*last == *first))
+                    picked.push_back(*last);
             }
+        for (const auto &k : picked) {
+            schedule::Schedule s = *base;
+            s.groups[gi] = k;
+            out.push_back(std::move(s));
+        }
     }
     return out;
 }

@@ -202,10 +202,10 @@ TEST(GemmStore, IllegalValuesNameTheirReason)
     EXPECT_TRUE(violations(plain, {{"store", 2}}).empty());
     EXPECT_TRUE(names(violations(tf32, {{"store", 1}, {"math", 1}}), {"store", "math"}, "math must be simt"));
     EXPECT_TRUE(names(violations(plain, {{"store", 1}, {"thread_n", 2}, {"block_n", 32}, {"thread_m", 2}, {"block_m", 32}}),
-                      {"store", "thread_n"},
+                      {"store", "thread_n", "math"},
                       "columns are single"));
-    EXPECT_TRUE(names(violations(odd, {{"store", 2}}), {"store"}, "515 elements, not a multiple of 4"));
-    EXPECT_TRUE(names(violations(gelu, {{"store", 2}}), {"store"}, "fused epilogue ops already store"));
+    EXPECT_TRUE(names(violations(odd, {{"store", 2}}), {"store", "thread_n", "math"}, "515 elements, not a multiple of 4"));
+    EXPECT_TRUE(names(violations(gelu, {{"store", 2}}), {"store", "split_k", "math"}, "fused epilogue ops already store"));
     EXPECT_TRUE(violations(gelu, {{"store", 1}}).empty()) << "GELU's results stored one by one";
     EXPECT_TRUE(violations(gelu, {{"store", 2}, {"split_k", 2}}).empty()) << "split K stores the raw sums";
 }
