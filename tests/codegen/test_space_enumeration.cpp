@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -56,6 +57,27 @@ std::vector<std::size_t> walkPosition(const schedule::KernelGroup &g)
         out.push_back(static_cast<std::size_t>(
             std::find(d.candidates.begin(), d.candidates.end(), g.value(d.key)) - d.candidates.begin()));
     return out;
+}
+
+/// A fixture program's first group, analysed, under fp32 (`c` must outlive it: the problem refers to
+/// its graph).
+struct MainGroup {
+    schedule::Problem problem;
+    schedule::KernelGroup group;
+    schedule::GroupAnalysis analysis;
+};
+
+std::optional<MainGroup> mainGroup(const Case &c)
+{
+    const schedule::Problem problem{c.graph, c.sizes, sm90(), schedule::Precision::FP32};
+    auto base = schedule::defaultSchedule(problem);
+    if (!base.ok())
+        return std::nullopt;
+    const auto &group = base->groups.front();
+    auto analysis = schedule::analyzeGroup(problem.graph, group.ops, group.strategy);
+    if (!analysis.ok())
+        return std::nullopt;
+    return MainGroup{problem, group, std::move(*analysis)};
 }
 
 std::size_t productSize(schedule::Strategy s)
@@ -131,50 +153,41 @@ TEST(SpaceEnumeration, DrawsComeFromTheWholeLegalSpace)
     // Draws are legal, distinct, the same for a seed, and reach the large tiles; a fixed decision
     // keeps the group's value.
     const auto fixtures = cases();
-    const Case &c = fixtures.front();
-    ASSERT_EQ(c.name, "matmul_odd");
-    const schedule::Problem problem{c.graph, c.sizes, sm90(), schedule::Precision::FP32};
-    auto base = schedule::defaultSchedule(problem);
-    ASSERT_TRUE(base.ok());
-    const auto &group = base->groups.front();
-    auto analysis = schedule::analyzeGroup(problem.graph, group.ops, group.strategy);
-    ASSERT_TRUE(analysis.ok());
-    const auto walked = schedule::enumerateLegal(*analysis, group, problem, 100000);
+    ASSERT_EQ(fixtures.front().name, "matmul_odd");
+    const auto matmul = mainGroup(fixtures.front());
+    ASSERT_TRUE(matmul.has_value());
+    const auto &[problem, group, analysis] = *matmul;
+    const auto walked = schedule::enumerateLegal(analysis, group, problem, 100000);
     ASSERT_EQ(walked.size(), 100000u);
     EXPECT_LE(walked.back().value("block_m"), 32) << "the walk's limit is reached before block_m=64";
 
-    const auto drawn = schedule::sampleLegal(*analysis, group, problem, 40, 11);
+    const auto drawn = schedule::sampleLegal(analysis, group, problem, 40, 11);
     ASSERT_EQ(drawn.size(), 40u);
     std::set<std::string> distinct;
     std::set<int> blockM;
     for (const auto &g : drawn) {
-        EXPECT_TRUE(schedule::checkGroup(*analysis, g, problem).empty()) << schedule::describe(g);
+        EXPECT_TRUE(schedule::checkGroup(analysis, g, problem).empty()) << schedule::describe(g);
         distinct.insert(schedule::describe(g));
         blockM.insert(g.value("block_m"));
     }
     EXPECT_EQ(distinct.size(), drawn.size());
     EXPECT_GE(blockM.size(), 4u) << "draws spread over block_m";
-    EXPECT_EQ(schedule::sampleLegal(*analysis, group, problem, 40, 11), drawn) << "the same seed, the same draws";
-    EXPECT_NE(schedule::sampleLegal(*analysis, group, problem, 40, 12), drawn);
+    EXPECT_EQ(schedule::sampleLegal(analysis, group, problem, 40, 11), drawn) << "the same seed, the same draws";
+    EXPECT_NE(schedule::sampleLegal(analysis, group, problem, 40, 12), drawn);
 
     schedule::KernelGroup big = group;
     big.set("block_m", 256);
-    const auto fixed = schedule::sampleLegal(*analysis, big, problem, 5, 3, {"block_m"});
+    const auto fixed = schedule::sampleLegal(analysis, big, problem, 5, 3, {"block_m"});
     ASSERT_FALSE(fixed.empty());
     for (const auto &g : fixed)
         EXPECT_EQ(g.value("block_m"), 256);
 
     // A space smaller than the request: every legal schedule once, then it stops.
-    const Case &chain = fixtures[5];
-    ASSERT_EQ(chain.name, "chain_odd");
-    const schedule::Problem chainProblem{chain.graph, chain.sizes, sm90(), schedule::Precision::FP32};
-    auto chainBase = schedule::defaultSchedule(chainProblem);
-    ASSERT_TRUE(chainBase.ok());
-    const auto &cg = chainBase->groups.front();
-    auto chainAnalysis = schedule::analyzeGroup(chainProblem.graph, cg.ops, cg.strategy);
-    ASSERT_TRUE(chainAnalysis.ok());
-    const auto all = schedule::enumerateLegal(*chainAnalysis, cg, chainProblem);
-    const auto many = schedule::sampleLegal(*chainAnalysis, cg, chainProblem, 1000, 5);
+    ASSERT_EQ(fixtures[5].name, "chain_odd");
+    const auto chain = mainGroup(fixtures[5]);
+    ASSERT_TRUE(chain.has_value());
+    const auto all = schedule::enumerateLegal(chain->analysis, chain->group, chain->problem);
+    const auto many = schedule::sampleLegal(chain->analysis, chain->group, chain->problem, 1000, 5);
     EXPECT_LE(many.size(), all.size());
     EXPECT_GE(many.size(), all.size() / 2) << "most of a small space in a few draws";
 }
