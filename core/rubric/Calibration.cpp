@@ -169,7 +169,7 @@ std::vector<std::pair<std::string, std::string>> calibrationFacts(const ProgramF
     if (facts.kernels.empty() || main >= facts.kernels.size())
         return {};
     const FactSource source{facts, prediction, facts.kernels[main], prediction.kernels[main],
-                            hotLoopPtx(facts.kernels[main].ptxBody)};
+                            facts.kernels[main].ptxLoop};
     std::vector<std::pair<std::string, std::string>> out;
     for (const FactColumn &c : kFactColumns)
         out.emplace_back(c.name, c.value(source));

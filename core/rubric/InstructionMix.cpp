@@ -5,7 +5,7 @@
 // The counts are static (each instruction once); the hot loops are unrolled in the PTX already.
 // Where the kernel was compiled to sm_90 machine code the evidence adds the same loop's SASS
 // (cuda::scanSass): spills inside it, accumulator moves, bank conflicts, stall cycles.
-//   CompileResult::ptx -> ptxEntryBody -> countPtx / hotLoopPtx / tensorLoopPtx -> MixFigures -> score
+//   CompileResult::ptx -> analyzeProgram (KernelFacts::ptxMix, ptxLoop) / tensorLoopPtx -> MixFigures -> score
 #include "core/rubric/Dimensions.h"
 
 #include <algorithm>
@@ -22,8 +22,8 @@ constexpr int kSchedulersPerSm = 4;
 MixFigures instructionMixFigures(const KernelFacts &k, const ProgramFacts &p)
 {
     MixFigures f;
-    const PtxMix m = countPtx(k.ptxBody);
-    const PtxMix hot = hotLoopPtx(k.ptxBody);
+    const PtxMix &m = k.ptxMix;
+    const PtxMix &hot = k.ptxLoop;
     f.hotLoop = hot.total > 0 && hot.fma > 0;
     const PtxMix &core = f.hotLoop ? hot : m; // the FMA-heaviest loop, where the time goes
     const int global = m.globalLoads + m.globalStores;
@@ -136,8 +136,8 @@ protected:
     RubricScore scoreKernel(const KernelFacts &k, const ProgramFacts &p, const RubricInput &) const override
     {
         RubricScore s;
-        const PtxMix m = countPtx(k.ptxBody);
-        const PtxMix hot = hotLoopPtx(k.ptxBody);
+        const PtxMix &m = k.ptxMix;
+        const PtxMix &hot = k.ptxLoop;
         const MixFigures f = instructionMixFigures(k, p);
         const bool loop = f.hotLoop;
         const int global = m.globalLoads + m.globalStores;

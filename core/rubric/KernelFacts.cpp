@@ -342,11 +342,12 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
                 res->spillStoreBytes < 0 || res->spillLoadBytes < 0 ? -1 : res->spillStoreBytes + res->spillLoadBytes;
             k.localBytes = res->localBytes;
             k.ptxBody = ptxEntryBody(compiled->ptx, k.name);
-            k.ptxInstructions = countPtx(k.ptxBody).total;
-            const PtxMix loop = hotLoopPtx(k.ptxBody);
-            k.loopFma = loop.fma;
-            k.loopSharedLoads = loop.sharedLoads;
-            k.loopInstructions = loop.total;
+            k.ptxMix = countPtx(k.ptxBody);
+            k.ptxLoop = hotLoopPtx(k.ptxBody);
+            k.ptxInstructions = k.ptxMix.total;
+            k.loopFma = k.ptxLoop.fma;
+            k.loopSharedLoads = k.ptxLoop.sharedLoads;
+            k.loopInstructions = k.ptxLoop.total;
             for (const auto &sk : sass)
                 if (sk.mangledName == res->mangledName) {
                     k.sassScanned = true;
@@ -402,7 +403,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
         detail::describeAccesses(k, problem, *analysis);
         // A loop-free kernel issues its PTX once per warp, give or take predication; kernels with
         // loops (GEMM k-loops, generic reductions) keep the strategy's estimate.
-        if (k.ptxInstructions > 0 && hotLoopPtx(k.ptxBody).total == 0 &&
+        if (k.ptxInstructions > 0 && k.ptxLoop.total == 0 &&
             (k.strategy == schedule::Strategy::RowReduction || k.strategy == schedule::Strategy::Elementwise))
             k.instructionsPerWarp = k.ptxInstructions;
         for (const auto &s : k.streams) {

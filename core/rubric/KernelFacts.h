@@ -10,6 +10,7 @@
 #include "core/common/Result.h"
 #include "core/cuda/NvrtcCompiler.h"
 #include "core/cuda/SassScan.h"
+#include "core/rubric/PtxCounts.h"
 #include "core/schedule/Space.h"
 
 #include <cstdint>
@@ -109,6 +110,8 @@ struct KernelFacts {
     int loopFma = 0;
     int loopSharedLoads = 0;
     int loopInstructions = 0; ///< every PTX instruction of that loop (the rest of the entry runs once: prologue, epilogue)
+    PtxMix ptxMix;  ///< the whole entry's PTX counted (countPtx; empty when not compiled)
+    PtxMix ptxLoop; ///< its hot loop's (hotLoopPtx): loopFma, loopSharedLoads and loopInstructions come from it
     /// The machine code (sm_90 CUBIN, cuda::scanSass): the hot loop as ptxas built it, and the whole
     /// kernel. Where the PTX cannot tell: spill loads and stores inside the loop or outside it,
     /// accumulators moved, register bank conflicts, the static schedule's stall cycles. Zeros when
