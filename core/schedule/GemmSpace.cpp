@@ -94,6 +94,30 @@ void checkGemmStore(const GroupAnalysis &a, const KernelGroup &g, const GemmShap
                                   "store values of their own"});
 }
 
+// The decisions each derived figure of GemmShape reads: a rule names all of them, since the walks
+// of the legal space (enumerateLegal, sampleLegal) skip the later decisions once the named ones are
+// set and the rule is broken. Built once: checkGemm runs at every node of those walks.
+using Keys = std::vector<std::string>;
+
+Keys join(std::initializer_list<Keys> lists)
+{
+    Keys out;
+    for (const Keys &l : lists)
+        for (const auto &k : l)
+            if (std::find(out.begin(), out.end(), k) == out.end())
+                out.push_back(k);
+    return out;
+}
+
+const Keys threadKeys{"block_m", "thread_m", "block_n", "thread_n", "copy"}; // copy=producer: 128 more
+const Keys sharedKeys{"block_m", "block_n", "block_k", "stages", "smem_pad", "math"};
+const Keys registerKeys{"thread_m", "thread_n", "block_m", "block_n", "block_k", "stages", "vector", "copy", "math"};
+const Keys threadRegisterKeys = join({threadKeys, registerKeys});
+const Keys loadKeys = join({threadKeys, {"block_k", "vector", "math"}});
+const Keys minBlocksRegisterKeys = join({{"min_blocks"}, threadKeys, registerKeys});
+const Keys minBlocksSharedKeys = join({{"min_blocks"}, sharedKeys});
+const Keys minBlocksThreadKeys = join({{"min_blocks"}, threadKeys});
+
 } // namespace
 
 void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
@@ -101,20 +125,6 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
     const GemmShape s = gemmShape(a, g);
     const std::int64_t M = sizeValue(a.domain[0], p), N = sizeValue(a.domain[1], p), K = sizeValue(a.k, p);
     const int T = s.threads();
-    // The decisions each derived figure reads (GemmShape): a rule names all of them, since
-    // enumerateLegal skips the later decisions once the named ones are set and the rule is broken.
-    using Keys = std::vector<std::string>;
-    const Keys threadKeys{"block_m", "thread_m", "block_n", "thread_n", "copy"}; // copy=producer: 128 more
-    const Keys sharedKeys{"block_m", "block_n", "block_k", "stages", "smem_pad", "math"};
-    const Keys registerKeys{"thread_m", "thread_n", "block_m", "block_n", "block_k", "stages", "vector", "copy", "math"};
-    auto join = [](std::initializer_list<Keys> lists) {
-        Keys out;
-        for (const Keys &l : lists)
-            for (const auto &k : l)
-                if (std::find(out.begin(), out.end(), k) == out.end())
-                    out.push_back(k);
-        return out;
-    };
     if (T % 32 != 0 || T < 32)
         out.push_back({{"block_m", "thread_m", "block_n", "thread_n"},
                        "(block_m/thread_m) x (block_n/thread_n) = " + std::to_string(T) +
@@ -204,11 +214,11 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         out.push_back({{"vector", "block_k", "block_m", "block_n", "copy", "math"}, kv("vector", s.vector) + " does not divide the tile rows it loads"});
     const int CT = s.copyThreads();
     if (CT > 0 && ((s.bm * s.bk) % (s.widthA() * CT) != 0 || s.loadsA() < 1))
-        out.push_back({join({threadKeys, {"block_k", "vector", "math"}}),
+        out.push_back({loadKeys,
                        "the " + std::to_string(s.bm) + "x" + std::to_string(s.bk) + " tile of A is not a whole number (>= 1) of " +
                            std::to_string(s.widthA()) + "-wide loads for each of " + std::to_string(CT) + " threads"});
     if (CT > 0 && ((s.bn * s.bk) % (s.widthB() * CT) != 0 || s.loadsB() < 1))
-        out.push_back({join({threadKeys, {"block_k", "vector", "math"}}),
+        out.push_back({loadKeys,
                        "the " + std::to_string(s.bk) + "x" + std::to_string(s.bn) + " tile of B is not a whole number (>= 1) of " +
                            std::to_string(s.widthB()) + "-wide loads for each of " + std::to_string(CT) + " threads"});
     const int split = g.value("split_k");
@@ -239,7 +249,7 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
     if (s.producer) {
         const ProducerRegisters regs = producerRegisters(s.computeThreads(), s.registers(), p.arch.registersPerSm);
         if (regs.producer < kMinProducerRegisters)
-            out.push_back({join({threadKeys, registerKeys}),
+            out.push_back({threadRegisterKeys,
                            "copy=producer: the MMA warpgroups need about " + std::to_string(s.registers()) +
                                " registers per thread; of " + std::to_string(s.threads()) + " threads' " +
                                std::to_string(regs.launch) + " that leaves the producer " +
@@ -247,23 +257,23 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                std::to_string(kMinProducerRegisters) + ")"});
     }
     if (!s.producer && static_cast<long long>(s.registers()) * T > p.arch.registersPerBlock)
-        out.push_back({join({threadKeys, registerKeys}),
+        out.push_back({threadRegisterKeys,
                        std::to_string(T) + " threads x about " + std::to_string(s.registers()) +
                            " registers exceed the block's " + std::to_string(p.arch.registersPerBlock) +
                            " registers (the compiler would spill)"});
     if (s.minBlocks > 1) {
         const int budget = p.arch.registersPerSm / std::max(T * s.minBlocks, 1);
         if (s.registers() > budget)
-            out.push_back({join({{"min_blocks"}, threadKeys, registerKeys}),
+            out.push_back({minBlocksRegisterKeys,
                            kv("min_blocks", s.minBlocks) + " with " + std::to_string(T) + " threads leaves " +
                                std::to_string(budget) + " registers per thread; the tile needs about " +
                                std::to_string(s.registers())});
         if (s.minBlocks * (s.shared() + p.arch.reservedSharedMemoryPerBlock) > p.arch.sharedMemoryPerSm)
-            out.push_back({join({{"min_blocks"}, sharedKeys}),
+            out.push_back({minBlocksSharedKeys,
                            kv("min_blocks", s.minBlocks) + " blocks of " + std::to_string(s.shared()) +
                                " B shared memory do not fit the SM's " + std::to_string(p.arch.sharedMemoryPerSm) + " B"});
         if (T * s.minBlocks > p.arch.maxThreadsPerSm)
-            out.push_back({join({{"min_blocks"}, threadKeys}), kv("min_blocks", s.minBlocks) + " blocks of " + std::to_string(T) +
+            out.push_back({minBlocksThreadKeys, kv("min_blocks", s.minBlocks) + " blocks of " + std::to_string(T) +
                                                 " threads exceed the SM's " + std::to_string(p.arch.maxThreadsPerSm) +
                                                 " threads"});
     }

@@ -213,6 +213,14 @@ bool brokenForGood(const GroupAnalysis &analysis, const KernelGroup &g, const Pr
 
 } // namespace
 
+std::size_t candidateCombinations(Strategy strategy)
+{
+    std::size_t n = 1;
+    for (const auto &d : decisionDefs(strategy))
+        n *= d.candidates.size();
+    return n;
+}
+
 std::vector<KernelGroup> enumerateLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,
                                         std::size_t limit)
 {

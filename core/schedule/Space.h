@@ -161,6 +161,9 @@ struct ProducerRegisters {
 inline constexpr int kMinProducerRegisters = 56;
 ProducerRegisters producerRegisters(int computeThreads, int mmaNeed, int registersPerSm);
 
+/// Combinations of a strategy's decisions before legality: the product of the candidates' counts.
+std::size_t candidateCombinations(Strategy strategy);
+
 /// Legal combinations of the group's decisions (cartesian product of the candidates, filtered),
 /// at most `limit`, in a stable order: the search space the bench and the agents explore.
 std::vector<KernelGroup> enumerateLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,

@@ -104,13 +104,14 @@ inline void setLongRowDecisions(schedule::KernelGroup &g, const LongRowDecisions
 }
 
 /// Up to `count` legal schedules from the main group's whole legal space, plus the default, plus for
-/// every legal value of every decision a schedule that takes it. A space enumerateLegal walks whole
-/// (row and element-wise groups) is sampled evenly in its order; a larger one (the GEMMs: hundreds
-/// of thousands to millions of legal schedules, whose walk's first 100000 never reach block_m=64)
-/// by schedule::sampleLegal with a fixed seed.
+/// every legal value of every decision a schedule that takes it. A small space (row and element-wise
+/// groups: at most kWholeWalk combinations) is walked whole and sampled evenly in its order; a larger
+/// one (the GEMMs: hundreds of millions of combinations, 0.39-3.8 million legal, whose walk's first
+/// 100000 never reach block_m=64) is drawn from by schedule::sampleLegal with a fixed seed, without
+/// walking it.
 inline std::vector<schedule::Schedule> sampleSchedules(const schedule::Problem &problem, std::size_t count)
 {
-    constexpr std::size_t kWalkLimit = 100000;
+    constexpr std::size_t kWalkLimit = 100000, kWholeWalk = 2'000'000;
     std::vector<schedule::Schedule> out;
     auto base = schedule::defaultSchedule(problem);
     if (!base.ok())
@@ -121,8 +122,10 @@ inline std::vector<schedule::Schedule> sampleSchedules(const schedule::Problem &
         auto analysis = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
         if (!analysis.ok())
             continue;
-        const auto legal = schedule::enumerateLegal(*analysis, g, problem, kWalkLimit);
-        const bool whole = legal.size() < kWalkLimit;
+        const bool small = schedule::candidateCombinations(g.strategy) <= kWholeWalk;
+        const auto legal = small ? schedule::enumerateLegal(*analysis, g, problem, kWalkLimit)
+                                 : std::vector<schedule::KernelGroup>{};
+        const bool whole = small && legal.size() < kWalkLimit;
         const std::uint32_t seed = 1 + static_cast<std::uint32_t>(gi);
         std::vector<schedule::KernelGroup> picked;
         if (whole) {

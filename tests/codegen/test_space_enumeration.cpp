@@ -80,13 +80,6 @@ std::optional<MainGroup> mainGroup(const Case &c)
     return MainGroup{problem, group, std::move(*analysis)};
 }
 
-std::size_t productSize(schedule::Strategy s)
-{
-    std::size_t n = 1;
-    for (const auto &d : schedule::decisionDefs(s))
-        n *= d.candidates.size();
-    return n;
-}
 
 } // namespace
 
@@ -109,7 +102,7 @@ TEST(SpaceEnumeration, PrunedWalkKeepsEveryLegalSchedule)
             ASSERT_TRUE(analysis.ok()) << name;
             const auto pruned = schedule::enumerateLegal(*analysis, group, problem);
             ASSERT_FALSE(pruned.empty()) << name << " " << group.name;
-            if (productSize(group.strategy) <= 2'000'000) {
+            if (schedule::candidateCombinations(group.strategy) <= 2'000'000) {
                 std::size_t leaves = 0;
                 const auto full = fullProduct(*analysis, group, problem, &leaves);
                 EXPECT_EQ(pruned, full) << name << " " << group.name << ": " << pruned.size() << " against " << full.size()
