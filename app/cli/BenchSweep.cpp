@@ -56,6 +56,7 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
             g.set("copy", copy);
             g.set("stages", stages);
             g.set("smem_pad", 4);
+            g.set("transpose_b", 0); // the warpgroup sweep adds the transposed twins itself
             return g;
         };
         auto tileGroup = [&](const Tile &t, int bk, int copy, int stages, int minBlocks) {
@@ -83,10 +84,13 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                             if (!schedule::checkGroup(*analysis, g, problem).empty())
                                 g.set("min_blocks", 1);
                             add(g);
-                            if (math == 2) { // and the same tile copied by a producer warpgroup
+                            if (math == 2) { // and the same tile copied by a producer warpgroup, and with B transposed first
                                 schedule::KernelGroup p = g;
                                 p.set("copy", 2);
                                 add(p);
+                                schedule::KernelGroup t = g;
+                                t.set("transpose_b", 1);
+                                add(t);
                             }
                             if (!quick && moreSwizzles(tiles[i], bk, stages)) {
                                 for (int swizzle : {1, 4, 16}) {
@@ -108,7 +112,7 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
             // Warpgroup MMAs (math=tf32_wgmma, sm_90a): 64 x N MMAs with N = 64 to 256 along whichever
             // of m and n the descriptor operand runs (thread_m 8, thread_n N / 16; `add` drops the tiles
             // that do not fit the operand layout, and all of them off sm_90), each also with
-            // copy=producer.
+            // copy=producer and with transpose_b=on (where B is stored [k, j]).
             const Tile wgmmaTiles[] = {{256, 128, 8, 16}, {128, 256, 8, 16}, {128, 128, 8, 8}, {256, 64, 8, 16},
                                        {64, 256, 8, 16},  {128, 256, 8, 8},  {256, 128, 8, 8}, {128, 64, 8, 8},
                                        {64, 128, 8, 8},   {64, 128, 8, 4},   {128, 64, 8, 4}};

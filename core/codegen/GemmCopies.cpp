@@ -72,7 +72,7 @@ void GemmEmitter::loadTile(const std::string &k0)
     w.open("");
     w.line("const int k0_ = " + k0 + ";");
     loadOperand(an, "ra_", LA, a.aRowMajor, BM, "m0_", "M_");
-    loadOperand(bn, "rb_", LB, !a.bRowMajor, BN, "n0_", "N_");
+    loadOperand(bn, "rb_", LB, bKFast, BN, "n0_", "N_");
     w.close();
 }
 
@@ -81,7 +81,7 @@ void GemmEmitter::storeTile(const std::string &stage)
     w.open("");
     w.line("const int s_ = " + stage + ";");
     storeOperand("As_", "ra_", LA, a.aRowMajor, BM, SA);
-    storeOperand("Bs_", "rb_", LB, !a.bRowMajor, BN, SB);
+    storeOperand("Bs_", "rb_", LB, bKFast, BN, SB);
     w.close();
 }
 
@@ -131,7 +131,7 @@ void GemmEmitter::planFastCopies()
     };
     if (ASYNC) {
         plan("a", an, "lda_", a.aRowMajor, BM, tileA);
-        plan("b", bn, "ldb_", !a.bRowMajor, BN, tileB);
+        plan("b", bn, "ldb_", bKFast, BN, tileB);
         if (fast.size() != 2)
             fast.clear();
     }
@@ -203,7 +203,7 @@ void GemmEmitter::copyTile(const std::string &kt, const std::string &stage)
         w.open("else");
     }
     copyOperand(an, "As_", a.aRowMajor, BM, "m0_", "M_", "lda_", tileA);
-    copyOperand(bn, "Bs_", !a.bRowMajor, BN, "n0_", "N_", "ldb_", tileB);
+    copyOperand(bn, "Bs_", bKFast, BN, "n0_", "N_", "ldb_", tileB);
     if (!fast.empty())
         w.close();
     w.close();

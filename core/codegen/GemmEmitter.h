@@ -39,13 +39,14 @@ public:
           PAD(g.value("smem_pad")), STAGES(g.value("stages")), SWZ(g.value("swizzle")), MINB(g.value("min_blocks")),
           SPLIT(g.value("split_k")), STORE(g.value("store")), STREAMK(g.value("stream_k") == 1), SKB(STREAMK ? schedule::streamKBlocks(ctx.arch, g) : 0),
           ASYNC(g.value("copy") >= 1), PRODUCER(g.value("copy") == 2), MMA(g.value("math") == 1),
-          WG(g.value("math") == 2), wgTiles(wgmma::wgmmaTiles(BM, BN, BK, a.aRowMajor, !a.bRowMajor)),
+          WG(g.value("math") == 2), TRANSB(g.value("transpose_b") == 1), bKFast(!a.bRowMajor || TRANSB),
+          wgTiles(wgmma::wgmmaTiles(BM, BN, BK, a.aRowMajor, !a.bRowMajor, TRANSB)),
           tileA(WG ? (wgTiles.swap ? wgTiles.desc : wgTiles.reg) : mma::sharedTile(MMA && a.aRowMajor, BK, BM, PAD)),
           tileB(WG ? (wgTiles.swap ? wgTiles.reg : wgTiles.desc) : mma::sharedTile(MMA && !a.bRowMajor, BK, BN, PAD)),
           mmaTiles{BM, BN, BK, TM, TN, tileA, tileB}, TX(BN / TN), TY(BM / TM), T(TX * TY),
           CT(PRODUCER ? 128 : T), copyThread(PRODUCER ? "pt_" : "threadIdx.x"), LA(BM * BK / (VEC * T)),
           LB(BN * BK / (VEC * T)), SA(BM + PAD), SB(BN + PAD), A(*ctx.graph.tensor(a.a)),
-          B(*ctx.graph.tensor(a.b)), an(cIdentifier(A.name)), bn(cIdentifier(B.name)),
+          B(*ctx.graph.tensor(a.b)), an(cIdentifier(A.name)), bn(TRANSB ? "bt_" : cIdentifier(B.name)),
           accRows(WG ? wgTiles.accRows() : TM), accCols(WG ? wgTiles.accCols() : TN)
     {
         base.graph = &ctx.graph;
@@ -56,6 +57,9 @@ public:
 
     std::vector<KernelCode> kernels()
     {
+        std::vector<KernelCode> out;
+        if (TRANSB)
+            out.push_back(transposeKernel());
         header();
         tileSetup();
         mainLoop();
@@ -67,9 +71,10 @@ public:
         const Expr tiles = ceilDivExpr(a.domain[0], BM) * ceilDivExpr(a.domain[1], BN);
         // Stream-K: the SKB shared blocks, then one per tile they do not share.
         k.grid = {STREAMK ? schedule::streamKGridExpr(tiles, SKB) : tiles * SPLIT, Expr(1), Expr(1)};
-        if (SPLIT == 1)
-            return {k};
-        return {k, splitSumKernel()};
+        out.push_back(k);
+        if (SPLIT > 1)
+            out.push_back(splitSumKernel());
+        return out;
     }
 
 private:
@@ -91,6 +96,11 @@ private:
     // math=tf32_wgmma: Hopper's warpgroup MMAs, one operand from registers and one by descriptor from
     // a swizzled shared tile (WgmmaGemm.cpp); the next tile is published while a tile's MMAs run.
     const bool WG;
+    // transpose_b=on (math=tf32_wgmma, B stored [k, j]): a kernel first writes B transposed and
+    // rounded to TF32 into the workspace bt_, which this kernel copies like A (rows along k) and the
+    // MMAs read by descriptor.
+    const bool TRANSB;
+    const bool bKFast; ///< B's tile rows as copied run along k (B stored [j, k], or read from bt_)
     const wgmma::WgmmaTiles wgTiles;
     // Shared tiles: k-major [stage][BK][other + PAD], or k-contiguous [stage][other][stride] for an
     // operand whose rows run along k under the tensor cores.
@@ -206,6 +216,11 @@ private:
 
     /// split_k > 1: the second kernel, one thread per result, sums the slices and applies the epilogue.
     KernelCode splitSumKernel();
+
+    /// transpose_b=on: the kernel before the GEMM, bt_[j][k] = tf32(B[k][j]) by 64 x 64 tiles.
+    KernelCode transposeKernel();
+    /// The workspace bt_ (B transposed): its scratch buffer.
+    ScratchBuffer transposedBBuffer() const;
 };
 
 } // namespace stitch::codegen::gemm

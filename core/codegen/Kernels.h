@@ -46,6 +46,7 @@ struct KernelCode {
     int clusterSize = 1;               ///< blocks per cluster (compiled into the kernel with __cluster_dims__)
     std::vector<ScratchBuffer> scratch;
     bool splitSum = false;             ///< the second kernel of a split-K GEMM: sums the partials, applies the epilogue
+    bool transposeB = false;           ///< the kernel before a transpose_b=on GEMM: writes B transposed (and rounded to TF32)
 };
 
 /// What every generator receives.

@@ -159,8 +159,9 @@ Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const
                   return s;
               }() + "\nKernels in launch order:" + [&] {
                   std::string s;
-                  for (const auto &k : p.kernels)
-                      s += "\n  " + schedule::describe(k.group);
+                  for (const auto &k : p.kernels) // a group's second kernel (split K's sum, B's transposing pass) by name
+                      s += "\n  " + (k.code.name != k.group.name ? k.code.name + ", of " : std::string()) +
+                           schedule::describe(k.group);
                   return s;
               }());
     w.line("#ifndef __CUDACC_RTC__");

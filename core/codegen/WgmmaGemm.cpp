@@ -33,23 +33,53 @@ int swizzleBytes(int blockK) { return blockK * 4; }
 
 int layoutType(int rowBytes) { return rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3; }
 
-WgmmaTiles wgmmaTiles(int bm, int bn, int bk, bool aKContiguous, bool bKContiguous)
+WgmmaTiles wgmmaTiles(int bm, int bn, int bk, bool aKContiguous, bool bKContiguous, bool transposedB)
 {
-    const schedule::WgmmaLayout l = schedule::wgmmaLayout(bm, bn, bk, aKContiguous, bKContiguous);
+    const schedule::WgmmaLayout l = schedule::wgmmaLayout(bm, bn, bk, aKContiguous, bKContiguous, transposedB);
     WgmmaTiles t;
     t.bm = bm;
     t.bn = bn;
     t.bk = bk;
     t.swap = l.swap;
+    t.shared = l.shared;
     t.nw = l.nw;
     t.warpgroups = l.warpgroups;
-    t.reg = {l.regKContiguous, bk, l.regRows, l.regStride};
+    t.reg = {l.regKContiguous, bk, l.regRows, l.regStride, l.shared ? swizzleBytes(bk) : 0};
     t.desc = {true, bk, l.descRows, l.descStride, swizzleBytes(bk)};
     return t;
 }
 
+namespace {
+
+std::string descriptorBits(const std::string &address, int rowBytes)
+{
+    return "(unsigned long long)((((unsigned)__cvta_generic_to_shared(" + address + ")) & 0x3FFFF) >> 4) | (1ULL << 16) | ((unsigned long long)" +
+           str(8 * rowBytes / 16) + " << 32) | ((unsigned long long)" + str(layoutType(rowBytes)) + " << 62)";
+}
+
+/// transpose_b=on: both tiles by descriptor, no fragments.
+void emitSharedSetup(CudaWriter &w, const WgmmaTiles &t)
+{
+    const int rowBytes = t.desc.swizzle;
+    w.comment("math=tf32_wgmma, transpose_b=on: warpgroup wg_ computes MMA rows wg_ * 64 .. + 63 (along n) by " + str(t.nw) +
+              " columns (along m) as m64n" + str(t.nw) + "k8 wgmma, " + str(t.bk / 8) +
+              " per tile;\nboth operands from shared memory by descriptor (" + str(rowBytes) +
+              "-byte swizzled rows): wg_'s 64 rows of B transposed, all of A.");
+    w.line("const int wg_ = threadIdx.x / 128, warp_ = (threadIdx.x / 32) % 4, g_ = (threadIdx.x % 32) / 4, t_ = threadIdx.x % 4;");
+    w.comment("Descriptors of stage 0: start address / 16, leading byte offset 16 (unused), stride byte offset " +
+              str(8 * rowBytes) + " (8 rows), layout type " + str(layoutType(rowBytes)) + " (" + str(rowBytes) + "-byte swizzle).");
+    w.line("const unsigned long long descBase_ = " + descriptorBits("As_", rowBytes) + ";");
+    w.line("const unsigned long long rowDescBase_ = " + descriptorBits("Bs_ + wg_ * " + str(64 * t.bk), rowBytes) + ";");
+}
+
+} // namespace
+
 void emitWgmmaSetup(CudaWriter &w, const WgmmaTiles &t)
 {
+    if (t.shared) {
+        emitSharedSetup(w, t);
+        return;
+    }
     const std::string regTile = t.swap ? "Bs_" : "As_", descTile = t.swap ? "As_" : "Bs_";
     const int rowBytes = t.desc.swizzle;
     w.comment("math=tf32_wgmma: warpgroup wg_ computes MMA rows wg_ * 64 .. + 63 (along " + std::string(t.swap ? "n" : "m") +
@@ -63,9 +93,7 @@ void emitWgmmaSetup(CudaWriter &w, const WgmmaTiles &t)
     w.comment("Descriptor of stage 0: start address / 16, leading byte offset 16 (unused), stride byte offset " +
               str(8 * rowBytes) + " (8 rows), layout type " + str(layoutType(rowBytes)) + " (" + str(rowBytes) +
               "-byte swizzle).");
-    w.line("const unsigned long long descBase_ = (unsigned long long)((((unsigned)__cvta_generic_to_shared(" + descTile +
-           ")) & 0x3FFFF) >> 4) | (1ULL << 16) | ((unsigned long long)" + str(8 * rowBytes / 16) + " << 32) | ((unsigned long long)" +
-           str(layoutType(rowBytes)) + " << 62);");
+    w.line("const unsigned long long descBase_ = " + descriptorBits(descTile, rowBytes) + ";");
     w.comment("Operands rounded to the nearest TF32 value (cvt.rna).");
     w.line("auto tf32_ = [](float x) {");
     w.line("    unsigned u;");
@@ -85,8 +113,56 @@ std::string accElement(const WgmmaTiles &t, int i)
 
 } // namespace
 
+namespace {
+
+std::string accOperands(const WgmmaTiles &t, std::string &regs)
+{
+    std::string acc;
+    for (int i = 0; i < t.nw / 2; ++i) {
+        regs += (i ? ", %" : "%") + str(i);
+        acc += std::string(i ? ", " : "") + "\"+f\"(" + accElement(t, i) + ")";
+    }
+    return acc;
+}
+
+/// transpose_b=on: block_k / 8 MMAs with both operands by descriptor (wgmma's A: the warpgroup's 64
+/// rows of B transposed; its B: A's tile), one commit group.
+void emitSharedTile(CudaWriter &w, const WgmmaTiles &t, const std::string &stage)
+{
+    const int steps = t.bk / 8, nacc = t.nw / 2;
+    w.open("");
+    w.line("const unsigned long long desc_ = descBase_ + (unsigned long long)(" + stage + " * " +
+           str(t.desc.stageFloats() * 4 / 16) + ");");
+    w.line("const unsigned long long rowDesc_ = rowDescBase_ + (unsigned long long)(" + stage + " * " +
+           str(t.reg.stageFloats() * 4 / 16) + ");");
+    std::string fenceInputs;
+    for (int s = 0; s < steps; ++s) {
+        w.line("const unsigned long long desc" + str(s) + "_ = desc_ + " + str(s * 2) + "ULL, rowDesc" + str(s) +
+               "_ = rowDesc_ + " + str(s * 2) + "ULL; // + 32 bytes per 8-deep step");
+        fenceInputs += std::string(s ? ", " : "") + "\"l\"(desc" + str(s) + "_), \"l\"(rowDesc" + str(s) + "_)";
+    }
+    w.line("asm volatile(\"wgmma.fence.sync.aligned;\\n\" :: " + fenceInputs + " : \"memory\");");
+    std::string regs;
+    const std::string acc = accOperands(t, regs);
+    for (int s = 0; s < steps; ++s) {
+        w.line("asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\nwgmma.mma_async.sync.aligned.m64n" + str(t.nw) +
+               "k8.f32.tf32.tf32 {" + regs + "}, %" + str(nacc) + ", %" + str(nacc + 1) + ", p, 1, 1;\\n}\\n\"");
+        w.line("    : " + acc);
+        w.line("    : \"l\"(rowDesc" + str(s) + "_), \"l\"(desc" + str(s) + "_)");
+        w.line("    : \"memory\");");
+    }
+    w.line("asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");");
+    w.close();
+}
+
+} // namespace
+
 void emitWgmmaTile(CudaWriter &w, const WgmmaTiles &t, const std::string &stage)
 {
+    if (t.shared) {
+        emitSharedTile(w, t, stage);
+        return;
+    }
     const int steps = t.bk / 8;
     w.open("");
     // The fragments load only once the previous tile's MMAs are done (the caller waits with none
@@ -112,11 +188,8 @@ void emitWgmmaTile(CudaWriter &w, const WgmmaTiles &t, const std::string &stage)
     }
     w.line("asm volatile(\"wgmma.fence.sync.aligned;\\n\" :: " + fenceInputs + " : \"memory\");");
     const int nacc = t.nw / 2;
-    std::string regs, acc;
-    for (int i = 0; i < nacc; ++i) {
-        regs += (i ? ", %" : "%") + str(i);
-        acc += std::string(i ? ", " : "") + "\"+f\"(" + accElement(t, i) + ")";
-    }
+    std::string regs;
+    const std::string acc = accOperands(t, regs);
     for (int s = 0; s < steps; ++s) {
         // scale-d is a predicate (D = A B + D when true).
         w.line("asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\nwgmma.mma_async.sync.aligned.m64n" + str(t.nw) +

@@ -29,6 +29,7 @@ int layoutType(int rowBytes);
 struct WgmmaTiles {
     int bm = 0, bn = 0, bk = 0;
     bool swap = false; ///< MMA rows run along n (B in registers, A by descriptor); else along m
+    bool shared = false; ///< transpose_b=on: B (the MMA rows' operand) by descriptor too, from B transposed
     int nw = 0;        ///< the MMA's N: block_m (swap) or block_n
     int warpgroups = 0;
     mma::SharedTile reg, desc; ///< the register operand's tile and the descriptor operand's (swizzled) tile
@@ -37,16 +38,19 @@ struct WgmmaTiles {
     int accCols() const { return swap ? 2 : nw / 4; }
 };
 
-/// `aKContiguous`: A's rows run along k (A[i, k]); `bKContiguous`: B's do (B[j, k]). The arrangement
-/// is schedule::wgmmaLayout's (the legality rules and the rubric read the same one).
-WgmmaTiles wgmmaTiles(int bm, int bn, int bk, bool aKContiguous, bool bKContiguous);
+/// `aKContiguous`: A's rows run along k (A[i, k]); `bKContiguous`: B's do (B[j, k]); `transposedB`:
+/// transpose_b=on (B read from its transposed copy, both tiles by descriptor). The arrangement is
+/// schedule::wgmmaLayout's (the legality rules and the rubric read the same one).
+WgmmaTiles wgmmaTiles(int bm, int bn, int bk, bool aKContiguous, bool bKContiguous, bool transposedB = false);
 
 /// Warpgroup, warp and lane indices, the lane's offset in the register tile and the descriptor's
 /// constant part. Needs As_, Bs_ (the shared tiles) declared.
 void emitWgmmaSetup(CudaWriter &w, const WgmmaTiles &t);
 /// The math on shared stage `stage`: the register fragments of every 8-deep step into rf_, rounded
 /// to TF32, then block_k / 8 wgmma.mma_async into acc_ and one commit group. The caller waits
-/// (wgmma.wait_group 0) before the next tile's call and before the stage is reused.
+/// (wgmma.wait_group 0) before the next tile's call and before the stage is reused. With `shared`
+/// tiles no fragments: both operands by descriptor, and the caller may leave the group running
+/// (wgmma.wait_group 1) while it publishes the next tile.
 void emitWgmmaTile(CudaWriter &w, const WgmmaTiles &t, const std::string &stage);
 /// The block-tile row of acc_[i_][...] and the first column of acc_[...][h_ * W] for the epilogue,
 /// W = epilogueWidth adjacent columns.

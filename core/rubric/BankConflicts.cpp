@@ -56,6 +56,14 @@ std::string wgmmaSentence(const KernelFacts &k, const std::vector<MeasuredStream
             fillStats = b;
         }
     }
+    if (k.bothDescriptors) {
+        std::string s = k.descriptorOperand + " are read by the tensor cores through wgmma descriptors from " +
+                        std::to_string(k.descriptorSwizzleBytes) +
+                        "-byte-swizzled tiles: no fragment loads, no bank conflicts";
+        if (!worstFill || fillStats.maxWays <= 1)
+            return s + "; the cp.async fills of both tiles are conflict free.";
+        return s + "; " + worstFill->what + " is a " + std::to_string(fillStats.maxWays) + "-way bank conflict.";
+    }
     std::string s = k.descriptorOperand + " is read by the tensor cores through a wgmma descriptor from a " +
                     std::to_string(k.descriptorSwizzleBytes) +
                     "-byte-swizzled tile (no bank conflicts, no load instructions); " + k.registerOperand +

@@ -10,6 +10,10 @@ namespace stitch::rubric::detail {
 
 void StreamBuilder::gemm()
 {
+    if (facts.transposeB) {
+        gemmTranspose();
+        return;
+    }
     const auto &g = facts.kernel->group;
     const int BM = g.value("block_m"), BN = g.value("block_n"), BK = g.value("block_k"), TM = g.value("thread_m"),
               TN = g.value("thread_n"), VEC = g.value("vector"), PAD = g.value("smem_pad"), STAGES = g.value("stages"),
@@ -21,6 +25,8 @@ void StreamBuilder::gemm()
     // along k keeps k-contiguous rows in shared memory (16-byte copies, no transposition).
     const bool MMA = g.value("math") == 1;
     const bool WGMMA = g.value("math") == 2; // math=tf32_wgmma: wgmmaFill, wgmmaFragments and the facts below
+    // transpose_b=on: B read from its transposed copy bt_ (rows along k), both operands by descriptor.
+    const bool TRANSB = g.value("transpose_b") == 1;
     const int TX = BN / TN, T = (BM / TM) * TX, warps = std::max(T / 32, 1);
     const int SA = BM + PAD, SB = BN + PAD;
     const std::int64_t M = evalSize(a.domain[0], sizes()), N = evalSize(a.domain[1], sizes()),
@@ -30,7 +36,13 @@ void StreamBuilder::gemm()
     const std::int64_t kTiles = ceilDiv(kChunk, BK);
     const double blocks = static_cast<double>(facts.blocks);
     const ir::Tensor &A = tensor(a.a), &B = tensor(a.b);
-    const TensorLayout la = layoutOf(A, sizes()), lb = layoutOf(B, sizes());
+    const TensorLayout la = layoutOf(A, sizes());
+    TensorLayout lb = layoutOf(B, sizes());
+    if (TRANSB) { // bt_: a workspace of its own, [N][K]
+        lb.base = std::int64_t(1) << 51;
+        lb.extents = {N, K};
+        lb.strides = ir::rowMajorStrides(lb.extents);
+    }
     const std::int64_t lda = la.extents.size() > 1 ? la.extents[1] : K, ldb = lb.extents.size() > 1 ? lb.extents[1] : N;
     auto tileOrigin = [&](std::int64_t block) {
         // The sampled middle block: its tile position, without the swizzle (same pattern).
@@ -39,14 +51,14 @@ void StreamBuilder::gemm()
     };
     // math=tf32_wgmma: an operand whose rows run along k has a k-contiguous tile (the descriptor's
     // or the register operand's [other][block_k + 4]), so its copies are `vector` floats wide too.
-    const schedule::WgmmaLayout wl = schedule::wgmmaLayout(BM, BN, BK, a.aRowMajor, !a.bRowMajor);
+    const schedule::WgmmaLayout wl = schedule::wgmmaLayout(BM, BN, BK, a.aRowMajor, !a.bRowMajor, TRANSB);
     auto operand = [&](bool isA, bool kFastest, int tileOther, std::int64_t limit, std::int64_t ld,
                        const TensorLayout &l) {
         const bool kContiguous = (MMA || WGMMA) && kFastest;
         const int VW = ASYNC && kFastest && !kContiguous ? 1 : VEC; // elements per load (or cp.async) of this operand
         const int loads = tileOther * BK / (VW * T);
         const int perRow = (kFastest ? BK : tileOther) / VW;
-        const std::string name = isA ? A.name : B.name;
+        const std::string name = isA ? A.name : TRANSB ? B.name + " transposed (bt_)" : B.name;
         const std::string along = kFastest ? "k" : (isA ? "i" : "j");
         add(std::string(ASYNC ? "cp.async " : "load ") + name + ": " + std::to_string(VW) + " float" + (VW > 1 ? "s" : "") +
                 " per lane along " + along,
@@ -100,7 +112,7 @@ void StreamBuilder::gemm()
     };
     if (!facts.splitSum) {
         operand(true, a.aRowMajor, BM, M, lda, la);
-        operand(false, !a.bRowMajor, BN, N, ldb, lb);
+        operand(false, !a.bRowMajor || TRANSB, BN, N, ldb, lb);
         // Fragments: two halves of TM/2 (TN/2) values, BM/2 (BN/2) apart, as 16-byte words where they fit.
         auto fragment = [&](bool isA, int half, std::int64_t tileBase) {
             const int chunk = std::min(half, 4);
@@ -114,9 +126,10 @@ void StreamBuilder::gemm()
         };
         if (MMA)
             mmaFragments();
-        else if (WGMMA)
-            wgmmaFragments(wl, blocks * static_cast<double>(kTiles) * (BK / 8) * 4 * warps);
-        else {
+        else if (WGMMA) {
+            if (!wl.shared) // transpose_b=on: no fragments, both operands by descriptor
+                wgmmaFragments(wl, blocks * static_cast<double>(kTiles) * (BK / 8) * 4 * warps);
+        } else {
             fragment(true, TM / 2, 0);
             fragment(false, TN / 2, static_cast<std::int64_t>(STAGES) * BK * SA * 4);
         }
@@ -206,11 +219,13 @@ void StreamBuilder::gemm()
         const int nw = wl.nw, warpgroups = std::max(wl.warpgroups, 1);
         const double steps = static_cast<double>(kTiles) * (BK / 8);
         facts.warpgroupMma = true;
-        facts.descriptorBytes = steps * warpgroups * nw * 8 * 4.0;
-        facts.fragmentWavefronts = steps * warps * 4.0;
+        // transpose_b=on: each warpgroup also reads its 64 rows of B transposed (64 x 8 per step).
+        facts.descriptorBytes = steps * warpgroups * (nw + (wl.shared ? 64 : 0)) * 8 * 4.0;
+        facts.fragmentWavefronts = wl.shared ? 0 : steps * warps * 4.0;
         facts.tileFillBytes = static_cast<double>(kTiles) * (BM + BN) * BK * 4.0;
-        facts.descriptorOperand = wl.swap ? "A" : "B";
-        facts.registerOperand = wl.swap ? "B" : "A";
+        facts.bothDescriptors = wl.shared;
+        facts.descriptorOperand = wl.shared ? "A and B (transposed)" : wl.swap ? "A" : "B";
+        facts.registerOperand = wl.shared ? "" : wl.swap ? "B" : "A";
         facts.descriptorSwizzleBytes = BK * 4;
         facts.descriptorBytesPerTile = nw * BK * 4.0;
         facts.warpgroups = warpgroups;
@@ -295,11 +310,12 @@ void StreamBuilder::wgmmaFill(const schedule::WgmmaLayout &wl, const std::string
     const auto &g = facts.kernel->group;
     const int BK = g.value("block_k");
     const std::int64_t regBase = registerTileBase(wl, g.value("stages"));
-    if (descriptor) {
+    if (descriptor || wl.shared) { // transpose_b=on: B's tile (after A's) is a descriptor tile too
+        const std::int64_t base = descriptor ? 0 : regBase;
         add("cp.async " + name + " tile to shared memory for the descriptor (" + std::to_string(BK * 4) +
                 "-byte swizzled k-contiguous rows, " + std::to_string(width * 4) + " B per lane)",
             true, true, width * 4, requests, [=](std::int64_t, int t) -> std::int64_t {
-                return swizzledOffset(t / perRow, (t % perRow) * width, BK) * 4;
+                return base + swizzledOffset(t / perRow, (t % perRow) * width, BK) * 4;
             });
         return;
     }
@@ -333,6 +349,55 @@ void StreamBuilder::wgmmaFragments(const schedule::WgmmaLayout &wl, double reque
             const std::int64_t o = wg * 64 + warp * 16 + gid;
             return regBase + (kContiguous ? o * stride + tig : static_cast<std::int64_t>(tig) * stride + o) * 4;
         });
+}
+
+void StreamBuilder::gemmTranspose()
+{
+    // GemmKernel.cpp's transposeKernel: 64 x 64 tiles, 256 threads. Interior tiles: thread t reads
+    // float4 (k = t / 16 + 16 j, n = 4 (t % 16)) of B and stores it to the tile's swizzled row k;
+    // then lane (qa, nn) of warp w reads rows 4 q .. 4 q + 3 of column n (q = 8 (cell / 16) + qa,
+    // n = 4 (cell % 16) + nn, cell = w + 8 j) and writes them as one float4 of bt_ row n. Boundary
+    // tiles (and rows not a multiple of 4 floats) go one float at a time: counted as the fast path.
+    const std::int64_t N = evalSize(a.domain[1], sizes()), K = evalSize(a.k, sizes());
+    const TensorLayout lb = layoutOf(tensor(a.b), sizes());
+    const std::int64_t ldb = lb.extents.size() > 1 ? lb.extents[1] : N;
+    const std::int64_t tilesN = ceilDiv(N, 64);
+    const double requests = static_cast<double>(facts.blocks) * 4 * (facts.threads / 32);
+    auto origin = [=](std::int64_t block) { return std::pair<std::int64_t, std::int64_t>{(block / tilesN) * 64, (block % tilesN) * 64}; };
+    auto swizzled = [](int k, int n) { return static_cast<std::int64_t>(k * 64 + (((n >> 2) ^ ((k >> 2) & 7)) << 2) + (n & 3)) * 4; };
+    add("read " + tensor(a.b).name + " rows: float4 per lane along j", false, false, 16, requests,
+        [=](std::int64_t block, int t) -> std::int64_t {
+            auto [k0, n0] = origin(block);
+            const std::int64_t k = k0 + t / 16, n = n0 + 4 * (t % 16);
+            return k < K && n < N ? lb.base + (k * ldb + n) * 4 : -1;
+        });
+    add("store the tile to shared memory (float4, 16-byte chunks swizzled by row)", true, true, 16, requests,
+        [=](std::int64_t, int t) -> std::int64_t { return swizzled(t / 16, 4 * (t % 16)); });
+    add("read the tile transposed from shared memory (4 B per lane)", true, false, 4, requests * 4,
+        [=](std::int64_t, int t) -> std::int64_t {
+            const int lane = t % 32, q = lane % 8, n = 4 * ((t / 32) % 16) + lane / 8;
+            return swizzled(4 * q, n);
+        });
+    TensorLayout bt;
+    bt.base = std::int64_t(1) << 51;
+    bt.extents = {N, K};
+    bt.strides = ir::rowMajorStrides(bt.extents);
+    add("store " + tensor(a.b).name + " transposed (bt_): float4 per lane along k", false, true, 16, requests,
+        [=](std::int64_t block, int t) -> std::int64_t {
+            auto [k0, n0] = origin(block);
+            const int lane = t % 32;
+            const std::int64_t n = n0 + 4 * ((t / 32) % 16) + lane / 8, k = k0 + 4 * (lane % 8);
+            return k < K && n < N ? bt.base + (n * K + k) * 4 : -1;
+        });
+    const double launched = static_cast<double>(tilesN * 64) * static_cast<double>(ceilDiv(K, 64) * 64);
+    facts.usefulLaneFraction = std::min(1.0, static_cast<double>(N) * K / std::max(1.0, launched));
+    facts.boundary = std::to_string(K) + "x" + std::to_string(N) + " elements of " + tensor(a.b).name + " on " +
+                     std::to_string(facts.blocks) + " tiles of 64x64";
+    if (facts.usefulLaneFraction < 1)
+        facts.branches.push_back({"boundary tiles: one float at a time, guarded", 1 - facts.usefulLaneFraction});
+    facts.ilp = 4;
+    facts.bytesInFlightPerThread = 64;
+    facts.fmaShare = 0;
 }
 
 void StreamBuilder::gemmSum()

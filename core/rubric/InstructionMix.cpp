@@ -31,7 +31,7 @@ MixFigures instructionMixFigures(const KernelFacts &k, const ProgramFacts &p)
     f.ldsPerFma = core.fma ? double(core.sharedLoads) / core.fma : 0;
     f.vectorShare = global ? double(m.globalVector) / global : 1;
     f.integerShare = m.total ? double(m.integer) / m.total : 0;
-    f.computeBound = (k.strategy == schedule::Strategy::Gemm && !k.splitSum) ||
+    f.computeBound = k.tiledGemm() ||
                      k.flops / std::max(k.trafficBytes, 1.0) >= ridgePoint(*p.gpu);
     const double rate = tensorFlopsPerCycle(*p.gpu);
     if (f.computeBound && rate > 0) {

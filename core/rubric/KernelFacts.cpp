@@ -293,6 +293,31 @@ std::pair<double, double> opFlops(const ir::ComputeOp &op, const ir::SizeBinding
     return {flops, special};
 }
 
+/// The accesses, traffic and occupancy of a kernel whose FLOPs and unique bytes are set.
+void finishFacts(KernelFacts &k, const schedule::Problem &problem, const schedule::GroupAnalysis &analysis)
+{
+    detail::describeAccesses(k, problem, analysis);
+    // A loop-free kernel issues its PTX once per warp, give or take predication; kernels with
+    // loops (GEMM k-loops, generic reductions) keep the strategy's estimate.
+    if (k.ptxInstructions > 0 && k.ptxLoop.total == 0 &&
+        (k.strategy == schedule::Strategy::RowReduction || k.strategy == schedule::Strategy::Elementwise))
+        k.instructionsPerWarp = k.ptxInstructions;
+    for (const auto &s : k.streams) {
+        if (s.shared)
+            k.sharedTrafficBytes +=
+                bankWavefronts(s, problem.arch.sharedMemoryBanks).wavefronts * 128.0 * s.requests;
+        else
+            k.trafficBytes += sectorsPerRequest(s).sectors * 32.0 * s.requests;
+    }
+    k.trafficBytes = std::max(k.trafficBytes, k.uniqueBytes);
+
+    auto occ = computeOccupancy(problem.arch, k.threads, k.registers, k.sharedBytesTotal());
+    if (occ.ok())
+        k.occupancy = *occ;
+    else
+        k.occupancyError = occ.error().message;
+}
+
 } // namespace
 
 Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const codegen::GeneratedProgram &program,
@@ -315,6 +340,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
         k.kernel = &gk;
         k.strategy = gk.group.strategy;
         k.splitSum = gk.code.splitSum;
+        k.transposeB = gk.code.transposeB;
         auto analysis = schedule::analyzeGroup(problem.graph, gk.group.ops, gk.group.strategy);
         if (!analysis.ok())
             return analysis.error();
@@ -323,7 +349,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
         for (const auto &g : gk.code.grid)
             blocks *= g.defined() ? evalOr(g, sizes, 1) : 1;
         k.blocks = static_cast<std::int64_t>(blocks);
-        if (k.strategy == schedule::Strategy::Gemm && !k.splitSum && gk.group.value("stream_k") == 1) {
+        if (k.tiledGemm() && gk.group.value("stream_k") == 1) {
             k.streamK = true;
             k.blocks = static_cast<std::int64_t>(std::ceil(evalOr(analysis->domain[0], sizes, 1) / gk.group.value("block_m")) *
                                                  std::ceil(evalOr(analysis->domain[1], sizes, 1) / gk.group.value("block_n")));
@@ -357,11 +383,19 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
                 }
         } else {
             auto est = schedule::groupResources(*analysis, gk.group, problem);
-            k.registers = k.splitSum ? 32 : est.ok() ? est->estimatedRegisters : 32;
+            k.registers = k.splitSum || k.transposeB ? 32 : est.ok() ? est->estimatedRegisters : 32;
         }
 
-        // FLOPs and the bytes of every tensor the kernel touches once.
+        // FLOPs and the bytes of every tensor the kernel touches once. The transposing pass reads B and
+        // writes its copy: no FLOPs.
         const bool gemm = k.strategy == schedule::Strategy::Gemm;
+        if (k.transposeB) {
+            if (const ir::Tensor *b = problem.graph.tensor(analysis->b))
+                k.uniqueBytes = 2 * tensorBytes(*b, sizes);
+            finishFacts(k, problem, *analysis);
+            facts.kernels.push_back(std::move(k));
+            continue;
+        }
         const int split = gemm ? gk.group.value("split_k") : 1;
         for (std::size_t i = 0; i < analysis->ops.size(); ++i) {
             const auto &op = *analysis->ops[i];
@@ -399,27 +433,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
         for (ir::TensorId id : touched)
             if (const ir::Tensor *t = problem.graph.tensor(id))
                 k.uniqueBytes += tensorBytes(*t, sizes);
-
-        detail::describeAccesses(k, problem, *analysis);
-        // A loop-free kernel issues its PTX once per warp, give or take predication; kernels with
-        // loops (GEMM k-loops, generic reductions) keep the strategy's estimate.
-        if (k.ptxInstructions > 0 && k.ptxLoop.total == 0 &&
-            (k.strategy == schedule::Strategy::RowReduction || k.strategy == schedule::Strategy::Elementwise))
-            k.instructionsPerWarp = k.ptxInstructions;
-        for (const auto &s : k.streams) {
-            if (s.shared)
-                k.sharedTrafficBytes +=
-                    bankWavefronts(s, problem.arch.sharedMemoryBanks).wavefronts * 128.0 * s.requests;
-            else
-                k.trafficBytes += sectorsPerRequest(s).sectors * 32.0 * s.requests;
-        }
-        k.trafficBytes = std::max(k.trafficBytes, k.uniqueBytes);
-
-        auto occ = computeOccupancy(problem.arch, k.threads, k.registers, k.sharedBytesTotal());
-        if (occ.ok())
-            k.occupancy = *occ;
-        else
-            k.occupancyError = occ.error().message;
+        finishFacts(k, problem, *analysis);
         facts.kernels.push_back(std::move(k));
     }
     return facts;

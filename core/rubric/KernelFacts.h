@@ -60,6 +60,9 @@ struct KernelFacts {
     schedule::Strategy strategy = schedule::Strategy::Generic;
     const codegen::GeneratedKernel *kernel = nullptr;
     bool splitSum = false; ///< the second kernel of a split-K GEMM
+    bool transposeB = false; ///< the kernel before a transpose_b=on GEMM: B transposed, a memory pass
+    /// The tiled GEMM kernel itself (not a split-K sum nor the transposing pass): its k-loop terms apply.
+    bool tiledGemm() const { return strategy == schedule::Strategy::Gemm && !splitSum && !transposeB; }
 
     /// Blocks launched; for a stream-K GEMM (streamK) the whole tiles of work instead, which its
     /// streamKBlocks + remaining-tile blocks share evenly.
@@ -141,6 +144,9 @@ struct KernelFacts {
     /// warpgroup reads of it per k-tile; the register operand ("B" or "A"), whose fragment loads are
     /// the kernel's only shared loads (a stream).
     std::string descriptorOperand, registerOperand;
+    /// transpose_b=on: both operands by descriptor (registerOperand empty), no fragment loads between
+    /// tiles, and one MMA group left running across each tile's barrier.
+    bool bothDescriptors = false;
     int descriptorSwizzleBytes = 0;
     double descriptorBytesPerTile = 0;
     int warpgroups = 0;

@@ -10,7 +10,7 @@ namespace stitch::rubric {
 
 double occupancyTarget(const KernelFacts &k)
 {
-    const bool gemm = k.strategy == schedule::Strategy::Gemm && !k.splitSum;
+    const bool gemm = k.tiledGemm();
     return gemm ? 0.25 : 0.5;
 }
 
@@ -48,7 +48,7 @@ protected:
             return s;
         }
         const Occupancy &o = *k.occupancy;
-        const bool gemm = k.strategy == schedule::Strategy::Gemm && !k.splitSum;
+        const bool gemm = k.tiledGemm();
         // The score is the occupancy the warps reach: the calculator's theoretical figure, less
         // what short-lived blocks or a small grid leave empty (the model's estimate, which the
         // H200's achieved-occupancy counter checks, docs/RUBRIC.md).

@@ -201,7 +201,7 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     // An SM's own pipes (FMA, issue, shared memory) see the tail per SM: the busiest SM runs
     // ceil(blocks / SMs) blocks while the average runs blocks / SMs (fewer blocks than SMs: the rest idle).
     double smQuant = std::ceil(perSm) / perSm;
-    const bool tiledGemm = k.strategy == schedule::Strategy::Gemm && !k.splitSum;
+    const bool tiledGemm = k.tiledGemm();
     const double peak = gpu.fp32Tflops * 1e12;
     // FLOPs issue as FMAs where the kernel is FMA-heavy; the rest of the issue slots go to loads and
     // index math. A compiled GEMM k-loop gives its own mix: FMAs against shared-memory loads (the
@@ -364,7 +364,8 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
         p.computeHiding = 1; // the MMAs are asynchronous: a warpgroup issues them without waiting
         fmaBlock = std::pow(std::pow(tensor, e) + std::pow(sharedTime, e), 1 / e);
         shared = 0; // in fmaBlock
-        bubble = c.wgmmaTileBubbleUs * 1e-6;
+        // transpose_b=on: no fragments to load, the MMAs stay in flight across the tile's barrier.
+        bubble = k.bothDescriptors ? 0 : c.wgmmaTileBubbleUs * 1e-6;
     } else if (k.tensorCores) {
         // TF32 tensor cores: one block's k-loop is its MMAs at the tensor peak, its fragment loads
         // (conflict free: a wavefront per 4-byte load or half an 8-byte one) and the issue of the

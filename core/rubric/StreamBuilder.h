@@ -158,6 +158,7 @@ struct StreamBuilder {
                    int perRow, double requests);
     void wgmmaFragments(const schedule::WgmmaLayout &wl, double requests);
     void gemmSum();
+    void gemmTranspose(); ///< transpose_b=on: the pass that writes B transposed (GemmStreams.cpp)
     void row();
     void elementwise();
     void generic();

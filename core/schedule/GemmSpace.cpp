@@ -18,16 +18,17 @@ int mmaKContiguousStride(int blockK, int pad)
     return stride;
 }
 
-WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, bool bKContiguous)
+WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, bool bKContiguous, bool transposedB)
 {
     WgmmaLayout l;
     l.swap = !bKContiguous;
     l.nw = l.swap ? blockM : blockN;
     l.warpgroups = (l.swap ? blockN : blockM) / 64;
-    l.regKContiguous = !l.swap && aKContiguous;
+    l.shared = transposedB && l.swap;
+    l.regKContiguous = l.shared || (!l.swap && aKContiguous);
     const int regOther = l.swap ? blockN : blockM;
     l.regRows = l.regKContiguous ? regOther : blockK;
-    l.regStride = l.regKContiguous ? blockK + 4 : regOther + 8;
+    l.regStride = l.shared ? blockK : l.regKContiguous ? blockK + 4 : regOther + 8;
     l.descRows = l.nw;
     l.descStride = blockK;
     return l;
@@ -60,7 +61,7 @@ GemmShape gemmShape(const GroupAnalysis &a, const KernelGroup &g)
     return {g.value("block_m"), g.value("block_n"), g.value("block_k"), g.value("thread_m"), g.value("thread_n"),
             g.value("vector"),  g.value("smem_pad"), g.value("stages"), g.value("min_blocks"),
             g.value("copy") >= 1, g.value("math") == 1, a.aRowMajor, !a.bRowMajor, g.value("math") == 2,
-            g.value("copy") == 2};
+            g.value("copy") == 2, g.value("transpose_b") == 1};
 }
 
 namespace {
@@ -110,10 +111,10 @@ Keys join(std::initializer_list<Keys> lists)
 }
 
 const Keys threadKeys{"block_m", "thread_m", "block_n", "thread_n", "copy"}; // copy=producer: 128 more
-const Keys sharedKeys{"block_m", "block_n", "block_k", "stages", "smem_pad", "math"};
-const Keys registerKeys{"thread_m", "thread_n", "block_m", "block_n", "block_k", "stages", "vector", "copy", "math"};
+const Keys sharedKeys{"block_m", "block_n", "block_k", "stages", "smem_pad", "math", "transpose_b"};
+const Keys registerKeys{"thread_m", "thread_n", "block_m", "block_n", "block_k", "stages", "vector", "copy", "math", "transpose_b"};
 const Keys threadRegisterKeys = join({threadKeys, registerKeys});
-const Keys loadKeys = join({threadKeys, {"block_k", "vector", "math"}});
+const Keys loadKeys = join({threadKeys, {"block_k", "vector", "math", "transpose_b"}});
 const Keys minBlocksRegisterKeys = join({{"min_blocks"}, threadKeys, registerKeys});
 const Keys minBlocksSharedKeys = join({{"min_blocks"}, sharedKeys});
 const Keys minBlocksThreadKeys = join({{"min_blocks"}, threadKeys});
@@ -183,6 +184,16 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                                       "descriptor, a conflict-free padding for the fragments): smem_pad must be 0"});
     }
     checkGemmStore(a, g, s, N, out);
+    if (s.transposeB) {
+        if (!s.wgmma)
+            out.push_back({{"transpose_b", "math"}, "transpose_b=on writes B transposed so that warpgroup MMAs read both "
+                                                    "operands by descriptor: it needs math=tf32_wgmma"});
+        if (!a.bRowMajor)
+            out.push_back({{"transpose_b"}, "transpose_b=on: B is stored [j, k], its rows already run along k"});
+        if (s.producer)
+            out.push_back({{"transpose_b", "copy"}, "transpose_b=on copies B's tiles like A's through the cp.async ring of "
+                                                    "copy=async; copy=producer's ring is not offered with it"});
+    }
     if (s.producer && !s.wgmma)
         out.push_back({{"copy", "math"}, "copy=producer hands each stage to warpgroup MMAs through mbarriers: it needs "
                                          "math=tf32_wgmma"});
@@ -203,15 +214,16 @@ void checkGemm(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                            ", so " + std::to_string(s.vector * 4) + "-byte loads would be misaligned"});
     }
     if (s.widthB() > 1) {
-        const std::int64_t bRow = a.bRowMajor ? N : K;
+        const std::int64_t bRow = s.bCopiedKFastest() ? K : N;
         if (bRow % s.vector != 0)
-            out.push_back({{"vector", "copy", "math"}, kv("vector", s.vector) + ": rows of B have " + std::to_string(bRow) +
+            out.push_back({{"vector", "copy", "math", "transpose_b"}, kv("vector", s.vector) + ": rows of " +
+                                           std::string(s.transposeB ? "B transposed" : "B") + " have " + std::to_string(bRow) +
                                            " elements, not a multiple of " + std::to_string(s.vector) +
                                            ", so " + std::to_string(s.vector * 4) + "-byte loads would be misaligned"});
     }
-    const int aVecDim = a.aRowMajor ? s.bk : s.bm, bVecDim = a.bRowMajor ? s.bn : s.bk;
+    const int aVecDim = a.aRowMajor ? s.bk : s.bm, bVecDim = s.bCopiedKFastest() ? s.bk : s.bn;
     if (aVecDim % s.widthA() != 0 || bVecDim % s.widthB() != 0)
-        out.push_back({{"vector", "block_k", "block_m", "block_n", "copy", "math"}, kv("vector", s.vector) + " does not divide the tile rows it loads"});
+        out.push_back({{"vector", "block_k", "block_m", "block_n", "copy", "math", "transpose_b"}, kv("vector", s.vector) + " does not divide the tile rows it loads"});
     const int CT = s.copyThreads();
     if (CT > 0 && ((s.bm * s.bk) % (s.widthA() * CT) != 0 || s.loadsA() < 1))
         out.push_back({loadKeys,

@@ -61,7 +61,10 @@ void setDecisions(KernelGroup &g, std::initializer_list<std::pair<const char *, 
 
 /// sm_90 with precision tf32: warpgroup MMAs (math=tf32_wgmma), the H200's fastest TF32 schedule
 /// (docs/PERFORMANCE.md, run 8: 0.80x cuBLAS at 4096^3 against 0.36x for math=tf32_mma): the
-/// largest tile that still fills the SMs, 32-deep tiles in a 4-stage ring, one block per SM.
+/// largest tile that still fills the SMs, 32-deep tiles in a 4-stage ring, one block per SM. With
+/// B stored [k, j] and M >= 4096, B transposed first (transpose_b=on; run 18: 4096^3 0.4216 against
+/// 0.4246 ms, 8192^3 3.29 against 4.03 ms): the pass over B costs 8 K N bytes of DRAM traffic
+/// against the GEMM's 2 M N K FLOPs, about 10 % of the time at M = 4096 and 3x at M = 128.
 /// False (g unchanged) where no such tile is legal, e.g. no operand with rows along k.
 template <class SetFirstFilling>
 bool wgmmaHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, SetFirstFilling &setFirstFilling)
@@ -76,6 +79,12 @@ bool wgmmaHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, Se
         setFirstFilling({{256, 128, 8, 16}, {128, 128, 8, 8}, {128, 64, 8, 8}, {64, 128, 8, 4}, {64, 64, 8, 4}});
     else
         setFirstFilling({{128, 256, 8, 16}, {128, 128, 8, 8}, {64, 128, 8, 8}, {128, 64, 8, 4}, {64, 64, 8, 4}});
+    if (swap && a.aRowMajor && sizeValue(a.domain[0], p) >= 4096) {
+        g.set("transpose_b", 1);
+        if (setWidestLegalVector(a, g, p))
+            return true;
+        g.set("transpose_b", 0);
+    }
     if (setWidestLegalVector(a, g, p))
         return true;
     g = before;

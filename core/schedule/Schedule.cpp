@@ -123,6 +123,12 @@ std::vector<DecisionDef> gemmDefs()
          "needs precision tf32 and sm_80+; a warp then computes 8*thread_m x 4*thread_n results), or by warpgroup "
          "(wgmma m64nNk8, sm_90a: four warps compute 64 x N, one operand read from shared memory by descriptor)",
          {0, 1, 2}, {"simt", "tf32_mma", "tf32_wgmma"}, 0},
+        {"transpose_b", C::MemoryAccess,
+         "math=tf32_wgmma with B stored [k, j]: B's fragments loaded from shared memory into registers and rounded "
+         "to TF32 for each tile (off), or a kernel first writes B transposed and rounded into a workspace, whose "
+         "rows run along k as wgmma's shared operand needs, and the MMAs read both operands by descriptor (on: no "
+         "fragment loads and one MMA group left running across each tile's barrier, for one more pass over B)",
+         {0, 1}, {"off", "on"}, 0},
         erfDef(),
     };
 }

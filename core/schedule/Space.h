@@ -129,18 +129,22 @@ int mmaKContiguousStride(int blockK, int pad);
 /// How math=tf32_wgmma arranges a block (core/codegen/WgmmaGemm.h), the one source for the legality
 /// rules, the kernel and the rubric. wgmma reads its shared-memory operand only k-major, so that one
 /// (the descriptor operand) is whichever of A and B has rows along k, B when both do; the other goes
-/// through registers.
+/// through registers. With transpose_b=on (B stored [k, j], A [i, k]) a kernel first writes B
+/// transposed, so its tile is read by descriptor too: the same arrangement (MMA rows along n), no
+/// register operand (`shared`).
 struct WgmmaLayout {
     bool swap = false;  ///< MMA rows along n (B in registers, A by descriptor): B's rows run along n
     int nw = 0;         ///< the MMA's N: block_m (swap) or block_n
     int warpgroups = 0; ///< 64 MMA rows each, along n (swap) or m
+    bool shared = false; ///< transpose_b=on: the "register" operand (B) is a second descriptor tile, [block_n][block_k] swizzled
     bool regKContiguous = false; ///< the register operand's tile: [other][block_k + 4] or [block_k][other + 8]
     int regRows = 0, regStride = 0; ///< its rows and floats per row (fragment loads hit 32 banks)
     int descRows = 0, descStride = 0; ///< the descriptor tile: nw rows of block_k floats, swizzled
     int regStageFloats() const { return regRows * regStride; }
     int descStageFloats() const { return descRows * descStride; }
 };
-WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, bool bKContiguous);
+WgmmaLayout wgmmaLayout(int blockM, int blockN, int blockK, bool aKContiguous, bool bKContiguous,
+                        bool transposedB = false);
 /// The descriptor tile's swizzle (rows of `rowBytes` = 4 block_k bytes: 128, 64 or 32): the 16-byte
 /// chunk `chunk` of row `row` lies at chunk `chunk ^ f(row)` of that row, f = row % 8 (128-byte rows),
 /// (row / 2) % 4 (64), (row / 4) % 2 (32). The tile's base is aligned to 8 rows, so this is the

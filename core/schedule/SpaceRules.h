@@ -30,10 +30,13 @@ struct GemmShape {
     bool aKFastest, bKFastest; ///< the operand's rows run along k in memory
     bool wgmma = false;    ///< math=tf32_wgmma: warpgroups of 64 x N (wgmmaLayout) on sm_90a warpgroup MMAs
     bool producer = false; ///< copy=producer: one more warpgroup only copies (cp.async), the others only compute
+    bool transposeB = false; ///< transpose_b=on: B is read from its transposed copy (rows along k), by descriptor
     int computeThreads() const { return (bm / tm) * (bn / tn); }
     int copyThreads() const { return producer ? 128 : computeThreads(); }
     int threads() const { return computeThreads() + (producer ? 128 : 0); }
-    WgmmaLayout wgmmaLayout() const { return schedule::wgmmaLayout(bm, bn, bk, aKFastest, bKFastest); }
+    WgmmaLayout wgmmaLayout() const { return schedule::wgmmaLayout(bm, bn, bk, aKFastest, bKFastest, transposeB); }
+    /// B's rows as the kernel copies them: along k when B is stored so or read from its transposed copy.
+    bool bCopiedKFastest() const { return bKFastest || transposeB; }
     /// Floats of one stage of an operand's tile: k-major rows of other + pad, or (tensor cores, rows
     /// along k) k-contiguous rows.
     int tileFloats(int other, bool kFastest) const
@@ -51,7 +54,7 @@ struct GemmShape {
     /// Elements per global load (or cp.async) of an operand: the SIMT kernel's cp.async copies an
     /// operand whose rows run along k one float at a time, transposing it into the k-major tile.
     int widthA() const { return async && aKFastest && !mma && !wgmma ? 1 : vector; }
-    int widthB() const { return async && bKFastest && !mma && !wgmma ? 1 : vector; }
+    int widthB() const { return async && bCopiedKFastest() && !mma && !wgmma ? 1 : vector; }
     int loadsA() const { return bm * bk / (widthA() * std::max(copyThreads(), 1)); }
     int loadsB() const { return bn * bk / (widthB() * std::max(copyThreads(), 1)); }
     int registers() const
@@ -63,9 +66,10 @@ struct GemmShape {
             return tm * tn + 3 * (2 * tm + tn) / 2 + 56;
         // wgmma: the accumulators, a tile's fragments (4 registers per 8-deep step) and the ring's
         // addresses (ptxas for sm_90a: 244 registers at m64n256, block_k 32); with copy=producer the
-        // MMA warps hold no copy addresses (no spills at 216 there).
+        // MMA warps hold no copy addresses (no spills at 216 there). transpose_b=on: no fragments (ptxas
+        // for sm_90a: 242 registers at m64n256, block_k 32).
         if (wgmma)
-            return wgmmaLayout().nw / 2 + 4 * (bk / 8) + (producer ? 72 : 100);
+            return wgmmaLayout().nw / 2 + (transposeB ? 0 : 4 * (bk / 8)) + (producer ? 72 : 100);
         return tm * tn + tm + tn + (!async && stages == 2 ? (loadsA() + loadsB()) * vector : 0) + 28;
     }
 };

@@ -226,15 +226,21 @@ inline std::vector<schedule::Schedule> wgmmaVariants(const schedule::Problem &pr
         {{"block_m", 32}, {"block_n", 64}, {"thread_n", 2}, {"block_k", 32}, {"stages", 3}},
         {{"block_m", 64}, {"block_n", 32}, {"thread_n", 2}, {"block_k", 16}, {"stages", 4}},
     };
-    std::vector<DecisionChanges> withProducer;
+    // Each of the first five also with copy=producer and with transpose_b=on (B transposed by a kernel
+    // first; legal where B is stored [k, j]), and a stream-K kernel with transpose_b=on.
+    std::vector<DecisionChanges> variants;
     for (std::size_t i = 0; i < changes.size(); ++i) {
-        withProducer.push_back(changes[i]);
+        variants.push_back(changes[i]);
         if (i + 3 < changes.size()) {
-            withProducer.push_back(changes[i]);
-            withProducer.back().push_back({"copy", 2});
+            variants.push_back(changes[i]);
+            variants.back().push_back({"copy", 2});
+            variants.push_back(changes[i]);
+            variants.back().push_back({"transpose_b", 1});
         }
     }
-    return legalVariants(problem, base, withProducer, common);
+    variants.push_back({{"block_m", 128}, {"block_n", 128}, {"thread_n", 8}, {"block_k", 32}, {"stages", 3}, {"stream_k", 1},
+                        {"transpose_b", 1}});
+    return legalVariants(problem, base, variants, common);
 }
 
 inline Result<cuda::CompileResult> compileProgram(const codegen::GeneratedProgram &p, const std::string &arch)

@@ -250,6 +250,12 @@ TEST(Codegen, GoldenFilesOfTheDefaultSchedules)
          {{"math", 2}, {"copy", 1}, {"smem_pad", 0}, {"block_m", 256}, {"block_n", 128}, {"thread_m", 8},
           {"thread_n", 16}, {"block_k", 32}, {"stages", 4}, {"min_blocks", 1}, {"split_k", 1}},
          schedule::Precision::TF32},
+        // transpose_b=on (the TF32 default on sm_90 from M = 4096): a 64 x 64-tile pass writes B
+        // transposed and rounded into the workspace C_bt, then both wgmma operands come by descriptor
+        // from 128-byte swizzled tiles, one MMA group left running across each tile's barrier.
+        {{"matmul_wgmma_transposed", ir::makeMatmul(), {{"M", 4096}, {"N", 4096}, {"K", 4096}}},
+         {},
+         schedule::Precision::TF32},
     };
     for (const auto &[c, decisions, precision, tensorCores] : golden) {
         auto problem = problemFor(c);

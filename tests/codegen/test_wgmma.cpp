@@ -232,6 +232,91 @@ TEST(Wgmma, LegalityNamesEachRule)
     EXPECT_NE(firstViolation(mnProblem, kWgmma256x128).find("A or B must have rows along k"), std::string::npos);
 }
 
+TEST(Wgmma, TransposedBIsOfferedWhereBRunsAlongNAndTheRingIsAsync)
+{
+    const Case c = tf32Cases()[2]; // 1000x3000x700: A[i, k], B[k, j]
+    schedule::Problem tf32{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
+    auto transposed = kWgmma256x128;
+    transposed.push_back({"transpose_b", 1});
+    EXPECT_EQ(firstViolation(tf32, transposed), "");
+
+    auto mma = transposed;
+    mma.push_back({"math", 1});
+    EXPECT_NE(firstViolation(tf32, mma).find("transpose_b=on writes B transposed so that warpgroup MMAs read both operands "
+                                             "by descriptor: it needs math=tf32_wgmma"),
+              std::string::npos)
+        << firstViolation(tf32, mma);
+    auto producer = transposed;
+    producer.push_back({"copy", 2});
+    EXPECT_NE(firstViolation(tf32, producer).find("copy=producer's ring is not offered with it"), std::string::npos);
+
+    const Case tt = tf32Cases()[4]; // B stored [j, k]: nothing to transpose
+    schedule::Problem ttProblem{tt.graph, tt.sizes, sm90(), schedule::Precision::TF32};
+    EXPECT_NE(firstViolation(ttProblem, transposed).find("B is stored [j, k], its rows already run along k"),
+              std::string::npos)
+        << firstViolation(ttProblem, transposed);
+
+    // The copy reads rows of the transposed B, K floats long: K = 1031 takes no 16-byte copies.
+    const Case odd = tf32Cases()[3]; // 4097x257x1031
+    schedule::Problem oddProblem{odd.graph, odd.sizes, sm90(), schedule::Precision::TF32};
+    auto wide = transposed;
+    wide.push_back({"vector", 4});
+    EXPECT_NE(firstViolation(oddProblem, wide).find("rows of B transposed have 1031 elements"), std::string::npos)
+        << firstViolation(oddProblem, wide);
+}
+
+TEST(Wgmma, TransposedBIsWrittenFirstAndBothTilesGoByDescriptor)
+{
+    const Case c = tf32Cases()[2]; // 1000x3000x700
+    schedule::Problem tf32{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
+    auto base = schedule::defaultSchedule(tf32, schedule::TensorCoreDefault::WarpMma);
+    ASSERT_TRUE(base.ok());
+    schedule::Schedule s = *base;
+    for (const auto &[key, value] : kWgmma256x128)
+        s.groups.front().set(key, value);
+    s.groups.front().set("transpose_b", 1);
+    auto p = codegen::generateProgram(tf32, s);
+    ASSERT_TRUE(p.ok()) << p.error().toString();
+    ASSERT_EQ(p->kernels.size(), 2u);
+    const auto &t = p->kernels[0].code, &g = p->kernels[1].code;
+    EXPECT_TRUE(t.transposeB);
+    EXPECT_EQ(t.name, "C_transpose_b");
+    EXPECT_EQ(g.name, "C");
+    // 64 x 64 tiles of B's 700 x 3000: 47 along n, 11 along k.
+    auto grid = ir::evaluateSizeExpr(t.grid[0], c.sizes);
+    ASSERT_TRUE(grid.ok());
+    EXPECT_EQ(*grid, 47 * 11);
+    // One workspace, K x N floats, written by the pass and read (const) by the GEMM, which no longer reads B.
+    ASSERT_EQ(t.scratch.size(), 1u);
+    ASSERT_EQ(g.scratch.size(), 1u);
+    EXPECT_EQ(t.scratch[0].name, "C_bt");
+    EXPECT_EQ(g.scratch[0].name, "C_bt");
+    auto elements = ir::evaluateSizeExpr(g.scratch[0].elements, c.sizes);
+    ASSERT_TRUE(elements.ok());
+    EXPECT_EQ(*elements, 700 * 3000);
+    auto param = [](const codegen::KernelCode &k, const std::string &name) -> const codegen::KernelParam * {
+        for (const auto &p : k.params)
+            if (p.name == name)
+                return &p;
+        return nullptr;
+    };
+    ASSERT_TRUE(param(t, "bt_") && param(t, "bt_")->written);
+    ASSERT_TRUE(param(g, "bt_"));
+    EXPECT_FALSE(param(g, "bt_")->written);
+    EXPECT_TRUE(param(t, "B"));
+    EXPECT_FALSE(param(g, "B"));
+    // The pass rounds to TF32; the GEMM then has no fragments to round, reads bt_ like A (rows along k,
+    // 16-byte copies into a swizzled tile) and keeps one MMA group running across the tile's barrier.
+    EXPECT_NE(t.source.find("cvt.rna.tf32.f32"), std::string::npos);
+    EXPECT_EQ(g.source.find("cvt.rna"), std::string::npos);
+    EXPECT_NE(g.source.find("const float *bSrc_ = bt_ + (long long)(n0_ + bRow_) * ldb_ + kBegin_ + bCol_;"), std::string::npos);
+    EXPECT_NE(g.source.find("ldb_ = K;"), std::string::npos);
+    EXPECT_NE(g.source.find("wgmma.wait_group.sync.aligned 1;"), std::string::npos);
+    EXPECT_NE(g.source.find(": \"l\"(rowDesc0_), \"l\"(desc0_)"), std::string::npos);
+    // The launcher runs the pass first, on the same stream.
+    EXPECT_LT(p->source.find("::C_transpose_b<<<"), p->source.find("::C<<<"));
+}
+
 TEST(Wgmma, ProducerWarpgroupCopiesAndHandsStagesOverByMbarriers)
 {
     const Case c = tf32Cases()[2]; // 1000x3000x700

@@ -209,13 +209,15 @@ TEST(RubricBankConflicts, RowReductionsAreConflictFree)
 
 TEST(RubricBankConflicts, WgmmaDescriptorOperandIsTensorCoreTrafficNotLoads)
 {
-    // The tf32 default on sm_90 at 4096^3: warpgroup MMAs, both operands row-major, so A is read by
-    // descriptor from a 128-byte-swizzled tile and B's fragments are loaded from a [32][136] tile.
+    // The tf32 default on sm_90 at 4096^3 with transpose_b=off: warpgroup MMAs, both operands
+    // row-major, so A is read by descriptor from a 128-byte-swizzled tile and B's fragments are
+    // loaded from a [32][136] tile.
     const ir::Graph g = ir::makeMatmul();
     const schedule::Problem problem{g, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, sm90(), schedule::Precision::TF32};
     auto def = schedule::defaultSchedule(problem);
     ASSERT_TRUE(def.ok()) << def.error().toString();
     ASSERT_EQ(def->groups.front().value("math"), 2) << schedule::toJson(*def);
+    def->groups.front().set("transpose_b", 0);
     const auto program = generate(problem, *def);
     const auto k = factsOf(problem, program);
     ASSERT_TRUE(k.warpgroupMma);
@@ -292,8 +294,63 @@ TEST(RubricBankConflicts, WgmmaVariantsLoadOnlyTheRegisterOperand)
             }
             EXPECT_DOUBLE_EQ(loadRequests, k.fragmentWavefronts * static_cast<double>(k.blocks))
                 << c.name << " " << schedule::toJson(s);
+            // transpose_b=on: both tiles by descriptor, no loads at all.
+            EXPECT_EQ(k.bothDescriptors, s.groups.front().value("transpose_b") == 1) << schedule::toJson(s);
+            if (k.bothDescriptors) {
+                EXPECT_EQ(loadRequests, 0) << schedule::toJson(s);
+            }
         }
     }
+}
+
+TEST(RubricBankConflicts, TransposedBIsOneCoalescedConflictFreePassThenNoFragments)
+{
+    // The tf32 default on sm_90 at 4096^3 (transpose_b=on): a pass writes B transposed, then the
+    // warpgroup MMAs read both tiles by descriptor.
+    const ir::Graph g = ir::makeMatmul();
+    const schedule::Problem problem{g, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, sm90(), schedule::Precision::TF32};
+    auto def = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(def.ok()) << def.error().toString();
+    ASSERT_EQ(def->groups.front().value("transpose_b"), 1) << schedule::toJson(*def);
+    const auto program = generate(problem, *def);
+    auto facts = rubric::analyzeProgram(problem, program, nullptr);
+    ASSERT_TRUE(facts.ok()) << facts.error().toString();
+    ASSERT_EQ(facts->kernels.size(), 2u);
+    const auto &t = facts->kernels.front();
+    EXPECT_TRUE(t.transposeB);
+    EXPECT_FALSE(t.tiledGemm());
+    EXPECT_DOUBLE_EQ(t.flops, 0);
+    EXPECT_DOUBLE_EQ(t.uniqueBytes, 2.0 * 4096 * 4096 * 4) << "B read once, its copy written once";
+    int global = 0, shared = 0;
+    for (const auto &s : t.streams) {
+        if (s.shared) {
+            ++shared;
+            EXPECT_EQ(rubric::bankWavefronts(s, 32).maxWays, 1) << s.what;
+        } else {
+            ++global;
+            EXPECT_DOUBLE_EQ(rubric::sectorsPerRequest(s).efficiency(), 1.0) << s.what;
+        }
+    }
+    EXPECT_EQ(global, 2);
+    EXPECT_EQ(shared, 2);
+    const auto &k = facts->kernels.back();
+    ASSERT_TRUE(k.warpgroupMma && k.bothDescriptors);
+    EXPECT_DOUBLE_EQ(k.fragmentWavefronts, 0);
+    EXPECT_TRUE(k.registerOperand.empty());
+    for (const auto &s : k.streams)
+        if (s.shared) {
+            EXPECT_TRUE(s.store) << s.what << ": the MMAs' reads are no instructions";
+            EXPECT_EQ(rubric::bankWavefronts(s, 32).maxWays, 1) << s.what;
+        }
+    // Per k-step each of the 2 warpgroups reads A's 256 x 8 and its own 64 x 8 of B.
+    EXPECT_DOUBLE_EQ(k.descriptorBytes, 128.0 * 4 * 2 * (256 + 64) * 8 * 4);
+    rubric::Rubric r;
+    auto rep = r.scoreProgram(problem, program);
+    ASSERT_TRUE(rep.ok());
+    const auto *bank = rep->kernelScore(1, "bank_conflicts");
+    ASSERT_TRUE(bank);
+    EXPECT_DOUBLE_EQ(bank->score, 5.0);
+    EXPECT_NE(bank->sentence.find("A and B (transposed) are read by the tensor cores"), std::string::npos) << bank->sentence;
 }
 
 TEST(RubricBankConflicts, WgmmaKContiguousRegisterTileFillsConflictBelowBlockK32)

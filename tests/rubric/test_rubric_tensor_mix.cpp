@@ -27,8 +27,9 @@ struct Compiled {
     rubric::ProgramFacts facts;
 };
 
+/// `decisions` over the mma.sync default (scheduleWith), or with none the sm_90 default with `onDefault` set.
 Compiled compileGemm4096(const ir::Graph &g, schedule::Precision precision, const std::map<std::string, int> &decisions,
-                         rubric::CompileCache &cache)
+                         rubric::CompileCache &cache, const std::map<std::string, int> &onDefault = {})
 {
     Compiled c{{g, {{"M", 4096}, {"N", 4096}, {"K", 4096}}, sm90(), precision}, {}, nullptr, {}};
     schedule::Schedule s;
@@ -38,6 +39,8 @@ Compiled compileGemm4096(const ir::Graph &g, schedule::Precision precision, cons
         if (!d.ok())
             return c;
         s = *d;
+        for (const auto &[k, v] : onDefault)
+            s.groups.front().set(k, v);
     } else {
         s = scheduleWith(c.problem, decisions);
     }
@@ -206,9 +209,10 @@ TEST(RubricTensorMix, WgmmaDefaultIsTensorBoundAndMmaSyncIsNot)
     rubric::CompileCache cache;
     const double rate = rubric::tensorFlopsPerCycle(h200());
 
-    // The sm_90 TF32 default: two warpgroups of m64n256k8 wgmma, A by descriptor, B's fragments
-    // loaded (4 per thread per 8-deep step) and rounded with cvt.rna; block_k 32 = 4 MMAs per k-tile.
-    const auto wg = compileGemm4096(g, schedule::Precision::TF32, {}, cache);
+    // Run 8's sm_90 TF32 default (transpose_b=off): two warpgroups of m64n256k8 wgmma, A by
+    // descriptor, B's fragments loaded (4 per thread per 8-deep step) and rounded with cvt.rna;
+    // block_k 32 = 4 MMAs per k-tile.
+    const auto wg = compileGemm4096(g, schedule::Precision::TF32, {}, cache, {{"transpose_b", 0}});
     ASSERT_FALSE(wg.facts.kernels.empty());
     ASSERT_TRUE(wg.facts.kernels.front().warpgroupMma);
     const auto fw = rubric::instructionMixFigures(wg.facts.kernels.front(), wg.facts);
@@ -226,6 +230,20 @@ TEST(RubricTensorMix, WgmmaDefaultIsTensorBoundAndMmaSyncIsNot)
     EXPECT_NE(ws->sentence.find("4 wgmma.mma_async m64n256k8"), std::string::npos) << ws->sentence;
     EXPECT_NE(ws->sentence.find("the tensor work dominates the issue"), std::string::npos) << ws->sentence;
     EXPECT_NE(ws->evidence.find("4.00 shared loads"), std::string::npos) << ws->evidence;
+
+    // Today's default at 4096^3, transpose_b=on: the transposing pass first (no tensor loop), then the
+    // same MMAs with both operands by descriptor: no fragment loads, no cvt.rna in the tensor loop.
+    const auto ss = compileGemm4096(g, schedule::Precision::TF32, {}, cache);
+    ASSERT_EQ(ss.facts.kernels.size(), 2u);
+    EXPECT_TRUE(ss.facts.kernels.front().transposeB);
+    EXPECT_FALSE(rubric::instructionMixFigures(ss.facts.kernels.front(), ss.facts).computeBound);
+    const auto &ssk = ss.facts.kernels.back();
+    ASSERT_TRUE(ssk.warpgroupMma && ssk.bothDescriptors);
+    const auto fss = rubric::instructionMixFigures(ssk, ss.facts);
+    ASSERT_TRUE(fss.tensor);
+    expectTensorLoop(fss.tensorLoop, 4, "wgmma.mma_async m64n256k8", 0, 0);
+    EXPECT_NEAR(fss.tensorCycles, fw.tensorCycles, 1e-6);
+    EXPECT_GT(fss.tensorPerIssue, fw.tensorPerIssue) << "fewer instructions per MMA without fragments";
 
     // Run 7's mma.sync default: four 64x64 warps, 32 m16n8k8 per 8-deep step, every fragment element
     // loaded (0.75 per MMA) and rounded (1 per MMA): the issue nearly matches the tensor time.
@@ -270,7 +288,8 @@ TEST(RubricTensorMix, MeasuredCounterpartOnTheStoredNcuInstructionCounts)
         double instructions, measuredScore;
     };
     for (const Case &c : {Case{{}, 0.97 * 697236.64 * 132, 5.0}, Case{kMmaSync4096, 1.67 * 1656823.60 * 132, 2.0}}) {
-        const auto k = compileGemm4096(g, schedule::Precision::TF32, c.decisions, cache);
+        // Run 8's wgmma default was measured: transpose_b=off.
+        const auto k = compileGemm4096(g, schedule::Precision::TF32, c.decisions, cache, {{"transpose_b", 0}});
         ASSERT_FALSE(k.facts.kernels.empty());
         const auto &kf = k.facts.kernels.front();
         std::map<std::string, double> v = {{m::kInstructions, c.instructions}, {m::kSharedLoadInstructions, 1e6}};
