@@ -77,7 +77,7 @@ int runGenerate(const GenerateOptions &options)
                 lifted->graph.ops().size() == 1 ? "" : "s", program->kernels.size(),
                 program->kernels.size() == 1 ? "" : "s", options.arch.c_str());
     for (const auto &k : program->kernels)
-        std::printf("  %s\n", schedule::describe(k.group).c_str());
+        std::printf("  %s\n", codegen::describeKernel(k).c_str());
     if (options.explain)
         printSpace(sched, problem);
 

@@ -1,9 +1,10 @@
 #pragma once
 // The gemm strategy's kernel writer, internal to core/codegen: GemmKernel.cpp (the kernel's header,
 // main loops, epilogue and split-K sum kernel), GemmCopies.cpp (global -> shared copies: register
-// staging, the cp.async ring and its interior-tile fast path) and GemmStreamK.cpp (stream-K's tile
-// segments and partial sums) define its methods.
-//   GenContext -> GemmEmitter::kernels -> KernelCode (one, or two with split K)
+// staging, the cp.async ring and its interior-tile fast path), GemmStreamK.cpp (stream-K's tile
+// segments and partial sums) and GemmTranspose.cpp (transpose_b's pass over B) define its methods.
+//   GenContext -> GemmEmitter::kernels -> KernelCode (one; a transposing pass first with
+//   transpose_b=on; the sum kernel after with split K)
 //
 // Shape of the kernel (BM x BN tile per block, BK deep steps, TM x TN results per thread):
 //   global --(VEC-wide loads, registers; or cp.async into a ring of `stages` buffers)--> shared

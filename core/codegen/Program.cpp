@@ -119,6 +119,12 @@ std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
 
 } // namespace
 
+std::string describeKernel(const GeneratedKernel &kernel)
+{
+    return (kernel.code.name != kernel.group.name ? kernel.code.name + ", of " : std::string()) +
+           schedule::describe(kernel.group);
+}
+
 Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const schedule::Schedule &sched)
 {
     if (auto st = schedule::validateSchedule(sched, problem); !st)
@@ -159,9 +165,8 @@ Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const
                   return s;
               }() + "\nKernels in launch order:" + [&] {
                   std::string s;
-                  for (const auto &k : p.kernels) // a group's second kernel (split K's sum, B's transposing pass) by name
-                      s += "\n  " + (k.code.name != k.group.name ? k.code.name + ", of " : std::string()) +
-                           schedule::describe(k.group);
+                  for (const auto &k : p.kernels)
+                      s += "\n  " + describeKernel(k);
                   return s;
               }());
     w.line("#ifndef __CUDACC_RTC__");

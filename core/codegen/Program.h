@@ -23,6 +23,10 @@ struct GeneratedKernel {
     schedule::KernelGroup group;
 };
 
+/// One line for a kernel: its group's decisions (schedule::describe), named first when it is a
+/// group's second kernel (split K's sum, transpose_b's pass over B): "C_sum, of C [gemm] ...".
+std::string describeKernel(const GeneratedKernel &kernel);
+
 struct GeneratedProgram {
     std::string name;                       ///< graph name as a C identifier
     std::string source;                     ///< kernels, then the host launcher (#ifndef __CUDACC_RTC__)
