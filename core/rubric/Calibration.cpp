@@ -49,7 +49,7 @@ const FactColumn kFactColumns[] = {
     {"shared_bytes", [](const FactSource &s) { return std::to_string(s.k.sharedBytesTotal()); }},
     {"blocks_per_sm",
      [](const FactSource &s) { return std::to_string(s.k.occupancy ? s.k.occupancy->activeBlocksPerSm : 0); }},
-    {"ptx_instructions", [](const FactSource &s) { return std::to_string(s.k.ptxInstructions); }},
+    {"ptx_instructions", [](const FactSource &s) { return std::to_string(s.k.ptxMix.total); }},
     {"flops", [](const FactSource &s) { return number(s.k.flops); }},
     {"unique_bytes", [](const FactSource &s) { return number(s.k.uniqueBytes); }},
     {"traffic_bytes", [](const FactSource &s) { return number(s.k.trafficBytes); }},

@@ -299,9 +299,9 @@ void finishFacts(KernelFacts &k, const schedule::Problem &problem, const schedul
     detail::describeAccesses(k, problem, analysis);
     // A loop-free kernel issues its PTX once per warp, give or take predication; kernels with
     // loops (GEMM k-loops, generic reductions) keep the strategy's estimate.
-    if (k.ptxInstructions > 0 && k.ptxLoop.total == 0 &&
+    if (k.ptxMix.total > 0 && k.ptxLoop.total == 0 &&
         (k.strategy == schedule::Strategy::RowReduction || k.strategy == schedule::Strategy::Elementwise))
-        k.instructionsPerWarp = k.ptxInstructions;
+        k.instructionsPerWarp = k.ptxMix.total;
     for (const auto &s : k.streams) {
         if (s.shared)
             k.sharedTrafficBytes +=
@@ -370,10 +370,6 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             k.ptxBody = ptxEntryBody(compiled->ptx, k.name);
             k.ptxMix = countPtx(k.ptxBody);
             k.ptxLoop = hotLoopPtx(k.ptxBody);
-            k.ptxInstructions = k.ptxMix.total;
-            k.loopFma = k.ptxLoop.fma;
-            k.loopSharedLoads = k.ptxLoop.sharedLoads;
-            k.loopInstructions = k.ptxLoop.total;
             for (const auto &sk : sass)
                 if (sk.mangledName == res->mangledName) {
                     k.sassScanned = true;

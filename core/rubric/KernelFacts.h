@@ -106,15 +106,15 @@ struct KernelFacts {
     int blockBarriers = 0;
     int clusterBarriers = 0;
     double instructionsPerWarp = 0; ///< issued per warp over its life (estimate; the PTX count when compiled)
-    int ptxInstructions = 0;        ///< instructions in the PTX entry, a static count (0: not compiled)
-    /// The compiled FMA-heaviest loop (a GEMM's k-loop): its FMAs and shared-memory loads (0: not
-    /// compiled or no loop). The model takes the issue share from them rather than from the tile
-    /// formula, so a different staging (register or cp.async copies) is read, not assumed.
-    int loopFma = 0;
-    int loopSharedLoads = 0;
-    int loopInstructions = 0; ///< every PTX instruction of that loop (the rest of the entry runs once: prologue, epilogue)
-    PtxMix ptxMix;  ///< the whole entry's PTX counted (countPtx; empty when not compiled)
-    PtxMix ptxLoop; ///< its hot loop's (hotLoopPtx): loopFma, loopSharedLoads and loopInstructions come from it
+    /// The whole entry's PTX counted (countPtx; all 0 when not compiled): ptxMix.total is its
+    /// static instruction count.
+    PtxMix ptxMix;
+    /// The compiled FMA-heaviest loop's (hotLoopPtx; a GEMM's k-loop; all 0 when not compiled or
+    /// no loop). The model takes the issue share from its FMAs (fma) and shared-memory loads
+    /// (sharedLoads) rather than from the tile formula, so a different staging (register or cp.async
+    /// copies) is read, not assumed; total is every instruction of that loop (the rest of the entry
+    /// runs once: prologue, epilogue).
+    PtxMix ptxLoop;
     /// The machine code (sm_90 CUBIN, cuda::scanSass): the hot loop as ptxas built it, and the whole
     /// kernel. Where the PTX cannot tell: spill loads and stores inside the loop or outside it,
     /// accumulators moved, register bank conflicts, the static schedule's stall cycles. Zeros when

@@ -61,7 +61,7 @@ GemmRounds gemmRounds(const KernelFacts &k, double sms, double activeBlocks, dou
 /// The kernel's PTX outside its k-loop: run once per block (prologue, epilogue); 0 without PTX.
 double onceInstructions(const KernelFacts &k)
 {
-    return k.loopInstructions > 0 ? std::max(0, k.ptxInstructions - k.loopInstructions) : 0.0;
+    return k.ptxLoop.total > 0 ? std::max(0, k.ptxMix.total - k.ptxLoop.total) : 0.0;
 }
 
 } // namespace
@@ -207,8 +207,8 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     // index math. A compiled GEMM k-loop gives its own mix: FMAs against shared-memory loads (the
     // address arithmetic of the PTX folds into the loads' offsets in SASS, so it is left out).
     double issueShare = tiledGemm ? std::clamp(k.fmaShare, 0.05, 1.0) : 1.0;
-    if (tiledGemm && k.loopFma > 0)
-        issueShare = double(k.loopFma) / (k.loopFma + k.loopSharedLoads);
+    if (tiledGemm && k.ptxLoop.fma > 0)
+        issueShare = double(k.ptxLoop.fma) / (k.ptxLoop.fma + k.ptxLoop.sharedLoads);
     p.dramMs = quant * k.uniqueBytes / (bw * p.memoryHiding) * 1e3;
     p.l2Ms = quant * k.trafficBytes / (bw * m_params.l2BandwidthFactor * p.memoryHiding) * 1e3;
     if (tiledGemm && k.copyStages > 0) {
@@ -336,10 +336,10 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
 
     // The k-loop's issue share: FMAs against shared loads, spill traffic and the rest of its PTX.
     double issueShare = std::clamp(k.fmaShare, 0.05, 1.0);
-    if (k.loopFma > 0) {
-        const double other = std::max(0, k.loopInstructions - k.loopFma - k.loopSharedLoads);
+    if (k.ptxLoop.fma > 0) {
+        const double other = std::max(0, k.ptxLoop.total - k.ptxLoop.fma - k.ptxLoop.sharedLoads);
         const double spillWords = std::max(0, k.spillBytes) / 4.0;
-        issueShare = k.loopFma / (k.loopFma + k.loopSharedLoads + c.asyncSpillIssue * spillWords +
+        issueShare = k.ptxLoop.fma / (k.ptxLoop.fma + k.ptxLoop.sharedLoads + c.asyncSpillIssue * spillWords +
                                   c.asyncLoopOtherIssue * other);
         if (k.spillBytes > 0)
             issueShare /= 1 + c.asyncSpilledLoopCost; // scheduled under a cap it could not meet
@@ -375,7 +375,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
         const double tensor = k.flops / blocks / (tensorPeak / sms);
         const double fragments = k.fragmentWavefronts * 128.0 / (c.sharedBytesPerClock * clockHz);
         // Without PTX: an m16n8k8 MMA per 2048 FLOPs, a load and a conversion per fragment wavefront.
-        const double loopIssued = k.loopInstructions > 0 ? tiles * k.loopInstructions * warpsPerBlock
+        const double loopIssued = k.ptxLoop.total > 0 ? tiles * k.ptxLoop.total * warpsPerBlock
                                                          : k.flops / blocks / 2048 + 2 * k.fragmentWavefronts;
         p.computeHiding = std::pow(std::min(1.0, warps / c.asyncHidingWarps), c.mmaHidingExponent);
         fmaBlock = tensor + fragments + loopIssued / (c.mmaIssuePerClock * clockHz);

@@ -62,13 +62,13 @@ inline const std::map<std::string, int> kAsync128x128{{"block_m", 128}, {"block_
 
 /// The 4096^3 kernel of kAsync128x128 with the k-loop ptxas compiles for 8x8 threads and block_k 16
 /// (1024 FMAs, 64 shared loads, 1360 instructions) and no spills.
-inline rubric::KernelFacts asyncLoopKernel(const rubric::ProgramFacts &facts, int ptxInstructions)
+inline rubric::KernelFacts asyncLoopKernel(const rubric::ProgramFacts &facts, int entryInstructions)
 {
     rubric::KernelFacts k = facts.kernels.front();
-    k.loopFma = 16 * 8 * 8;
-    k.loopSharedLoads = 64;
-    k.loopInstructions = 1360;
-    k.ptxInstructions = ptxInstructions;
+    k.ptxLoop.fma = 16 * 8 * 8;
+    k.ptxLoop.sharedLoads = 64;
+    k.ptxLoop.total = 1360;
+    k.ptxMix.total = entryInstructions;
     k.spillBytes = 0;
     return k;
 }

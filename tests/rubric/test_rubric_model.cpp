@@ -37,14 +37,14 @@ TEST(RubricModelTerms, GemmIssueShareIsReadFromTheCompiledLoop)
     const auto base = predictDecisions(problem, kTile128x128);
     const rubric::PerfModel model;
     auto lean = base.facts.kernels.front();
-    lean.loopFma = 1024;
-    lean.loopSharedLoads = 64;
+    lean.ptxLoop.fma = 1024;
+    lean.ptxLoop.sharedLoads = 64;
     auto heavy = lean;
-    heavy.loopSharedLoads = 256;
+    heavy.ptxLoop.sharedLoads = 256;
     const auto pl = model.predictKernel(lean, base.facts), ph = model.predictKernel(heavy, base.facts);
     EXPECT_GT(ph.computeMs, pl.computeMs * 1.1) << "64 loads per 1024 FMAs: " << pl.computeMs << " ms, 256: " << ph.computeMs;
     auto uncompiled = lean;
-    uncompiled.loopFma = 0;
+    uncompiled.ptxLoop.fma = 0;
     EXPECT_DOUBLE_EQ(model.predictKernel(uncompiled, base.facts).ms, base.main.ms) << "the tile formula without PTX";
 }
 

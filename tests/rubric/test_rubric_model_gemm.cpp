@@ -30,7 +30,7 @@ TEST(RubricModelTerms, AsyncCopyGemmIsPredictedFromItsCompiledFacts)
     EXPECT_TRUE(k.compiled);
     EXPECT_EQ(k.registers, res->registers);
     EXPECT_GE(k.sharedBytesTotal(), 3 * 16 * (128 + 128) * 4) << "three stages of A and B tiles";
-    EXPECT_GE(k.loopFma, 16 * 8 * 8) << "the k-loop's FMAs, read from the PTX";
+    EXPECT_GE(k.ptxLoop.fma, 16 * 8 * 8) << "the k-loop's FMAs, read from the PTX";
     const auto prediction = rubric::PerfModel().predict(*facts);
     const double floor = rubric::rooflineFloorMs(problem, *facts->gpu);
     EXPECT_GT(prediction.ms, floor);
@@ -79,10 +79,10 @@ TEST(RubricModelTerms, AsyncTwoStagesCostLittleAtShortTilesAndScaleWithTheWarps)
     d["block_k"] = 8;
     const auto base = predictDecisions(problem, d);
     auto k = base.facts.kernels.front();
-    k.loopFma = 8 * 8 * 8;
-    k.loopSharedLoads = 32;
-    k.loopInstructions = 698;
-    k.ptxInstructions = 1544;
+    k.ptxLoop.fma = 8 * 8 * 8;
+    k.ptxLoop.sharedLoads = 32;
+    k.ptxLoop.total = 698;
+    k.ptxMix.total = 1544;
     k.spillBytes = 0;
     const auto one = withResidentBlocks(k, 1);
     const rubric::PerfModel model;
@@ -142,12 +142,12 @@ TEST(RubricModelTerms, AsyncShortKIsBoundByEachBlocksEpilogue)
     auto k = base.facts.kernels.front();
     ASSERT_GT(k.epilogueOps, 0) << "bias and GELU are fused into the GEMM kernel";
     const rubric::PerfModel model;
-    k.loopFma = 16 * 8 * 8;
-    k.loopSharedLoads = 64;
-    k.loopInstructions = 1360;
-    k.ptxInstructions = 1360; // nothing outside the loop
+    k.ptxLoop.fma = 16 * 8 * 8;
+    k.ptxLoop.sharedLoads = 64;
+    k.ptxLoop.total = 1360;
+    k.ptxMix.total = 1360; // nothing outside the loop
     const auto bare = model.predictKernel(k, base.facts);
-    k.ptxInstructions = 1360 + 4750; // the GELU epilogue of 64 elements per thread
+    k.ptxMix.total = 1360 + 4750; // the GELU epilogue of 64 elements per thread
     const auto fused = model.predictKernel(k, base.facts);
     EXPECT_GT(fused.ms, 1.3 * bare.ms) << "no epilogue: " << bare.ms << " ms, GELU: " << fused.ms << " ms";
     EXPECT_GT(fused.issueMs, bare.issueMs);
@@ -415,17 +415,17 @@ TEST(RubricModelTerms, RegisterStagingAndTheAsyncRingShareOneScale)
     auto reg = withRegisters(base.facts.kernels.front(), 127);
     ASSERT_EQ(reg.copyStages, 0);
     ASSERT_EQ(reg.occupancy->activeBlocksPerSm, 2);
-    reg.loopFma = 8 * 8 * 8; // the compiled k-loops of the two kernels
-    reg.loopSharedLoads = 32;
-    reg.loopInstructions = 618;
-    reg.ptxInstructions = 1202;
+    reg.ptxLoop.fma = 8 * 8 * 8; // the compiled k-loops of the two kernels
+    reg.ptxLoop.sharedLoads = 32;
+    reg.ptxLoop.total = 618;
+    reg.ptxMix.total = 1202;
     reg.spillBytes = 0;
     auto ring = withStages(reg, 2);
-    ring.loopInstructions = 727;
-    ring.ptxInstructions = 1465;
+    ring.ptxLoop.total = 727;
+    ring.ptxMix.total = 1465;
     const rubric::PerfModel model;
     auto bare = reg; // (the register-staged prologue and epilogue were not charged: as if no PTX outside the loop)
-    bare.ptxInstructions = bare.loopInstructions;
+    bare.ptxMix.total = bare.ptxLoop.total;
     rubric::PerfModel::Params before;
     before.registerLoopFactor = 1;
     before.asyncLevel = 1;

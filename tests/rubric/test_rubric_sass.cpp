@@ -76,7 +76,7 @@ TEST(RubricSass, TheMachineCodeHotLoopIsTheKLoop)
     const auto &k = facts->kernels.front();
     ASSERT_TRUE(k.sassScanned);
     EXPECT_EQ(k.sassLoop.ffma, 16 * 8 * 8);
-    EXPECT_EQ(k.sassLoop.ffma, k.loopFma);
+    EXPECT_EQ(k.sassLoop.ffma, k.ptxLoop.fma);
     EXPECT_GT(k.sassLoop.sharedLoads, 0);
     EXPECT_GT(k.sassLoop.asyncCopies, 0) << "the ring's next tile is copied inside the k-loop";
     EXPECT_EQ(k.sassLoop.localLoads + k.sassLoop.localStores, 0);
