@@ -196,6 +196,14 @@ Status validateSchedule(const Schedule &schedule, const Problem &problem)
     return e;
 }
 
+std::size_t candidateCombinations(Strategy strategy)
+{
+    std::size_t n = 1;
+    for (const auto &d : decisionDefs(strategy))
+        n *= d.candidates.size();
+    return n;
+}
+
 namespace {
 
 /// Whether a rule broken by `g` names only decisions in `assigned`: then no choice of the others
@@ -211,43 +219,53 @@ bool brokenForGood(const GroupAnalysis &analysis, const KernelGroup &g, const Pr
     return false;
 }
 
-} // namespace
-
-std::size_t candidateCombinations(Strategy strategy)
+/// The pruned depth-first walk both enumerateLegal and sampleLegal take: sets decision d to each of
+/// `order(d)` in turn, skips a subtree once a broken rule names only set decisions, and hands each
+/// complete schedule to `leaf` (not yet checked). Stops, returning true, as soon as `leaf` does;
+/// `budget`, when given, counts the values tried and ends the walk at 0.
+template <class Order, class Leaf>
+bool prunedWalk(const GroupAnalysis &analysis, const Problem &problem, const std::vector<DecisionDef> &defs,
+                std::size_t d, KernelGroup &g, std::set<std::string> &assigned, Order &&order, Leaf &&leaf,
+                int *budget = nullptr)
 {
-    std::size_t n = 1;
-    for (const auto &d : decisionDefs(strategy))
-        n *= d.candidates.size();
-    return n;
+    if (d == defs.size())
+        return leaf(g);
+    const bool wasAssigned = assigned.contains(defs[d].key);
+    assigned.insert(defs[d].key);
+    bool stop = false;
+    for (int v : order(d)) {
+        if (budget && --*budget < 0)
+            break;
+        g.set(defs[d].key, v);
+        if (d + 1 < defs.size() && brokenForGood(analysis, g, problem, assigned))
+            continue;
+        if ((stop = prunedWalk(analysis, problem, defs, d + 1, g, assigned, order, leaf, budget)))
+            break;
+    }
+    if (!wasAssigned)
+        assigned.erase(defs[d].key);
+    return stop;
 }
 
+} // namespace
 std::vector<KernelGroup> enumerateLegal(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem,
                                         std::size_t limit)
 {
-    // Depth-first over the decisions in their declared order; a subtree whose set decisions already
-    // break a rule for good is skipped. The order, and the first `limit`, are the full product's.
+    // The decisions' values in their declared order: the order, and the first `limit`, are the full
+    // product's.
     std::vector<KernelGroup> out;
+    if (limit == 0)
+        return out;
     const auto &defs = decisionDefs(group.strategy);
     KernelGroup g = group;
     std::set<std::string> assigned;
-    std::function<void(std::size_t)> walk = [&](std::size_t d) {
-        if (out.size() >= limit)
-            return;
-        if (d == defs.size()) {
-            if (checkGroup(analysis, g, problem).empty())
-                out.push_back(g);
-            return;
-        }
-        assigned.insert(defs[d].key);
-        for (int v : defs[d].candidates) {
-            g.set(defs[d].key, v);
-            if (d + 1 < defs.size() && brokenForGood(analysis, g, problem, assigned))
-                continue;
-            walk(d + 1);
-        }
-        assigned.erase(defs[d].key);
-    };
-    walk(0);
+    prunedWalk(
+        analysis, problem, defs, 0, g, assigned, [&](std::size_t d) -> const std::vector<int> & { return defs[d].candidates; },
+        [&](const KernelGroup &leaf) {
+            if (checkGroup(analysis, leaf, problem).empty())
+                out.push_back(leaf);
+            return out.size() >= limit;
+        });
     return out;
 }
 
@@ -277,40 +295,23 @@ std::vector<KernelGroup> sampleLegal(const GroupAnalysis &analysis, const Kernel
         }
     }
     std::mt19937 rng(seed);
-    std::set<std::string> seen;
-    KernelGroup g = group;
-    std::set<std::string> assigned;
     // One draw: the first legal leaf of a walk that tries each decision's values in a random order,
-    // within a budget of checked nodes (a draw that wanders into a large illegal region gives up).
-    constexpr int kDrawBudget = 20000;
-    int budget = 0;
-    std::function<bool(std::size_t)> draw = [&](std::size_t d) -> bool {
-        if (d == defs.size())
-            return checkGroup(analysis, g, problem).empty();
+    // within a budget of tried values (a draw that wanders into a large illegal region gives up).
+    auto shuffled = [&](std::size_t d) {
         std::vector<int> order = values[d];
         for (std::size_t i = order.size(); i > 1; --i) // Fisher-Yates on the generator's own output
             std::swap(order[i - 1], order[rng() % i]);
-        assigned.insert(defs[d].key);
-        bool found = false;
-        for (int v : order) {
-            if (--budget < 0)
-                break;
-            g.set(defs[d].key, v);
-            if (d + 1 < defs.size() && brokenForGood(analysis, g, problem, assigned))
-                continue;
-            if ((found = draw(d + 1)))
-                break;
-        }
-        if (!fixedKeys.contains(defs[d].key))
-            assigned.erase(defs[d].key);
-        return found;
+        return order;
     };
+    auto legal = [&](const KernelGroup &leaf) { return checkGroup(analysis, leaf, problem).empty(); };
+    constexpr int kDrawBudget = 20000;
+    std::set<std::string> seen;
     // Small spaces repeat draws: give up after a few draws in a row bring nothing new.
     for (std::size_t misses = 0; out.size() < count && misses < 4 * count + 8;) {
-        g = group;
-        assigned = fixedKeys;
-        budget = kDrawBudget;
-        if (draw(0) && seen.insert(describe(g)).second) {
+        KernelGroup g = group;
+        std::set<std::string> assigned = fixedKeys;
+        int budget = kDrawBudget;
+        if (prunedWalk(analysis, problem, defs, 0, g, assigned, shuffled, legal, &budget) && seen.insert(describe(g)).second) {
             out.push_back(g);
             misses = 0;
         } else {
