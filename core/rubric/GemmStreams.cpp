@@ -137,7 +137,12 @@ void StreamBuilder::gemm()
 
     // Epilogue: stores (vector when every stored tensor is a plain [M, N] float matrix, and not
     // store=scalar) and reads.
-    const int W = TN / 2, chunk = schedule::epilogueStoreWidth(W, N);
+    // A thread's adjacent results (W; the store's width, chunk, where N allows it) and where its
+    // first one lies: the SIMT tile's (TM/2 rows per thread, TN/2 columns), or the tensor cores'
+    // accumulator layout (MmaGemm.cpp / WgmmaGemm.cpp: lane = 4 g + t; an mma.sync warp's rows g,
+    // columns 2 t and 2 t + 1; a warpgroup's along n (swap) one column g per lane, rows 2 t, else
+    // rows g and columns 2 t, 2 t + 1).
+    const int W = WGMMA ? (wl.swap ? 1 : 2) : MMA ? 2 : TN / 2, chunk = schedule::epilogueStoreWidth(W, N);
     bool vectorStore = chunk > 1 && g.value("store") != 1;
     std::vector<std::pair<std::string, TensorLayout>> sinks;
     if (SPLIT > 1 && !facts.splitSum) {
@@ -154,13 +159,31 @@ void StreamBuilder::gemm()
             sinks.push_back({t.name, layoutOf(t, sizes())});
         }
     }
-    auto gi = [&](std::int64_t m0, int t) { return m0 + (t / TX) * (TM / 2); };
-    auto gj = [&](std::int64_t n0, int t) { return n0 + (t % TX) * W; };
+    const int mmaWarpsN = MMA ? BN / (4 * TN) : 1;
+    auto gi = [&](std::int64_t m0, int t) -> std::int64_t {
+        const int lane = t % 32, gid = lane / 4, tig = lane % 4;
+        if (WGMMA)
+            return m0 + (wl.swap ? 2 * tig : (t / 128) * 64 + ((t / 32) % 4) * 16 + gid);
+        if (MMA)
+            return m0 + ((t / 32) / mmaWarpsN) * 8 * TM + gid;
+        return m0 + (t / TX) * (TM / 2);
+    };
+    auto gj = [&](std::int64_t n0, int t) -> std::int64_t {
+        const int lane = t % 32, gid = lane / 4, tig = lane % 4;
+        if (WGMMA)
+            return n0 + (wl.swap ? (t / 128) * 64 + ((t / 32) % 4) * 16 + gid : 2 * tig);
+        if (MMA)
+            return n0 + ((t / 32) % mmaWarpsN) * 4 * TN + 2 * tig;
+        return n0 + (t % TX) * W;
+    };
     for (const auto &[name, l] : sinks) {
         const bool partial = SPLIT > 1;
         const int bytes = vectorStore ? chunk * 4 : 4;
-        const double perThread = vectorStore ? TM * 2.0 * (W / chunk) : TM * 2.0 * W;
-        add("store " + name + ": " + std::to_string(bytes) + " B per lane, lanes " + std::to_string(W * 4) + " B apart",
+        const double perThread = static_cast<double>(TM) * TN / (vectorStore ? chunk : 1);
+        const std::string pattern = WGMMA ? "in the warpgroup MMA's accumulator layout"
+                                    : MMA ? "in mma.sync's accumulator layout"
+                                          : "lanes " + std::to_string(W * 4) + " B apart";
+        add("store " + name + ": " + std::to_string(bytes) + " B per lane, " + pattern,
             false, true, bytes, blocks * perThread * warps,
             [&, l = l, partial](std::int64_t block, int t) -> std::int64_t {
                 auto [m0, n0] = tileOrigin(block);
