@@ -49,6 +49,35 @@ TEST(RubricCoalescing, SixteenWideThreadTilesStoreHalfOfEverySector)
     EXPECT_DOUBLE_EQ(rubric::sectorsPerRequest(*c).efficiency(), 0.5);
 }
 
+TEST(RubricCoalescing, TensorCoreStoresFollowTheAccumulatorLayout)
+{
+    // mma.sync (the TF32 default off sm_90): lane 4 g + t stores columns 2t, 2t + 1 of row g, 8 B:
+    // a warp writes 8 rows of 32 bytes. wgmma along n (the sm_90 default): lane 4 g + t stores
+    // column g of row 2t, 4 B: 4 rows of 32 bytes. Both use every byte of the sectors they touch,
+    // as many stores per thread as it holds results (over the vector width).
+    const ir::Graph g = ir::makeMatmul();
+    const schedule::Problem tf32{g, kGemm1024, sm90(), schedule::Precision::TF32};
+    const auto mma = factsOf(tf32, generate(tf32, scheduleWith(tf32, {})));
+    ASSERT_TRUE(mma.tensorCores && !mma.warpgroupMma);
+    const auto *m = stream(mma, "store C");
+    ASSERT_TRUE(m);
+    EXPECT_NE(m->what.find("8 B per lane, in mma.sync's accumulator layout"), std::string::npos) << m->what;
+    EXPECT_DOUBLE_EQ(rubric::sectorsPerRequest(*m).sectors, 8);
+    EXPECT_DOUBLE_EQ(rubric::sectorsPerRequest(*m).efficiency(), 1.0);
+
+    auto def = schedule::defaultSchedule(tf32);
+    ASSERT_TRUE(def.ok());
+    const auto wg = factsOf(tf32, generate(tf32, *def));
+    ASSERT_TRUE(wg.warpgroupMma);
+    const auto *w = stream(wg, "store C");
+    ASSERT_TRUE(w);
+    EXPECT_NE(w->what.find("4 B per lane, in the warpgroup MMA's accumulator layout"), std::string::npos) << w->what;
+    EXPECT_DOUBLE_EQ(rubric::sectorsPerRequest(*w).sectors, 4);
+    EXPECT_DOUBLE_EQ(rubric::sectorsPerRequest(*w).efficiency(), 1.0);
+    const int results = def->groups.front().value("thread_m") * def->groups.front().value("thread_n");
+    EXPECT_DOUBLE_EQ(w->requests, static_cast<double>(wg.blocks) * results * (wg.threads / 32));
+}
+
 TEST(RubricCoalescing, ScalarStoresUseAQuarterOfEverySectorFourTimesOver)
 {
     // store=scalar: each lane stores 4 B of its 16, so a warp's store touches the sectors of the
