@@ -117,14 +117,26 @@ ir::Graph makeMatmulBothMnMajor()
     return b.finish();
 }
 
-/// The first rule that `changes` on the default tf32 mma.sync schedule break, or "".
-std::string firstViolation(const schedule::Problem &problem, const std::vector<std::pair<std::string, int>> &changes)
+/// The problem's mma.sync default with `changes` set on its group.
+schedule::Schedule scheduleOver(const schedule::Problem &problem, const std::vector<std::pair<std::string, int>> &changes)
 {
     auto base = schedule::defaultSchedule(problem, schedule::TensorCoreDefault::WarpMma);
     EXPECT_TRUE(base.ok());
-    auto g = base->groups.front();
+    if (!base.ok() || base->groups.empty())
+        return {};
+    schedule::Schedule s = *base;
     for (const auto &[key, value] : changes)
-        g.set(key, value);
+        s.groups.front().set(key, value);
+    return s;
+}
+
+/// The rules that `changes` on the default tf32 mma.sync schedule break, one message per line, or "".
+std::string firstViolation(const schedule::Problem &problem, const std::vector<std::pair<std::string, int>> &changes)
+{
+    const auto s = scheduleOver(problem, changes);
+    if (s.groups.empty())
+        return "no default schedule";
+    const auto &g = s.groups.front();
     auto analysis = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
     EXPECT_TRUE(analysis.ok());
     const auto violations = schedule::checkGroup(*analysis, g, problem);
@@ -269,13 +281,9 @@ TEST(Wgmma, TransposedBIsWrittenFirstAndBothTilesGoByDescriptor)
 {
     const Case c = tf32Cases()[2]; // 1000x3000x700
     schedule::Problem tf32{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
-    auto base = schedule::defaultSchedule(tf32, schedule::TensorCoreDefault::WarpMma);
-    ASSERT_TRUE(base.ok());
-    schedule::Schedule s = *base;
-    for (const auto &[key, value] : kWgmma256x128)
-        s.groups.front().set(key, value);
-    s.groups.front().set("transpose_b", 1);
-    auto p = codegen::generateProgram(tf32, s);
+    auto transposed = kWgmma256x128;
+    transposed.push_back({"transpose_b", 1});
+    auto p = codegen::generateProgram(tf32, scheduleOver(tf32, transposed));
     ASSERT_TRUE(p.ok()) << p.error().toString();
     ASSERT_EQ(p->kernels.size(), 2u);
     const auto &t = p->kernels[0].code, &g = p->kernels[1].code;
@@ -342,12 +350,7 @@ TEST(Wgmma, ProducerWarpgroupCopiesAndHandsStagesOverByMbarriers)
     EXPECT_FALSE(schedule::producerRegisters(256, 150, sm90().registersPerSm).adjust);
     EXPECT_LT(schedule::producerRegisters(512, 216, sm90().registersPerSm).producer, schedule::kMinProducerRegisters);
 
-    auto base = schedule::defaultSchedule(tf32, schedule::TensorCoreDefault::WarpMma);
-    ASSERT_TRUE(base.ok());
-    schedule::Schedule s = *base;
-    for (const auto &[key, value] : producer)
-        s.groups.front().set(key, value);
-    auto p = codegen::generateProgram(tf32, s);
+    auto p = codegen::generateProgram(tf32, scheduleOver(tf32, producer));
     ASSERT_TRUE(p.ok()) << p.error().toString();
     ASSERT_EQ(p->kernels.size(), 1u);
     EXPECT_EQ(p->kernels[0].code.block[0], 384);
