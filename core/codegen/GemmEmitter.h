@@ -222,6 +222,19 @@ private:
     KernelCode transposeKernel();
     /// The workspace bt_ (B transposed): its scratch buffer.
     ScratchBuffer transposedBBuffer() const;
+    /// A workspace: a pointer parameter `param` (written or read-only) of `kernel` and the scratch
+    /// buffer it points to.
+    static void addWorkspace(KernelCode &kernel, const std::string &param, ScratchBuffer buffer, bool written)
+    {
+        KernelParam p;
+        p.name = param;
+        p.tensor = true;
+        p.dtype = buffer.dtype;
+        p.written = written;
+        p.scratch = buffer.name;
+        kernel.params.push_back(p);
+        kernel.scratch.push_back(std::move(buffer));
+    }
 };
 
 } // namespace stitch::codegen::gemm

@@ -105,27 +105,13 @@ void GemmEmitter::header()
     k.params = kernelParams(ctx);
     if (TRANSB) { // B itself is read by the transposing kernel only; this one reads bt_
         std::erase_if(k.params, [&](const KernelParam &p) { return p.tensor && p.tensorId == a.b; });
-        KernelParam p;
-        p.name = "bt_";
-        p.tensor = true;
-        p.dtype = ir::DType::F32;
-        p.scratch = transposedBBuffer().name;
-        k.params.push_back(p);
-        k.scratch.push_back(transposedBBuffer());
+        addWorkspace(k, "bt_", transposedBBuffer(), false);
     }
     k.block = {T + (PRODUCER ? CT : 0), 1, 1};
     // (wgmma: 1 KiB more, so the descriptor's tile can start on a 1024-byte boundary, its swizzle atom.)
     k.dynamicSharedBytes = schedule::gemmSharedBytes(a, g);
-    // A workspace: a written pointer parameter and the scratch buffer it points to.
     auto workspace = [&](const std::string &param, const std::string &buffer, ir::DType dtype, Expr elements, bool zeroed) {
-        KernelParam p;
-        p.name = param;
-        p.tensor = true;
-        p.dtype = dtype;
-        p.written = true;
-        p.scratch = buffer;
-        k.params.push_back(p);
-        k.scratch.push_back({buffer, std::move(elements), dtype, zeroed});
+        addWorkspace(k, param, {buffer, std::move(elements), dtype, zeroed}, true);
     };
     if (SPLIT > 1)
         workspace("partials_", ctx.kernelName + "_partials", ir::DType::F32, a.domain[0] * a.domain[1] * SPLIT, false);

@@ -20,17 +20,11 @@ KernelCode GemmEmitter::transposeKernel()
     in.tensor = true;
     in.tensorId = a.b;
     in.dtype = B.dtype;
-    KernelParam out;
-    out.name = "bt_";
-    out.tensor = true;
-    out.dtype = ir::DType::F32;
-    out.written = true;
-    out.scratch = transposedBBuffer().name;
-    r.params = {in, out};
+    r.params = {in};
+    addWorkspace(r, "bt_", transposedBBuffer(), true);
     for (const KernelParam &p : kernelParams(ctx))
         if (!p.tensor)
             r.params.push_back(p);
-    r.scratch.push_back(transposedBBuffer());
     r.block = {256, 1, 1};
     CudaWriter rw;
     rw.comment(ctx.kernelName + " reads B transposed (transpose_b=on): bt_[j, k] = " + B.name +

@@ -57,43 +57,35 @@ std::string descriptorBits(const std::string &address, int rowBytes)
            str(8 * rowBytes / 16) + " << 32) | ((unsigned long long)" + str(layoutType(rowBytes)) + " << 62)";
 }
 
-/// transpose_b=on: both tiles by descriptor, no fragments.
-void emitSharedSetup(CudaWriter &w, const WgmmaTiles &t)
-{
-    const int rowBytes = t.desc.swizzle;
-    w.comment("math=tf32_wgmma, transpose_b=on: warpgroup wg_ computes MMA rows wg_ * 64 .. + 63 (along n) by " + str(t.nw) +
-              " columns (along m) as m64n" + str(t.nw) + "k8 wgmma, " + str(t.bk / 8) +
-              " per tile;\nboth operands from shared memory by descriptor (" + str(rowBytes) +
-              "-byte swizzled rows): wg_'s 64 rows of B transposed, all of A.");
-    w.line("const int wg_ = threadIdx.x / 128, warp_ = (threadIdx.x / 32) % 4, g_ = (threadIdx.x % 32) / 4, t_ = threadIdx.x % 4;");
-    w.comment("Descriptors of stage 0: start address / 16, leading byte offset 16 (unused), stride byte offset " +
-              str(8 * rowBytes) + " (8 rows), layout type " + str(layoutType(rowBytes)) + " (" + str(rowBytes) + "-byte swizzle).");
-    w.line("const unsigned long long descBase_ = " + descriptorBits("As_", rowBytes) + ";");
-    w.line("const unsigned long long rowDescBase_ = " + descriptorBits("Bs_ + wg_ * " + str(64 * t.bk), rowBytes) + ";");
-}
-
 } // namespace
 
 void emitWgmmaSetup(CudaWriter &w, const WgmmaTiles &t)
 {
-    if (t.shared) {
-        emitSharedSetup(w, t);
-        return;
-    }
     const std::string regTile = t.swap ? "Bs_" : "As_", descTile = t.swap ? "As_" : "Bs_";
     const int rowBytes = t.desc.swizzle;
-    w.comment("math=tf32_wgmma: warpgroup wg_ computes MMA rows wg_ * 64 .. + 63 (along " + std::string(t.swap ? "n" : "m") +
-              ") by " + str(t.nw) + " columns (along " + (t.swap ? "m" : "n") + ") as m64n" + str(t.nw) +
-              "k8 wgmma, " + str(t.bk / 8) + " per tile;\n" + (t.swap ? "B" : "A") +
-              " from registers (rLane_: the lane's first fragment element), " + (t.swap ? "A" : "B") +
-              " from shared memory by descriptor (" + str(rowBytes) + "-byte swizzled rows).");
+    const std::string mma = "math=tf32_wgmma" + std::string(t.shared ? ", transpose_b=on" : "") +
+                            ": warpgroup wg_ computes MMA rows wg_ * 64 .. + 63 (along " + (t.swap ? "n" : "m") + ") by " +
+                            str(t.nw) + " columns (along " + (t.swap ? "m" : "n") + ") as m64n" + str(t.nw) + "k8 wgmma, " +
+                            str(t.bk / 8) + " per tile;\n";
+    if (t.shared)
+        w.comment(mma + "both operands from shared memory by descriptor (" + str(rowBytes) +
+                  "-byte swizzled rows): wg_'s 64 rows of B transposed, all of A.");
+    else
+        w.comment(mma + (t.swap ? "B" : "A") + " from registers (rLane_: the lane's first fragment element), " +
+                  (t.swap ? "A" : "B") + " from shared memory by descriptor (" + str(rowBytes) + "-byte swizzled rows).");
     w.line("const int wg_ = threadIdx.x / 128, warp_ = (threadIdx.x / 32) % 4, g_ = (threadIdx.x % 32) / 4, t_ = threadIdx.x % 4;");
-    w.line("const float *Rs_ = " + regTile + ";");
-    w.line("const int rLane_ = " + t.reg.at("0", "t_", "wg_ * 64 + warp_ * 16 + g_") + ";");
-    w.comment("Descriptor of stage 0: start address / 16, leading byte offset 16 (unused), stride byte offset " +
-              str(8 * rowBytes) + " (8 rows), layout type " + str(layoutType(rowBytes)) + " (" + str(rowBytes) +
-              "-byte swizzle).");
+    if (!t.shared) {
+        w.line("const float *Rs_ = " + regTile + ";");
+        w.line("const int rLane_ = " + t.reg.at("0", "t_", "wg_ * 64 + warp_ * 16 + g_") + ";");
+    }
+    w.comment(std::string(t.shared ? "Descriptors" : "Descriptor") +
+              " of stage 0: start address / 16, leading byte offset 16 (unused), stride byte offset " + str(8 * rowBytes) +
+              " (8 rows), layout type " + str(layoutType(rowBytes)) + " (" + str(rowBytes) + "-byte swizzle).");
     w.line("const unsigned long long descBase_ = " + descriptorBits(descTile, rowBytes) + ";");
+    if (t.shared) { // the "register" operand's tile, B transposed: this warpgroup's 64 rows
+        w.line("const unsigned long long rowDescBase_ = " + descriptorBits(regTile + " + wg_ * " + str(64 * t.bk), rowBytes) + ";");
+        return;
+    }
     w.comment("Operands rounded to the nearest TF32 value (cvt.rna).");
     w.line("auto tf32_ = [](float x) {");
     w.line("    unsigned u;");
@@ -104,16 +96,12 @@ void emitWgmmaSetup(CudaWriter &w, const WgmmaTiles &t)
 
 namespace {
 
-/// acc_ element of accumulator register i (PTX ISA's order for m64nNk8 .f32).
+/// acc_ element of accumulator register i (PTX ISA's order for m64nNk8 .f32). (PTX ISA's order for m64nNk8 .f32).
 std::string accElement(const WgmmaTiles &t, int i)
 {
     const int half = (i >> 1) & 1, column = (i >> 2) * 2 + (i & 1);
     return t.swap ? "acc_[" + str(column) + "][" + str(half) + "]" : "acc_[" + str(half) + "][" + str(column) + "]";
 }
-
-} // namespace
-
-namespace {
 
 std::string accOperands(const WgmmaTiles &t, std::string &regs)
 {

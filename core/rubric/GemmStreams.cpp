@@ -8,6 +8,26 @@
 
 namespace stitch::rubric::detail {
 
+namespace {
+
+/// The GEMM's workspaces as row-major float arrays, each at an address of its own far from the
+/// tensors': split K's partial sums [split][M][N], and transpose_b's copy of B, [N][K].
+TensorLayout workspaceLayout(std::int64_t base, std::vector<std::int64_t> extents)
+{
+    TensorLayout l;
+    l.base = base;
+    l.extents = std::move(extents);
+    l.strides = ir::rowMajorStrides(l.extents);
+    return l;
+}
+TensorLayout partialSumsLayout(std::int64_t split, std::int64_t M, std::int64_t N)
+{
+    return workspaceLayout(std::int64_t(1) << 50, {split, M, N});
+}
+TensorLayout transposedBLayout(std::int64_t N, std::int64_t K) { return workspaceLayout(std::int64_t(1) << 51, {N, K}); }
+
+} // namespace
+
 void StreamBuilder::gemm()
 {
     if (facts.transposeB) {
@@ -37,12 +57,7 @@ void StreamBuilder::gemm()
     const double blocks = static_cast<double>(facts.blocks);
     const ir::Tensor &A = tensor(a.a), &B = tensor(a.b);
     const TensorLayout la = layoutOf(A, sizes());
-    TensorLayout lb = layoutOf(B, sizes());
-    if (TRANSB) { // bt_: a workspace of its own, [N][K]
-        lb.base = std::int64_t(1) << 51;
-        lb.extents = {N, K};
-        lb.strides = ir::rowMajorStrides(lb.extents);
-    }
+    const TensorLayout lb = TRANSB ? transposedBLayout(N, K) : layoutOf(B, sizes()); // bt_: [N][K]
     const std::int64_t lda = la.extents.size() > 1 ? la.extents[1] : K, ldb = lb.extents.size() > 1 ? lb.extents[1] : N;
     auto tileOrigin = [&](std::int64_t block) {
         // The sampled middle block: its tile position, without the swizzle (same pattern).
@@ -146,11 +161,7 @@ void StreamBuilder::gemm()
     bool vectorStore = chunk > 1 && g.value("store") != 1;
     std::vector<std::pair<std::string, TensorLayout>> sinks;
     if (SPLIT > 1 && !facts.splitSum) {
-        TensorLayout p;
-        p.base = std::int64_t(1) << 50;
-        p.extents = {SPLIT, M, N};
-        p.strides = ir::rowMajorStrides(p.extents);
-        sinks.push_back({"partial sums", p});
+        sinks.push_back({"partial sums", partialSumsLayout(SPLIT, M, N)});
     } else if (!facts.splitSum) {
         for (ir::TensorId id : a.stored) {
             const ir::Tensor &t = tensor(id);
@@ -401,10 +412,7 @@ void StreamBuilder::gemmTranspose()
             const int lane = t % 32, q = lane % 8, n = 4 * ((t / 32) % 16) + lane / 8;
             return swizzled(4 * q, n);
         });
-    TensorLayout bt;
-    bt.base = std::int64_t(1) << 51;
-    bt.extents = {N, K};
-    bt.strides = ir::rowMajorStrides(bt.extents);
+    const TensorLayout bt = transposedBLayout(N, K);
     add("store " + tensor(a.b).name + " transposed (bt_): float4 per lane along k", false, true, 16, requests,
         [=](std::int64_t block, int t) -> std::int64_t {
             auto [k0, n0] = origin(block);
@@ -429,10 +437,7 @@ void StreamBuilder::gemmSum()
     const std::int64_t M = evalSize(a.domain[0], sizes()), N = evalSize(a.domain[1], sizes());
     const std::int64_t total = M * N;
     const double requests = static_cast<double>(ceilDiv(total, 32));
-    TensorLayout p;
-    p.base = std::int64_t(1) << 50;
-    p.extents = {SPLIT, M, N};
-    p.strides = ir::rowMajorStrides(p.extents);
+    const TensorLayout p = partialSumsLayout(SPLIT, M, N);
     auto elem = [&](std::int64_t block, int t) { return block * facts.threads + t; };
     add("read partial sums: 4 B per lane, consecutive", false, false, 4, requests * SPLIT,
         [&, p](std::int64_t block, int t) -> std::int64_t {
