@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Writes the softmax kernels that `stitchcuda generate` makes for 256 rows of 262144 with clusters
-# of 16 blocks of 128 threads and the row in registers, one per "combine exp min_blocks" triple,
-# as one header that bench/tools/long_row_proto.cu times beside its hand-written kernels:
+# of 16 blocks of 128 threads and the row in registers, one per "combine exp min_blocks [grid
+# bulk_store]" variant, as one header that bench/tools/long_row_proto.cu (grid=rows) or
+# bench/tools/long_row_l2.cu (`gen` mode: grid=resident, bulk_store on or off) times beside its
+# hand-written kernels:
 #   bench/tools/generated_variants.sh OUT.cuh "online fast 3" "rounds precise 3" ...
 #   nvcc -O3 -std=c++17 -arch=sm_90 -DGENERATED_VARIANTS='"OUT.cuh"' -o /tmp/lrp bench/tools/long_row_proto.cu
+#   bench/tools/generated_variants.sh OUT.cuh "online fast 3 resident on" "online fast 3 resident off"
+#   nvcc -O3 -std=c++17 -arch=sm_90 -DGENERATED_VARIANTS='"OUT.cuh"' -o /tmp/lrl2 bench/tools/long_row_l2.cu
 set -euo pipefail
 out=$1; shift
 cli=${STITCHCUDA:-build/dev/bin/stitchcuda}
@@ -17,12 +21,15 @@ trap 'rm -rf "$tmp"' EXIT
 } > "$out"
 names=()
 for v in "$@"; do
-    read -r combine exp mb <<< "$v"
+    read -r combine exp mb grid bulk <<< "$v"
+    grid=${grid:-rows}
+    bulk=${bulk:-off}
     name="gen_${combine}_${exp}_mb${mb}"
+    [ "$grid" = rows ] || name="${name}_${grid}_bulk_${bulk}"
     cat > "$tmp/s.json" <<JSON
 {"arch":"sm_90","precision":"fp32","schema":"stitchcuda-schedule/1","groups":[{"name":"rowMax_Y","ops":["rowMax","rowSum","Y"],
  "strategy":"row_reduction","decisions":{"threads_per_row":128,"rows_per_block":1,"cluster":16,"row_steps":1,"vector":4,
- "cache":"registers","prefetch":"off","reduce":"shuffle","combine":"$combine","exp":"$exp","min_blocks":$mb}}]}
+ "cache":"registers","prefetch":"off","reduce":"shuffle","combine":"$combine","exp":"$exp","min_blocks":$mb,"grid":"$grid","bulk_store":"$bulk"}}]}
 JSON
     "$cli" generate examples/softmax.te --size M=256 --size N=262144 --schedule "$tmp/s.json" --out "$tmp/$name" > /dev/null
     # The kernel and its helpers (not the includes or the host launcher), renamed.
