@@ -217,6 +217,15 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                                 v.set("combine", online);
                                                 v.set("exp", fastExp);
                                                 add(v);
+                                                // As many clusters as the GPU holds, walking the rows,
+                                                // with the outputs by the copy engine or not.
+                                                if (steps == 1)
+                                                    for (int bulk : {0, 1}) {
+                                                        schedule::KernelGroup r = v;
+                                                        r.set("grid", 1);
+                                                        r.set("bulk_store", bulk);
+                                                        add(r);
+                                                    }
                                             }
                             }
         break;

@@ -24,7 +24,12 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     // With row_steps > 1 a block (or cluster) handles several rows in turn (with prefetch, loading
     // the next row's elements while this row is reduced and stored); the shared slots alternate
     // per step.
-    stepped = p.steps > 1;
+    resident = g.value("grid") == 1;
+    bulk = g.value("bulk_store") == 1;
+    stepped = p.steps > 1 || resident;
+    stepsText = resident ? "steps_" : str(p.steps);
+    strideText = resident ? "stride_" : str(p.rpb);
+    lastStepText = resident ? "steps_ - 1" : str(p.steps - 1);
     prefetch = stepped && p.cache && g.value("prefetch") == 1 && !a.rowInputs.empty();
     // prefetch=shared: the next row goes to shared memory by cp.async (each thread copies the
     // slots it reads back, so no barrier guards them) while this row is reduced and stored.
@@ -36,8 +41,16 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     k.params = kernelParams(ctx);
     k.block = {threads, 1, 1};
     k.clusterSize = p.cluster;
-    if (staged) // stageElems floats per row input, as the schedule's limits count them
+    if (staged || bulk) // the staged row inputs or outputs, as the schedule's limits count them
         k.dynamicSharedBytes = schedule::rowStagingBytes(a, g, ctx.sizes);
+    if (resident) {
+        std::int64_t rowCount = 1;
+        for (int d = 0; d < a.rowRank; ++d) {
+            const auto e = ir::evaluateSizeExpr(a.domain[static_cast<std::size_t>(d)], ctx.sizes);
+            rowCount *= e.ok() ? *e : 1;
+        }
+        residentGroups = std::max(1, schedule::rowResidentGroups(ctx.arch, g, rowCount));
+    }
 
     for (const auto *op : a.ops)
         if (op->reduction)
@@ -64,7 +77,7 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     // exactly into the threads' elements, `active_` when every block has one row and one step
     // (the grid is the rows).
     exactSpan = C.ok() && cols % (std::int64_t(p.tpr) * p.vec * p.cluster) == 0;
-    alwaysActive = p.rpb == 1 && !stepped;
+    alwaysActive = p.rpb == 1 && (!stepped || resident); // grid=resident: steps_ stops at the last row
     planOutputs();
 }
 
@@ -80,12 +93,11 @@ KernelCode RowKernelBuilder::build()
 
 void RowKernelBuilder::planOutputs()
 {
-    for (const auto *op : a.ops)
-        if (!op->reduction && a.isStored(op->output.id)) {
-            stored.push_back(op);
-            storedDivisors.emplace_back();
-            storedBodies.push_back(reciprocalDivisions(op->body, op->domain.back().name, storedDivisors.back()));
-        }
+    stored = schedule::rowStoredOps(a);
+    for (const auto *op : stored) {
+        storedDivisors.emplace_back();
+        storedBodies.push_back(reciprocalDivisions(op->body, op->domain.back().name, storedDivisors.back()));
+    }
     // The last reduction's per-element value (softmax: exp(X - rowMax)) reappearing in the stored
     // ops: with the row cached and nothing after the last reduction reading the raw row, the
     // last pass keeps each value in the cache in place of its element and the output pass reads
@@ -129,13 +141,22 @@ void RowKernelBuilder::header()
     std::string shape = "row length " + str(cols) + ": " + str(p.items) + " x " + str(p.vec) +
                         " elements per thread" +
                         (p.cluster > 1 ? ", split over a cluster of " + str(p.cluster) + " blocks" : "");
+    const std::string unit = p.cluster > 1 ? "cluster" : "block";
+    if (resident) {
+        const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor(ctx.arch.name);
+        shape += "\ngrid=resident: " + str(residentGroups) + " " + unit + "s, what " +
+                 (gpu ? gpu->name : ctx.arch.name) + " holds at once; " + unit + " b takes rows b, b + " +
+                 str(residentGroups) + ", b + " + str(2 * residentGroups) +
+                 ", ... (the stride is the grid the kernel runs on)";
+    } else if (stepped) {
+        shape += "\n" + str(p.steps) + " rows per " + unit + (p.rpb > 1 ? " and sub-block" : "") +
+                 ", one after another";
+    }
     if (stepped)
-        shape += "\n" + str(p.steps) + " rows per " + (p.cluster > 1 ? "cluster" : "block") +
-                 (p.rpb > 1 ? " and sub-block" : "") + ", one after another" +
-                 (prefetch ? ": the next row's elements load into registers while this row is reduced and stored"
-                  : staged ? ": the next row's elements copy into shared memory (cp.async, " +
-                                 str(k.dynamicSharedBytes) + " B) while this row is reduced and stored"
-                           : "");
+        shape += prefetch ? ": the next row's elements load into registers while this row is reduced and stored"
+                 : staged ? ": the next row's elements copy into shared memory (cp.async, " +
+                                str(k.dynamicSharedBytes) + " B) while this row is reduced and stored"
+                          : "";
     if (online) {
         shape += "\ncombine=online: " + cIdentifier(rowOps[0]->output.name) + " and " +
                  cIdentifier(rowOps[1]->output.name) + " in one pass and one exchange of (maximum, sum) pairs";
@@ -169,6 +190,8 @@ void RowKernelBuilder::header()
         w.line("__shared__ " + acc + " part_" + parity + "[" + str(std::max<std::size_t>(rowOps.size(), 1)) + "];");
         w.line("cooperative_groups::cluster_group cluster_ = cooperative_groups::this_cluster();");
     }
+    if (bulk)
+        w.line("extern __shared__ __align__(128) float out_[]; // bulk_store=on: this block's part of each output row");
     w.line("const int lane_ = threadIdx.x % " + str(p.tpr) + ";");
     w.line("const int sub_ = threadIdx.x / " + str(p.tpr) + ";");
     if (!stepped) {
@@ -177,6 +200,14 @@ void RowKernelBuilder::header()
         rowVariables();
         columnRange();
         w.line("const long long rowBase_ = row_ * (long long)cols_;");
+    } else if (resident) {
+        w.line("const long long rows_ = " + rows + ";");
+        w.line("const long long firstRow_ = (long long)(blockIdx.x / " + str(p.cluster) + ") * " + str(p.rpb) + ";");
+        w.line("const long long stride_ = (long long)(gridDim.x / " + str(p.cluster) + ") * " + str(p.rpb) +
+               "; // the rows between this " + (p.cluster > 1 ? "cluster" : "block") + "'s steps: the grid's");
+        w.line("const int steps_ = firstRow_ < rows_ ? (int)((rows_ - firstRow_ + stride_ - 1) / stride_) : 0;");
+        w.line("const long long first_ = firstRow_ + sub_;");
+        columnRange();
     } else {
         w.line("const long long rows_ = " + rows + ";");
         w.line("const long long first_ = (long long)(blockIdx.x / " + str(p.cluster) + ") * " +
@@ -210,14 +241,14 @@ void RowKernelBuilder::cacheAndSteps()
     }
     if (stepped) {
         w.line("#pragma unroll 1");
-        w.open("for (int step_ = 0; step_ < " + str(p.steps) + "; ++step_)");
-        w.line("const long long row_ = first_ + (long long)step_ * " + str(p.rpb) + ";");
+        w.open("for (int step_ = 0; step_ < " + stepsText + "; ++step_)");
+        w.line("const long long row_ = first_ + (long long)step_ * " + strideText + ";");
         rowVariables();
         w.line("const long long rowBase_ = row_ * (long long)cols_;");
         if (prefetch) {
             w.comment("Prefetch: the next row's loads are in flight during this row's reductions and stores.");
-            w.line("const long long next_ = row_ + " + str(p.rpb) + ";");
-            loadRow("n_", "step_ + 1 < " + str(p.steps) + " && next_ < rows_", "next_ * (long long)cols_");
+            w.line("const long long next_ = row_ + " + strideText + ";");
+            loadRow("n_", "step_ + 1 < " + stepsText + " && next_ < rows_", "next_ * (long long)cols_");
         } else if (staged) {
             unstageRow();
         } else if (p.cache && !a.rowInputs.empty()) {
@@ -228,6 +259,13 @@ void RowKernelBuilder::cacheAndSteps()
 
 void RowKernelBuilder::reductions()
 {
+    if (bulk && stepped) {
+        // bulk_store=on: the previous row's outputs leave out_ before this row's are written there;
+        // the reductions' barrier (or the one before the outputs, bulkOutputs) orders the writes
+        // after this wait, which the loads above overlap.
+        w.line("if (threadIdx.x == 0) // the copy engine has read the previous row's outputs");
+        w.line("    asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");");
+    }
     for (std::size_t ri = 0; ri < rowOps.size(); ++ri) {
         const ir::ComputeOp &op = *rowOps[ri];
         const ir::ReduceKind kind = op.reduction->kind;
@@ -316,7 +354,7 @@ void RowKernelBuilder::reductions()
                 // exiting, so that the stores below do not wait for the slowest block.
                 const std::string arrive = "cluster_.barrier_arrive(); // the last read of the other blocks' part_";
                 if (stepped)
-                    w.line("if (step_ == " + str(p.steps - 1) + ")");
+                    w.line("if (step_ == " + lastStepText + ")");
                 w.line(stepped ? "    " + arrive : arrive);
             }
         }
@@ -330,14 +368,7 @@ void RowKernelBuilder::outputs()
         stageNextRow();
     // Element-wise results that leave the kernel, computed once every row value is known.
     if (!stored.empty()) {
-        auto contiguousRow = [&](const ir::Tensor &t) {
-            if (t.shape.rank() != a.rowRank + 1)
-                return false;
-            for (int d = 0; d <= a.rowRank; ++d)
-                if (!t.shape[static_cast<std::size_t>(d)].equals(a.domain[static_cast<std::size_t>(d)]))
-                    return false;
-            return true;
-        };
+        auto contiguousRow = [&](const ir::Tensor &t) { return schedule::laidOutLikeRows(a, t); };
         // The reciprocals of the row-invariant divisors, once per row.
         auto reciprocalName = [](std::size_t si, std::size_t k) {
             return "rc" + str(long(si)) + "_" + str(long(k)) + "_";
@@ -349,8 +380,7 @@ void RowKernelBuilder::outputs()
                 w.line("const " + std::string(ir::cudaTypeName(d.dtype())) + " " + reciprocalName(si, k) + " = " +
                        emitExpr(ir::floatLiteralFor(d, 1.0), s) + " / " + emitExpr(d, s) + ";");
             }
-        elementLoop(
-            [&](int q) {
+        auto body = [&](int q) {
                 for (std::size_t si = 0; si < stored.size(); ++si) {
                     const ir::ComputeOp *op = stored[si];
                     const ir::Tensor &t = *ctx.graph.tensor(op->output.id);
@@ -379,17 +409,26 @@ void RowKernelBuilder::outputs()
                         w.line(emitGlobalAccess(t, idx, s) + " = " + v + ";");
                     }
                 }
-            },
-            [&] {
-                for (const auto *op : stored) {
-                    const ir::Tensor &t = *ctx.graph.tensor(op->output.id);
-                    if (vectorLoads && t.dtype == ir::DType::F32 && contiguousRow(t)) {
-                        const std::string name = cIdentifier(t.name);
+            };
+        auto after = [&] {
+            const long long stage = std::int64_t(p.items) * p.tpr * p.vec;
+            for (std::size_t si = 0; si < stored.size(); ++si) {
+                const ir::Tensor &t = *ctx.graph.tensor(stored[si]->output.id);
+                if (vectorLoads && t.dtype == ir::DType::F32 && contiguousRow(t)) {
+                    const std::string name = cIdentifier(t.name);
+                    if (bulk)
+                        w.line("*reinterpret_cast<" + vecType + " *>(out_ + " + str(static_cast<long long>(si) * stage) +
+                               " + (it_ * " + str(p.tpr) + " + lane_) * " + str(p.vec) + ") = o_" + name + "_;");
+                    else
                         w.line("*reinterpret_cast<" + vecType + " *>(" + name + " + rowBase_ + c0_) = o_" + name +
                                "_;");
-                    }
                 }
-            });
+            }
+        };
+        if (bulk)
+            bulkOutputs(body, after);
+        else
+            elementLoop(body, after);
     }
 }
 
@@ -406,9 +445,15 @@ void RowKernelBuilder::finish()
     }
     if (stepped)
         w.close();
+    if (bulk) {
+        w.line("if (threadIdx.x == 0) // out_ outlives the copy engine's reads (its writes to global memory finish on their own)");
+        w.line("    asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");");
+    }
     if (p.cluster > 1) {
         if (rowOps.empty())
             w.line("cluster_.barrier_arrive();");
+        else if (resident)
+            w.lines("if (steps_ == 0) // no row reached the arrive above\n    cluster_.barrier_arrive();");
         w.line(
             "cluster_.barrier_wait(); // keep this block's partial results alive until every block has read them");
     }
@@ -419,7 +464,7 @@ void RowKernelBuilder::finish()
     for (int d = 0; d < a.rowRank; ++d)
         rowsExpr = rowsExpr.isIntConst(1) ? a.domain[static_cast<std::size_t>(d)]
                                           : rowsExpr * a.domain[static_cast<std::size_t>(d)];
-    Expr blocks = ceilDivExpr(rowsExpr, p.rpb * p.steps);
+    Expr blocks = resident ? Expr(residentGroups) : ceilDivExpr(rowsExpr, p.rpb * p.steps);
     k.grid = {p.cluster > 1 ? blocks * p.cluster : blocks, Expr(1), Expr(1)};
 }
 

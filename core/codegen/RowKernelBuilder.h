@@ -64,6 +64,14 @@ private:
     int threads = 0, stageElems = 0;
     bool vectorLoads = false, stepped = false, prefetch = false, staged = false, online = false;
     bool exactSpan = false, alwaysActive = false;
+    // grid=resident: as many blocks (clusters) as the target's GPU holds, walking the rows with the
+    // grid's stride (steps_ rows each, from the grid the kernel runs on); bulk_store=on: the outputs
+    // leave through out_ by cp.async.bulk.
+    bool resident = false, bulk = false;
+    int residentGroups = 0;
+    // The row-step loop's bound, the rows between steps and the last step (where a cluster block
+    // arrives early at the barrier that ends the kernel).
+    std::string stepsText, strideText, lastStepText;
     std::string slot, acc, pairCombine, rows, vecType;
     ir::DType accType = ir::DType::F32;
     static constexpr const char *lanes[] = {"x", "y", "z", "w"};
@@ -107,7 +115,9 @@ private:
     // The loop over a thread's cached items (it_, first column c0_) and the test of `guard` and,
     // unless the caller knows every item lies in the span, of the column; the caller closes both.
     // Tests that cannot fail are left out (exactSpan, alwaysActive).
-    void openItems(const std::string &guard, bool columnTest = true);
+    /// `from` and `to` bound the items (default: all of them).
+    void openItems(const std::string &guard, bool columnTest = true, const std::string &from = "0",
+                   const std::string &to = "");
     // Every load of a thread's cached elements of one row, issued together before any use.
     void loadRow(const std::string &prefix, const std::string &guard, const std::string &rowBase);
     // prefetch=shared: thread lane_ of sub-row sub_ owns the slots of its elements in stage_.
@@ -122,7 +132,11 @@ private:
     void stageNextRow();
     std::optional<std::string> columnRead(const Expr &r, const ExprScope &scope, int q);
     // The element loop shared by every pass; `body(q)` writes the work for element c0_ + q.
-    void elementLoop(const std::function<void(int)> &body, const std::function<void()> &after = {});
+    void elementLoop(const std::function<void(int)> &body, const std::function<void()> &after = {},
+                     const std::string &from = "0", const std::string &to = "");
+    // bulk_store=on: the stored outputs' element loops, a piece of items at a time, each piece handed
+    // to the copy engine once every thread wrote it.
+    void bulkOutputs(const std::function<void(int)> &body, const std::function<void()> &after);
     // The scope of one element of one op: row variables, the column, cached and row values.
     ExprScope elementScope(const ir::ComputeOp &op, int q);
     ExprScope withLocals(ExprScope s, int q);

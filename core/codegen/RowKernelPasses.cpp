@@ -4,6 +4,7 @@
 #include "core/codegen/RowKernelBuilder.h"
 
 #include "core/ir/ExprUtil.h"
+#include "core/schedule/Space.h"
 
 namespace stitch::codegen::rowkernel {
 
@@ -58,10 +59,11 @@ void RowKernelBuilder::loadVector(const std::string &name, const std::string &ds
     }
 }
 
-void RowKernelBuilder::openItems(const std::string &guard, bool columnTest)
+void RowKernelBuilder::openItems(const std::string &guard, bool columnTest, const std::string &from,
+                                 const std::string &to)
 {
     w.line("#pragma unroll");
-    w.open("for (int it_ = 0; it_ < " + str(p.items) + "; ++it_)");
+    w.open("for (int it_ = " + from + "; it_ < " + (to.empty() ? str(p.items) : to) + "; ++it_)");
     if (columnTest)
         w.line(std::string(exactSpan ? "[[maybe_unused]] " : "") + "const int c0_ = begin_ + (it_ * " + str(p.tpr) +
                " + lane_) * " + str(p.vec) + ";");
@@ -163,11 +165,12 @@ std::optional<std::string> RowKernelBuilder::columnRead(const Expr &r, const Exp
     return "v_" + name + "_." + lanes[q];
 }
 
-void RowKernelBuilder::elementLoop(const std::function<void(int)> &body, const std::function<void()> &after)
+void RowKernelBuilder::elementLoop(const std::function<void(int)> &body, const std::function<void()> &after,
+                                   const std::string &from, const std::string &to)
 {
     columnLoaded.clear();
     if (p.cache) {
-        openItems("active_");
+        openItems("active_", true, from, to);
     } else {
         w.open("for (int c0_ = begin_ + lane_ * " + str(p.vec) + "; active_ && c0_ < end_; c0_ += " +
                str(p.tpr * p.vec) + ")");
@@ -286,9 +289,40 @@ void RowKernelBuilder::exchangePairs(const std::string &ps)
         w.close();
         const std::string arrive = "cluster_.barrier_arrive(); // the last read of the other blocks' part_";
         if (stepped)
-            w.line("if (step_ == " + str(p.steps - 1) + ")");
+            w.line("if (step_ == " + lastStepText + ")");
         w.line(stepped ? "    " + arrive : arrive);
     }
+}
+
+void RowKernelBuilder::bulkOutputs(const std::function<void(int)> &body, const std::function<void()> &after)
+{
+    const int per = schedule::rowBulkItemsPerPiece(p.items), pieces = p.items / per;
+    const long long piece = std::int64_t(per) * p.tpr * p.vec; // floats
+    // The wait for the previous row's copies (reductions()) must come before any thread writes
+    // out_ again: the reductions' barrier orders it, where they have one.
+    const bool reductionBarrier = !rowOps.empty() && (p.sharedReduce || p.warpsPerRow() > 1 || p.cluster > 1);
+    if (stepped && !reductionBarrier)
+        w.line("__syncthreads(); // after the wait for the copy engine's reads of the previous row");
+    w.comment("bulk_store=on: the outputs go to out_ (this block's part of the row) in " + str(pieces) +
+              " pieces of " + str(piece * 4) + " B; one thread hands each piece to the copy engine once every "
+              "thread wrote it.");
+    w.line("#pragma unroll");
+    w.open("for (int pc_ = 0; pc_ < " + str(pieces) + "; ++pc_)");
+    elementLoop(body, after, "pc_ * " + str(per), "pc_ * " + str(per) + " + " + str(per));
+    w.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); // the writes, seen by the copy engine");
+    w.line("__syncthreads();");
+    w.open("if (threadIdx.x == 0 && active_)");
+    const long long stage = std::int64_t(p.items) * p.tpr * p.vec;
+    for (std::size_t si = 0; si < stored.size(); ++si) {
+        const std::string name = cIdentifier(ctx.graph.tensor(stored[si]->output.id)->name);
+        w.line("asm volatile(\"cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\" :: \"l\"(" + name +
+               " + rowBase_ + begin_ + pc_ * " + str(piece) + "), \"r\"((unsigned)__cvta_generic_to_shared(out_ + " +
+               str(static_cast<long long>(si) * stage) + " + pc_ * " + str(piece) + ")), \"n\"(" + str(piece * 4) +
+               ") : \"memory\");");
+    }
+    w.line("asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");");
+    w.close();
+    w.close();
 }
 
 } // namespace stitch::codegen::rowkernel

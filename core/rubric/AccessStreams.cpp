@@ -14,24 +14,28 @@ void StreamBuilder::row()
 {
     const auto &g = facts.kernel->group;
     const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block"), vec = g.value("vector"),
-              cluster = g.value("cluster"), steps = g.value("row_steps");
+              cluster = g.value("cluster");
     const bool cache = g.value("cache") == 1, sharedReduce = g.value("reduce") == 1;
+    const bool resident = g.value("grid") == 1, bulk = g.value("bulk_store") == 1;
     std::vector<std::int64_t> rowExt;
     std::int64_t rows = 1;
     for (int d = 0; d < a.rowRank; ++d) {
         rowExt.push_back(evalSize(a.domain[static_cast<std::size_t>(d)], sizes()));
         rows *= rowExt.back();
     }
+    // grid=resident: `groups` blocks (clusters) walk the rows with their count as the stride, so a
+    // block's rows are b, b + groups, ... and the busiest walks `steps` of them (RowKernel.cpp).
+    const std::int64_t groups = resident ? std::max(1, schedule::rowResidentGroups(problem.arch, g, rows)) : 0;
+    const int steps =
+        resident ? static_cast<int>(std::max<std::int64_t>(1, ceilDiv(rows, groups * rpb))) : g.value("row_steps");
     const std::int64_t cols = evalSize(a.domain.back(), sizes());
     const std::int64_t items = std::max<std::int64_t>(1, ceilDiv(cols, std::int64_t(tpr) * vec * cluster));
     const std::int64_t span = cluster > 1 ? cols / cluster : cols;
-    std::vector<const ir::ComputeOp *> rowOps, storedEw;
-    for (const auto *op : a.ops) {
+    std::vector<const ir::ComputeOp *> rowOps;
+    for (const auto *op : a.ops)
         if (op->reduction)
             rowOps.push_back(op);
-        else if (a.isStored(op->output.id))
-            storedEw.push_back(op);
-    }
+    const std::vector<const ir::ComputeOp *> storedEw = schedule::rowStoredOps(a);
     const int passes = cache ? 1 : static_cast<int>(rowOps.size() + (storedEw.empty() ? 0 : 1));
     const double rowWarps = static_cast<double>(rows) * std::max(tpr / 32, 1) * cluster;
     const double perRowIter = rowWarps * static_cast<double>(items);
@@ -44,7 +48,7 @@ void StreamBuilder::row()
     auto laneOf = [&](std::int64_t block, int t) {
         Lane l;
         const int lane = t % tpr, sub = t / tpr;
-        l.row = (block / cluster) * rpb * steps + sub; // the block's first step
+        l.row = (block / cluster) * rpb * (resident ? 1 : steps) + sub; // the block's first step
         const std::int64_t begin = (block % cluster) * span;
         l.c0 = begin + static_cast<std::int64_t>(lane) * vec;
         l.active = l.row < rows && l.c0 < begin + span;
@@ -120,7 +124,14 @@ void StreamBuilder::row()
         const TensorLayout l = layoutOf(t, sizes());
         const bool vector = vec > 1 && t.dtype == ir::DType::F32 && t.shape.rank() == a.rowRank + 1;
         const int bytes = vector ? vec * 4 : l.elementBytes;
-        add("store " + t.name + " along the row: " + std::to_string(bytes) + " B per lane", false, true, bytes,
+        if (bulk) // bulk_store=on: the threads write the stage; the copy engine writes the same bytes out
+            add("write " + t.name + " to shared memory (bulk_store: this block's part of the row), " +
+                    std::to_string(bytes) + " B per lane",
+                true, true, bytes, perRowIter,
+                [=](std::int64_t, int th) -> std::int64_t { return static_cast<std::int64_t>(th % tpr) * bytes; });
+        add("store " + t.name + " along the row" + (bulk ? " by cp.async.bulk from shared memory" : "") + ": " +
+                std::to_string(bytes) + " B per lane",
+            false, true, bytes,
             perRowIter * (vector ? 1 : vec), [&, l](std::int64_t block, int th) -> std::int64_t {
                 const Lane ln = laneOf(block, th);
                 return ln.active ? l.base + (ln.row * cols + ln.c0) * l.elementBytes : -1;
@@ -166,7 +177,9 @@ void StreamBuilder::row()
     }
 
     const double slotsPerRow = static_cast<double>(tpr) * vec * items * cluster;
-    const double rowSlots = static_cast<double>(ceilDiv(rows, std::int64_t(rpb) * steps)) * rpb * steps;
+    // grid=resident: a block past the last row skips the step whole (steps_ is per block).
+    const double rowSlots =
+        resident ? static_cast<double>(rows) : static_cast<double>(ceilDiv(rows, std::int64_t(rpb) * steps)) * rpb * steps;
     // Lanes idle inside a warp that has elements cost issue slots (divergence). A warp with no
     // element in a pass skips it whole, and rows past the end are whole warps too: those cost a
     // slot, not divergence (the H200's active-lanes counter agrees, docs/RUBRIC.md).
@@ -230,8 +243,11 @@ void StreamBuilder::row()
         facts.rowRereadBytes += static_cast<double>(passes - 1) * static_cast<double>(rows) * static_cast<double>(cols) *
                                 ir::dtypeSize(tensor(id).dtype);
     facts.rowSteps = std::max(steps, 1);
+    // bulk_store=on: one barrier per piece of the stage, and one per row before writing it again.
+    const std::int64_t bulkPieces = bulk ? items / schedule::rowBulkItemsPerPiece(static_cast<int>(items)) : 0;
     facts.blockBarriers = steps * reductions * (sharedReduce ? treeSteps + 1 : warpsPerRow > 1 ? 2 : 0) +
-                          (staged ? steps : 0); // the staged row is complete (wait_group, __syncthreads)
+                          (staged ? steps : 0) + // the staged row is complete (wait_group, __syncthreads)
+                          static_cast<int>(steps * (bulkPieces + (bulk && (steps > 1 || resident) ? 1 : 0)));
     facts.clusterBarriers = cluster > 1 ? steps * (reductions + 1) : 0;
     facts.instructionsPerWarp = steps * (elementInstructions + treeInstructions + fullLaneInstructions);
 }

@@ -2,6 +2,7 @@
 // in registers and shared memory, the patterns some decisions need (softmax's pair, float32 exp),
 // and the strategy's legality rules.
 #include "core/schedule/SpaceRules.h"
+#include "core/arch/ArchDatabase.h"
 #include "core/ir/ExprUtil.h"
 
 #include <algorithm>
@@ -44,11 +45,45 @@ int rowRegisters(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
 
 int rowStagingBytes(const GroupAnalysis &a, const KernelGroup &g, const ir::SizeBindings &sizes)
 {
-    if (g.value("prefetch") != 2)
-        return 0;
-    const std::int64_t bytes = std::int64_t(a.rowInputs.size()) * g.value("rows_per_block") *
-                               g.value("threads_per_row") * rowItems(a, g, sizes) * g.value("vector") * 4;
+    std::int64_t arrays = 0;
+    if (g.value("prefetch") == 2)
+        arrays += static_cast<std::int64_t>(a.rowInputs.size());
+    if (g.value("bulk_store") == 1)
+        arrays += static_cast<std::int64_t>(rowStoredOps(a).size());
+    const std::int64_t bytes = arrays * g.value("rows_per_block") * g.value("threads_per_row") *
+                               rowItems(a, g, sizes) * g.value("vector") * 4;
     return static_cast<int>(std::min<std::int64_t>(bytes, std::int64_t(1) << 30));
+}
+
+std::vector<const ir::ComputeOp *> rowStoredOps(const GroupAnalysis &a)
+{
+    std::vector<const ir::ComputeOp *> out;
+    for (const ir::ComputeOp *op : a.ops)
+        if (!op->reduction && a.isStored(op->output.id))
+            out.push_back(op);
+    return out;
+}
+
+bool laidOutLikeRows(const GroupAnalysis &a, const ir::Tensor &t)
+{
+    if (t.shape.rank() != a.rowRank + 1)
+        return false;
+    for (int d = 0; d <= a.rowRank; ++d)
+        if (!t.shape[static_cast<std::size_t>(d)].equals(a.domain[static_cast<std::size_t>(d)]))
+            return false;
+    return true;
+}
+
+int rowResidentGroups(const ArchLimits &arch, const KernelGroup &g, std::int64_t rows)
+{
+    const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor(arch.name);
+    if (!gpu)
+        return 0;
+    const int cluster = g.value("cluster"), perSm = std::max(1, g.value("min_blocks"));
+    const std::int64_t held = cluster > 1 ? residentClusters(*gpu, cluster, perSm)
+                                          : std::int64_t(gpu->multiprocessors) * perSm;
+    const std::int64_t groups = ceilDiv(std::max<std::int64_t>(rows, 1), g.value("rows_per_block"));
+    return static_cast<int>(std::max<std::int64_t>(0, std::min(held, groups)));
 }
 
 bool hasOnlineSoftmaxPair(const GroupAnalysis &a)
@@ -137,9 +172,9 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
     }
     const int steps = g.value("row_steps"), prefetch = g.value("prefetch");
     const std::string prefetchText = prefetch == 2 ? "prefetch=shared" : "prefetch=next_row";
-    if (prefetch != 0 && steps == 1)
-        out.push_back({{"prefetch", "row_steps"}, prefetchText + " needs row_steps > 1: with one row per block "
-                                                                "there is no next row"});
+    if (prefetch != 0 && steps == 1 && g.value("grid") != 1)
+        out.push_back({{"prefetch", "row_steps", "grid"}, prefetchText + " needs row_steps > 1 or grid=resident: with "
+                                                                        "one row per block there is no next row"});
     if (prefetch != 0 && g.value("cache") != 1)
         out.push_back({{"prefetch", "cache"}, prefetchText + " loads the next row for the register cache: it "
                                                              "needs cache=registers"});
@@ -156,10 +191,57 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         const int bytes = rowStagingBytes(a, g, p.sizes);
         const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
         if (bytes > limit)
-            out.push_back({{"prefetch", "threads_per_row", "rows_per_block", "vector", "cluster"},
+            out.push_back({{"prefetch", "threads_per_row", "rows_per_block", "vector", "cluster", "bulk_store"},
                            "prefetch=shared stages " + std::to_string(bytes) + " B of the next row per block > the " +
                                std::to_string(limit) + " B of shared memory " + p.arch.name +
                                " leaves for it: use a larger cluster or prefetch=off"});
+    }
+    std::int64_t allRows = 1;
+    for (int i = 0; i < a.rowRank; ++i)
+        allRows *= sizeValue(a.domain[static_cast<std::size_t>(i)], p);
+    if (g.value("grid") == 1) {
+        if (steps != 1)
+            out.push_back({{"grid", "row_steps"}, "grid=resident walks the rows with the grid's stride; row_steps counts "
+                                                  "the rows of a block under grid=rows: leave it at 1"});
+        if (rowResidentGroups(p.arch, g, allRows) < 1)
+            out.push_back({{"grid"}, "grid=resident sizes the grid for the target's GPU, and " + p.arch.name +
+                                         " has none in the arch database"});
+    }
+    if (g.value("bulk_store") == 1) {
+        const std::string what = "bulk_store=on";
+        if (!p.arch.tma)
+            out.push_back({{"bulk_store"}, what + " writes with cp.async.bulk, which needs sm_90 or newer, not " +
+                                               p.arch.name});
+        if (g.value("cache") != 1)
+            out.push_back({{"bulk_store", "cache"}, what + " stages the outputs computed from the register cache: it "
+                                                          "needs cache=registers"});
+        if (vec != 4)
+            out.push_back({{"bulk_store", "vector"}, what + " writes the stage with float4 stores: it needs vector=4"});
+        if (rpb != 1)
+            out.push_back({{"bulk_store", "rows_per_block"},
+                           what + " copies one contiguous part of one row per block: it needs rows_per_block=1"});
+        if (prefetch == 2)
+            out.push_back({{"bulk_store", "prefetch"},
+                           what + " and prefetch=shared would share the dynamic shared memory: use one of them"});
+        if (C > 0 && C % (std::int64_t(tpr) * vec * cluster) != 0)
+            out.push_back({{"bulk_store", "threads_per_row", "vector", "cluster"},
+                           what + " copies whole pieces of " + std::to_string(tpr * vec) + " x items elements: " +
+                               std::to_string(C) + " elements per row do not split evenly over " +
+                               std::to_string(std::int64_t(tpr) * vec * cluster) + " threads' vectors"});
+        const auto stored = rowStoredOps(a);
+        if (stored.empty())
+            out.push_back({{"bulk_store"}, what + ": the group stores no element-wise result"});
+        for (const ir::ComputeOp *op : stored)
+            if (p.graph.tensor(op->output.id)->dtype != ir::DType::F32 || !laidOutLikeRows(a, *p.graph.tensor(op->output.id)))
+                out.push_back({{"bulk_store"}, what + " copies float32 rows laid out like the group's rows; " +
+                                                   op->output.name + " is not one"});
+        const int bytes = rowStagingBytes(a, g, p.sizes);
+        const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
+        if (bytes > limit)
+            out.push_back({{"bulk_store", "threads_per_row", "rows_per_block", "vector", "cluster", "prefetch"},
+                           what + " stages " + std::to_string(bytes) + " B of outputs per block > the " +
+                               std::to_string(limit) + " B of shared memory " + p.arch.name +
+                               " leaves for it: use a larger cluster or bulk_store=off"});
     }
     if (steps > 1) {
         std::int64_t rows = 1;

@@ -145,6 +145,11 @@ std::vector<DecisionDef> rowDefs()
         {"row_steps", C::ParallelMapping,
          "rows each block (or cluster) handles one after another (fewer, longer-lived blocks and clusters)",
          {1, 2, 4, 8, 16}, {}, 1},
+        {"grid", C::ParallelMapping,
+         "one block (or cluster) per rows_per_block x row_steps rows (rows), or as many as the target's GPU holds "
+         "at once, each walking the rows with the grid's stride (resident: correct on any GPU, sized for the "
+         "target's; no block waits for a free slot, and only the last round of rows is partial)",
+         {0, 1}, {"rows", "resident"}, 0},
         {"vector", C::MemoryAccess, "elements per global load and store (1, 2 or 4)", {1, 2, 4}, {}, 4},
         {"cache", C::MemoryAccess, "keep the row in registers between passes, or re-read it from memory",
          {0, 1}, {"none", "registers"}, 1},
@@ -152,6 +157,11 @@ std::vector<DecisionDef> rowDefs()
          "with row_steps > 1 and the row cached: load the next row while this one is reduced and stored, into "
          "registers (next_row: twice the registers) or by cp.async into shared memory (shared: sm_80+)",
          {0, 1, 2}, {"off", "next_row", "shared"}, 0},
+        {"bulk_store", C::MemoryAccess,
+         "how the outputs leave: each thread stores its own (off), or the threads write them into a shared-memory "
+         "copy of the block's part of the row and the copy engine writes it to global memory (cp.async.bulk, "
+         "sm_90) piece by piece as it fills, so the registers are free for the next row while it writes (on)",
+         {0, 1}, {"off", "on"}, 0},
         {"reduce", C::InstructionScheduling, "how a row's partial results combine", {0, 1},
          {"shuffle", "shared"}, 0},
         {"combine", C::InstructionScheduling,

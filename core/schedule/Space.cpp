@@ -113,12 +113,15 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
         int rowOps = 0;
         for (const auto *op : a.ops)
             rowOps += op->reduction ? 1 : 0;
-        const int parity = g.value("row_steps") > 1 ? 2 : 1; // shared slots alternate between row steps
+        const bool resident = g.value("grid") == 1;
+        const int parity = g.value("row_steps") > 1 || resident ? 2 : 1; // shared slots alternate between row steps
         r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0)) +
                         rowStagingBytes(a, g, p.sizes);
         const int data = g.value("cache") ? rowRegisters(a, g, p) : 8;
         r.estimatedRegisters = data + rowOverheadRegisters(data);
-        r.blocks = ceilDiv(rows, std::int64_t(rpb) * g.value("row_steps")) * g.value("cluster");
+        r.blocks = (resident ? std::max(1, rowResidentGroups(p.arch, g, rows))
+                             : ceilDiv(rows, std::int64_t(rpb) * g.value("row_steps"))) *
+                   g.value("cluster");
         break;
     }
     case Strategy::Elementwise:

@@ -91,10 +91,25 @@ ir::Expr streamKTilesExpr(const ir::Expr &tiles, int blocks);
 /// blocks + tiles - streamKTilesExpr(tiles), in a shorter closed form for the launcher (a test
 /// holds the two equal).
 ir::Expr streamKGridExpr(const ir::Expr &tiles, int blocks);
-/// Dynamic shared memory of a row_reduction group with prefetch=shared (0 for other prefetch values):
-/// each thread's elements of the next row of every row input, copied there by cp.async (4-byte
-/// elements; the slots a thread copies are the ones it reads back). Limits and codegen use it alike.
+/// Dynamic shared memory of a row_reduction group (0 unless prefetch=shared or bulk_store=on):
+/// prefetch=shared, each thread's elements of the next row of every row input, copied there by
+/// cp.async (4-byte elements; the slots a thread copies are the ones it reads back); bulk_store=on,
+/// the block's part of the row of every stored output (rowStoredOps). Limits and codegen use it alike.
 int rowStagingBytes(const GroupAnalysis &analysis, const KernelGroup &group, const ir::SizeBindings &sizes);
+/// The element-wise ops of a row_reduction group whose results leave the kernel, in program order
+/// (the outputs the kernel stores; bulk_store=on stages each in shared memory, in this order).
+std::vector<const ir::ComputeOp *> rowStoredOps(const GroupAnalysis &analysis);
+/// Whether a tensor is laid out like the group's rows (its shape is the group's domain: one
+/// contiguous row per row): what the row kernel's vector stores and bulk_store=on need.
+bool laidOutLikeRows(const GroupAnalysis &analysis, const ir::Tensor &tensor);
+/// bulk_store=on: the items per thread of each piece the copy engine writes (two, or one for an odd
+/// count). The code generator's pieces and the rubric's barriers.
+inline int rowBulkItemsPerPiece(int items) { return items % 2 == 0 ? 2 : 1; }
+/// grid=resident (row_reduction): the clusters (blocks, where cluster=1) the target's default GPU
+/// holds at once with min_blocks blocks per SM (residentClusters), at most one per rows_per_block
+/// rows; 0 where the target has no known GPU. The kernel walks the rows with the stride of the grid
+/// it runs on, so it is correct on any GPU; this figure sizes the grid for the target's.
+int rowResidentGroups(const ArchLimits &arch, const KernelGroup &group, std::int64_t rows);
 
 /// combine=online's pattern: the group's two reductions are m[rows] = max(j) E and
 /// s[rows] = sum(j) exp(E - m[rows]) with the same float32 E and no init (softmax's maximum and sum

@@ -87,6 +87,8 @@ struct LongRowDecisions {
     int minBlocks = 1;
     int combine = 0;
     int fastExp = 0;
+    int grid = 0;      ///< grid=rows (0) or resident (1)
+    int bulkStore = 0; ///< bulk_store=off (0) or on (1)
 };
 
 inline void setLongRowDecisions(schedule::KernelGroup &g, const LongRowDecisions &d)
@@ -101,6 +103,8 @@ inline void setLongRowDecisions(schedule::KernelGroup &g, const LongRowDecisions
     g.set("min_blocks", d.minBlocks);
     g.set("combine", d.combine);
     g.set("exp", d.fastExp);
+    g.set("grid", d.grid);
+    g.set("bulk_store", d.bulkStore);
 }
 
 /// Up to `count` legal schedules from the main group's whole legal space, plus the default, plus for

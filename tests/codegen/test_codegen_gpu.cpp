@@ -279,7 +279,8 @@ TEST_F(CodegenGpuRowCombine, OnlineAndFastExpMatchTheInterpreter)
                                          {"vector", cfg.vector},                 {"cache", 1},
                                          {"prefetch", 0},                        {"reduce", 0},
                                          {"combine", cfg.online},                {"exp", cfg.fastExp},
-                                         {"min_blocks", cfg.minBlocks}};
+                                         {"min_blocks", cfg.minBlocks},          {"grid", 0},
+                                         {"bulk_store", 0}};
         for (const auto &[key, value] : changes)
             g.set(key, value);
         const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
@@ -288,6 +289,62 @@ TEST_F(CodegenGpuRowCombine, OnlineAndFastExpMatchTheInterpreter)
         expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
     }
 }
+
+namespace {
+
+/// Row kernels on a resident grid (grid=resident: the clusters or blocks the GPU holds, each walking
+/// every n-th row, the last round partial) and with the outputs written by the copy engine
+/// (bulk_store=on: 16-byte stores into shared memory, cp.async.bulk pieces to global memory, the
+/// stage reused row after row): clusters of 16 and 4, no cluster, several rows per block, the next
+/// row prefetched into registers. Random inputs against the interpreter with the FP32 bound.
+class CodegenGpuRowBulk : public CodegenGpu {};
+
+struct RowBulkConfig {
+    int rows, cols, threadsPerRow, rowsPerBlock, cluster, bulk, minBlocks, prefetch;
+};
+
+} // namespace
+
+TEST_P(CodegenGpuRowBulk, ResidentGridAndBulkStoresMatchTheInterpreter)
+{
+    const bool layerNorm = GetParam() == 1;
+    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
+    ASSERT_NE(arch, nullptr) << s_arch;
+    if (arch->computeMajor < 9)
+        GTEST_SKIP() << s_arch << " has no cp.async.bulk or clusters";
+    const std::vector<RowBulkConfig> configs = {
+        {19, 262144, 128, 1, 16, 1, 3, 0},  {50, 262144, 128, 1, 16, 1, 3, 0}, {50, 262144, 128, 1, 16, 0, 3, 0},
+        {300, 16384, 256, 1, 4, 1, 2, 0},   {1000, 4096, 256, 1, 1, 1, 2, 0},  {37, 304, 32, 4, 1, 0, 1, 0},
+        {300, 16384, 256, 1, 4, 0, 1, 1},
+    };
+    const ir::Graph graph = layerNorm ? ir::makeLayerNormRows() : ir::makeSoftmaxRows();
+    for (const RowBulkConfig &cfg : configs) {
+        const ir::SizeBindings sizes{{"M", cfg.rows}, {"N", cfg.cols}};
+        schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
+        auto s = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(s.ok()) << s.error().toString();
+        auto &g = s->groups.front();
+        setLongRowDecisions(g, {.threadsPerRow = cfg.threadsPerRow,
+                                .cluster = cfg.cluster,
+                                .prefetch = cfg.prefetch,
+                                .minBlocks = cfg.minBlocks,
+                                .combine = layerNorm ? 0 : 1,
+                                .grid = 1,
+                                .bulkStore = cfg.bulk});
+        g.set("rows_per_block", cfg.rowsPerBlock);
+        g.set("reduce", 0);
+        const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
+                                 schedule::describe(g);
+        auto valid = schedule::validateSchedule(*s, problem);
+        ASSERT_TRUE(valid.ok()) << what << ": " << valid.error().toString();
+        expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, CodegenGpuRowBulk, ::testing::Range<std::size_t>(0, 2),
+                         [](const ::testing::TestParamInfo<std::size_t> &info) {
+                             return std::string(info.param == 1 ? "layernorm" : "softmax");
+                         });
 
 namespace {
 

@@ -108,7 +108,8 @@ TEST(RubricModelTerms, RowReReadsBeyondL2ComeFromDram)
     // (min_blocks and combine: the default for these rows takes 3 blocks per SM and one exchange)
     const std::map<std::string, int> decisions{{"threads_per_row", 256}, {"rows_per_block", 1}, {"cluster", 8},
                                                {"vector", 4},           {"cache", 0},          {"row_steps", 1},
-                                               {"min_blocks", 1},       {"combine", 0}};
+                                               {"min_blocks", 1},       {"combine", 0},        {"grid", 0},
+                                               {"bulk_store", 0}};
     auto p = predictDecisions(problem, decisions);
     const auto &k = p.facts.kernels.front();
     ASSERT_GT(k.memoryRounds, 1);
@@ -217,7 +218,8 @@ TEST(RubricModelTerms, ClusterLaunchNeedingMoreClustersThanResidentTakesTwoWaves
     const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
     std::map<std::string, int> d{{"threads_per_row", 512}, {"rows_per_block", 1}, {"cluster", 8}, {"vector", 4},
                                  {"cache", 1},             {"prefetch", 2},       {"row_steps", 16},
-                                 {"min_blocks", 1},        {"combine", 0}};
+                                 {"min_blocks", 1},        {"combine", 0},        {"grid", 0},
+                                 {"bulk_store", 0}};
     const auto sixteen = predictDecisions(problem, d);
     const auto &k = sixteen.facts.kernels.front();
     ASSERT_EQ(k.occupancy->activeBlocksPerSm, 1);
@@ -251,7 +253,8 @@ TEST(RubricModelTerms, PrefetchSharedStagesTheRowThroughSharedMemory)
     const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
     std::map<std::string, int> d{{"threads_per_row", 512}, {"rows_per_block", 1}, {"cluster", 8}, {"vector", 4},
                                  {"cache", 1},             {"prefetch", 0},       {"row_steps", 2},
-                                 {"min_blocks", 1},        {"combine", 0}};
+                                 {"min_blocks", 1},        {"combine", 0},        {"grid", 0},
+                                 {"bulk_store", 0}};
     const auto off = predictDecisions(problem, d);
     d["prefetch"] = 2;
     const auto staged = predictDecisions(problem, d);
@@ -261,6 +264,38 @@ TEST(RubricModelTerms, PrefetchSharedStagesTheRowThroughSharedMemory)
     EXPECT_EQ(k.blockBarriers, off.facts.kernels.front().blockBarriers + 2);
     EXPECT_GT(k.sharedTrafficBytes, off.facts.kernels.front().sharedTrafficBytes + 2.0 * 256 * 262144 * 4 - 1);
     EXPECT_GE(staged.ms, off.ms);
+}
+
+TEST(RubricModelTerms, ResidentGridAndBulkStoresReplayTheKernel)
+{
+    // Softmax over 256 x 262144 on a resident grid with bulk stores (run 19's fastest): 21 clusters of 16
+    // walking 13 rows at most; the outputs written to shared memory (16-byte lanes, conflict-free),
+    // then by the copy engine; one barrier per 4 KiB piece and one per row more than bulk_store=off.
+    const ir::Graph g = ir::makeSoftmaxRows();
+    const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
+    std::map<std::string, int> d{{"threads_per_row", 128}, {"rows_per_block", 1}, {"cluster", 16}, {"vector", 4},
+                                 {"cache", 1},             {"prefetch", 0},       {"row_steps", 1},
+                                 {"min_blocks", 3},        {"combine", 1},        {"grid", 1},
+                                 {"bulk_store", 1}};
+    const auto bulk = predictDecisions(problem, d);
+    const auto &k = bulk.facts.kernels.front();
+    EXPECT_EQ(k.blocks, 21 * 16);
+    EXPECT_EQ(k.rowSteps, 13) << "256 rows over 21 clusters";
+    const auto *stage = stream(k, "write Y to shared memory");
+    ASSERT_NE(stage, nullptr);
+    EXPECT_TRUE(stage->shared);
+    EXPECT_NE(stream(k, "store Y along the row by cp.async.bulk"), nullptr);
+    d["bulk_store"] = 0;
+    const auto direct = predictDecisions(problem, d);
+    const auto &o = direct.facts.kernels.front();
+    EXPECT_EQ(stream(o, "write Y to shared memory"), nullptr);
+    EXPECT_EQ(k.blockBarriers, o.blockBarriers + 13 * (16 + 1));
+    EXPECT_GT(k.sharedTrafficBytes, o.sharedTrafficBytes + 256.0 * 262144 * 4 - 1);
+    // The first rows of a resident grid are its clusters' own: cluster 10 starts at row 10.
+    d["grid"] = 0;
+    const auto rows = predictDecisions(problem, d);
+    EXPECT_EQ(rows.facts.kernels.front().blocks, 256 * 16);
+    EXPECT_EQ(rows.facts.kernels.front().rowSteps, 1);
 }
 
 TEST(RubricModelParams, EveryConstantIsSetByNameAndChangesThePrediction)
