@@ -290,4 +290,21 @@ inline std::string errorText(double relativeError)
     return buf;
 }
 
+/// How often `what` occurs in `text` (generated source), without overlaps.
+inline std::size_t count(const std::string &text, const std::string &what)
+{
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+        ++n;
+    return n;
+}
+
+/// Whether a violation names `key` and says `text`.
+inline bool names(const std::vector<schedule::Violation> &v, const std::string &key, const std::string &text)
+{
+    return std::any_of(v.begin(), v.end(), [&](const schedule::Violation &x) {
+        return std::find(x.keys.begin(), x.keys.end(), key) != x.keys.end() && x.message.find(text) != std::string::npos;
+    });
+}
+
 } // namespace codegen_fixtures

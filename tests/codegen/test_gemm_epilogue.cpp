@@ -13,14 +13,6 @@ using namespace codegen_fixtures;
 
 namespace {
 
-std::size_t count(const std::string &text, const std::string &what)
-{
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
-        ++n;
-    return n;
-}
-
 /// Y = (A W) * rs[i] + bias[j]: one read per row, one per column.
 ir::Graph makeGemmRowColumnScale()
 {
@@ -182,7 +174,7 @@ std::vector<schedule::Violation> violations(const schedule::Problem &problem, co
     return schedule::checkGroup(*a, g, problem);
 }
 
-bool names(const std::vector<schedule::Violation> &v, const std::vector<std::string> &keys, const std::string &text)
+bool namesExactly(const std::vector<schedule::Violation> &v, const std::vector<std::string> &keys, const std::string &text)
 {
     return std::any_of(v.begin(), v.end(), [&](const schedule::Violation &x) {
         return x.keys == keys && x.message.find(text) != std::string::npos;
@@ -200,12 +192,12 @@ TEST(GemmStore, IllegalValuesNameTheirReason)
     const schedule::Problem odd{ir::makeMatmul(), {{"M", 257}, {"N", 515}, {"K", 64}}, sm90(), schedule::Precision::FP32};
     EXPECT_TRUE(violations(plain, {{"store", 1}}).empty());
     EXPECT_TRUE(violations(plain, {{"store", 2}}).empty());
-    EXPECT_TRUE(names(violations(tf32, {{"store", 1}, {"math", 1}}), {"store", "math"}, "math must be simt"));
-    EXPECT_TRUE(names(violations(plain, {{"store", 1}, {"thread_n", 2}, {"block_n", 32}, {"thread_m", 2}, {"block_m", 32}}),
+    EXPECT_TRUE(namesExactly(violations(tf32, {{"store", 1}, {"math", 1}}), {"store", "math"}, "math must be simt"));
+    EXPECT_TRUE(namesExactly(violations(plain, {{"store", 1}, {"thread_n", 2}, {"block_n", 32}, {"thread_m", 2}, {"block_m", 32}}),
                       {"store", "thread_n", "math"},
                       "columns are single"));
-    EXPECT_TRUE(names(violations(odd, {{"store", 2}}), {"store", "thread_n", "math"}, "515 elements, not a multiple of 4"));
-    EXPECT_TRUE(names(violations(gelu, {{"store", 2}}), {"store", "split_k", "math"}, "fused epilogue ops already store"));
+    EXPECT_TRUE(namesExactly(violations(odd, {{"store", 2}}), {"store", "thread_n", "math"}, "515 elements, not a multiple of 4"));
+    EXPECT_TRUE(namesExactly(violations(gelu, {{"store", 2}}), {"store", "split_k", "math"}, "fused epilogue ops already store"));
     EXPECT_TRUE(violations(gelu, {{"store", 1}}).empty()) << "GELU's results stored one by one";
     EXPECT_TRUE(violations(gelu, {{"store", 2}, {"split_k", 2}}).empty()) << "split K stores the raw sums";
 }

@@ -13,21 +13,6 @@ using namespace codegen_fixtures;
 
 namespace {
 
-std::size_t count(const std::string &text, const std::string &what)
-{
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
-        ++n;
-    return n;
-}
-
-bool names(const std::vector<schedule::Violation> &v, const std::string &key, const std::string &text)
-{
-    return std::any_of(v.begin(), v.end(), [&](const schedule::Violation &x) {
-        return std::find(x.keys.begin(), x.keys.end(), key) != x.keys.end() && x.message.find(text) != std::string::npos;
-    });
-}
-
 /// A row program, its default schedule and the analysis of its one group.
 struct Rows {
     Case c;

@@ -14,21 +14,6 @@ namespace {
 
 schedule::Problem problemFor(const Case &c) { return {c.graph, c.sizes, sm90(), schedule::Precision::FP32}; }
 
-std::size_t count(const std::string &text, const std::string &what)
-{
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
-        ++n;
-    return n;
-}
-
-bool names(const std::vector<schedule::Violation> &v, const std::string &key, const std::string &text)
-{
-    return std::any_of(v.begin(), v.end(), [&](const schedule::Violation &x) {
-        return std::find(x.keys.begin(), x.keys.end(), key) != x.keys.end() && x.message.find(text) != std::string::npos;
-    });
-}
-
 /// softmax or layer norm over 256 rows of 262144: clusters of 16 blocks of 128 threads, 32 float4
 /// per thread, with the given combine, exp and min_blocks.
 struct LongRows {
