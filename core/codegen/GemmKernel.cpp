@@ -603,7 +603,7 @@ KernelCode GemmEmitter::splitSumKernel()
 {
     KernelCode r;
     r.name = ctx.kernelName + "_sum";
-    r.splitSum = true;
+    r.role = KernelRole::SplitKSum;
     r.params = k.params;
     r.params.back().written = false;
     r.block = {256, 1, 1};

@@ -14,7 +14,7 @@ KernelCode GemmEmitter::transposeKernel()
 {
     KernelCode r;
     r.name = ctx.kernelName + "_transpose_b";
-    r.transposeB = true;
+    r.role = KernelRole::TransposeB;
     KernelParam in;
     in.name = cIdentifier(B.name);
     in.tensor = true;

@@ -35,6 +35,11 @@ struct ScratchBuffer {
     bool zeroed = false;     ///< must hold zeros before the first launch (the kernel restores them)
 };
 
+/// What a kernel does for its group: the group's own kernel, split K's second kernel (sums the
+/// partials, applies the epilogue) or transpose_b=on's pass before the GEMM (writes B transposed
+/// and rounded to TF32). The rubric replays each role's own streams.
+enum class KernelRole { Main, SplitKSum, TransposeB };
+
 /// A generated kernel and how to launch it.
 struct KernelCode {
     std::string name;                  ///< extern "C" name
@@ -45,8 +50,7 @@ struct KernelCode {
     int dynamicSharedBytes = 0;
     int clusterSize = 1;               ///< blocks per cluster (compiled into the kernel with __cluster_dims__)
     std::vector<ScratchBuffer> scratch;
-    bool splitSum = false;             ///< the second kernel of a split-K GEMM: sums the partials, applies the epilogue
-    bool transposeB = false;           ///< the kernel before a transpose_b=on GEMM: writes B transposed (and rounded to TF32)
+    KernelRole role = KernelRole::Main;
 };
 
 /// What every generator receives.

@@ -30,7 +30,7 @@ TensorLayout transposedBLayout(std::int64_t N, std::int64_t K) { return workspac
 
 void StreamBuilder::gemm()
 {
-    if (facts.transposeB) {
+    if (facts.transposeB()) {
         gemmTranspose();
         return;
     }
@@ -125,7 +125,7 @@ void StreamBuilder::gemm()
                 });
         }
     };
-    if (!facts.splitSum) {
+    if (!facts.splitSum()) {
         operand(true, a.aRowMajor, BM, M, lda, la);
         operand(false, !a.bRowMajor || TRANSB, BN, N, ldb, lb);
         // Fragments: two halves of TM/2 (TN/2) values, BM/2 (BN/2) apart, as 16-byte words where they fit.
@@ -160,9 +160,9 @@ void StreamBuilder::gemm()
     const int W = WGMMA ? (wl.swap ? 1 : 2) : MMA ? 2 : TN / 2, chunk = schedule::epilogueStoreWidth(W, N);
     bool vectorStore = chunk > 1 && g.value("store") != 1;
     std::vector<std::pair<std::string, TensorLayout>> sinks;
-    if (SPLIT > 1 && !facts.splitSum) {
+    if (SPLIT > 1 && !facts.splitSum()) {
         sinks.push_back({"partial sums", partialSumsLayout(SPLIT, M, N)});
-    } else if (!facts.splitSum) {
+    } else if (!facts.splitSum()) {
         for (ir::TensorId id : a.stored) {
             const ir::Tensor &t = tensor(id);
             vectorStore = vectorStore && t.dtype == ir::DType::F32 && t.shape.rank() == 2 &&
@@ -219,7 +219,7 @@ void StreamBuilder::gemm()
             }
         }
     }
-    if (facts.splitSum) {
+    if (facts.splitSum()) {
         gemmSum();
         return;
     }

@@ -339,8 +339,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
         k.name = gk.code.name;
         k.kernel = &gk;
         k.strategy = gk.group.strategy;
-        k.splitSum = gk.code.splitSum;
-        k.transposeB = gk.code.transposeB;
+        k.role = gk.code.role;
         auto analysis = schedule::analyzeGroup(problem.graph, gk.group.ops, gk.group.strategy);
         if (!analysis.ok())
             return analysis.error();
@@ -379,13 +378,13 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
                 }
         } else {
             auto est = schedule::groupResources(*analysis, gk.group, problem);
-            k.registers = k.splitSum || k.transposeB ? 32 : est.ok() ? est->estimatedRegisters : 32;
+            k.registers = k.splitSum() || k.transposeB() ? 32 : est.ok() ? est->estimatedRegisters : 32;
         }
 
         // FLOPs and the bytes of every tensor the kernel touches once. The transposing pass reads B and
         // writes its copy: no FLOPs.
         const bool gemm = k.strategy == schedule::Strategy::Gemm;
-        if (k.transposeB) {
+        if (k.transposeB()) {
             if (const ir::Tensor *b = problem.graph.tensor(analysis->b))
                 k.uniqueBytes = 2 * tensorBytes(*b, sizes);
             finishFacts(k, problem, *analysis);
@@ -396,7 +395,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
         for (std::size_t i = 0; i < analysis->ops.size(); ++i) {
             const auto &op = *analysis->ops[i];
             const bool head = gemm && i == 0;
-            if (gemm && k.splitSum && head) {
+            if (gemm && k.splitSum() && head) {
                 auto [f, s] = opFlops(op, sizes, false, true);
                 double mn = 1;
                 for (const auto &v : op.domain)
@@ -405,9 +404,9 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
                 k.specialOps += s;
                 continue;
             }
-            if (gemm && split > 1 && !k.splitSum && !head)
+            if (gemm && split > 1 && !k.splitSum() && !head)
                 continue;
-            if (gemm && !k.splitSum && !head)
+            if (gemm && !k.splitSum() && !head)
                 ++k.epilogueOps;
             auto [f, s] = opFlops(op, sizes, true, !(gemm && split > 1 && head));
             k.flops += f;
@@ -418,9 +417,9 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             double mn = evalOr(analysis->domain[0], sizes, 1) * evalOr(analysis->domain[1], sizes, 1);
             k.uniqueBytes += mn * split * 4.0;
             for (ir::TensorId id : analysis->reads)
-                if ((id == analysis->a || id == analysis->b) != k.splitSum)
+                if ((id == analysis->a || id == analysis->b) != k.splitSum())
                     touched.push_back(id);
-            if (k.splitSum)
+            if (k.splitSum())
                 touched.insert(touched.end(), analysis->stored.begin(), analysis->stored.end());
         } else {
             touched = analysis->reads;

@@ -59,10 +59,11 @@ struct KernelFacts {
     std::string name;
     schedule::Strategy strategy = schedule::Strategy::Generic;
     const codegen::GeneratedKernel *kernel = nullptr;
-    bool splitSum = false; ///< the second kernel of a split-K GEMM
-    bool transposeB = false; ///< the kernel before a transpose_b=on GEMM: B transposed, a memory pass
+    codegen::KernelRole role = codegen::KernelRole::Main; ///< the code generator's (Kernels.h)
+    bool splitSum() const { return role == codegen::KernelRole::SplitKSum; }     ///< split K's second kernel
+    bool transposeB() const { return role == codegen::KernelRole::TransposeB; } ///< transpose_b=on's pass: a memory kernel
     /// The tiled GEMM kernel itself (not a split-K sum nor the transposing pass): its k-loop terms apply.
-    bool tiledGemm() const { return strategy == schedule::Strategy::Gemm && !splitSum && !transposeB; }
+    bool tiledGemm() const { return strategy == schedule::Strategy::Gemm && role == codegen::KernelRole::Main; }
 
     /// Blocks launched; for a stream-K GEMM (streamK) the whole tiles of work instead, which its
     /// streamKBlocks + remaining-tile blocks share evenly.

@@ -287,7 +287,8 @@ TEST(Wgmma, TransposedBIsWrittenFirstAndBothTilesGoByDescriptor)
     ASSERT_TRUE(p.ok()) << p.error().toString();
     ASSERT_EQ(p->kernels.size(), 2u);
     const auto &t = p->kernels[0].code, &g = p->kernels[1].code;
-    EXPECT_TRUE(t.transposeB);
+    EXPECT_TRUE(t.role == codegen::KernelRole::TransposeB);
+    EXPECT_TRUE(g.role == codegen::KernelRole::Main);
     EXPECT_EQ(t.name, "C_transpose_b");
     EXPECT_EQ(g.name, "C");
     // 64 x 64 tiles of B's 700 x 3000: 47 along n, 11 along k.

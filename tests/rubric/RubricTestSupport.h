@@ -61,7 +61,7 @@ inline rubric::KernelFacts factsOf(const schedule::Problem &problem, const codeg
     if (!f.ok() || f->kernels.empty())
         return rubric::KernelFacts{};
     for (const auto &k : f->kernels)
-        if (!k.transposeB)
+        if (!k.transposeB())
             return k;
     return f->kernels.front();
 }

@@ -346,7 +346,7 @@ TEST(RubricBankConflicts, TransposedBIsOneCoalescedConflictFreePassThenNoFragmen
     ASSERT_TRUE(facts.ok()) << facts.error().toString();
     ASSERT_EQ(facts->kernels.size(), 2u);
     const auto &t = facts->kernels.front();
-    EXPECT_TRUE(t.transposeB);
+    EXPECT_TRUE(t.transposeB());
     EXPECT_FALSE(t.tiledGemm());
     EXPECT_DOUBLE_EQ(t.flops, 0);
     EXPECT_DOUBLE_EQ(t.uniqueBytes, 2.0 * 4096 * 4096 * 4) << "B read once, its copy written once";

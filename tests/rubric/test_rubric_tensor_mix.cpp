@@ -235,7 +235,7 @@ TEST(RubricTensorMix, WgmmaDefaultIsTensorBoundAndMmaSyncIsNot)
     // same MMAs with both operands by descriptor: no fragment loads, no cvt.rna in the tensor loop.
     const auto ss = compileGemm4096(g, schedule::Precision::TF32, {}, cache);
     ASSERT_EQ(ss.facts.kernels.size(), 2u);
-    EXPECT_TRUE(ss.facts.kernels.front().transposeB);
+    EXPECT_TRUE(ss.facts.kernels.front().transposeB());
     EXPECT_FALSE(rubric::instructionMixFigures(ss.facts.kernels.front(), ss.facts).computeBound);
     const auto &ssk = ss.facts.kernels.back();
     ASSERT_TRUE(ssk.warpgroupMma && ssk.bothDescriptors);
