@@ -26,7 +26,7 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     // per step.
     resident = g.value("grid") == 1;
     bulk = g.value("bulk_store") == 1;
-    stepped = p.steps > 1 || resident;
+    stepped = schedule::rowStepped(g);
     stepsText = resident ? "steps_" : str(p.steps);
     strideText = resident ? "stride_" : str(p.rpb);
     lastStepText = resident ? "steps_ - 1" : str(p.steps - 1);
@@ -43,14 +43,8 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     k.clusterSize = p.cluster;
     if (staged || bulk) // the staged row inputs or outputs, as the schedule's limits count them
         k.dynamicSharedBytes = schedule::rowStagingBytes(a, g, ctx.sizes);
-    if (resident) {
-        std::int64_t rowCount = 1;
-        for (int d = 0; d < a.rowRank; ++d) {
-            const auto e = ir::evaluateSizeExpr(a.domain[static_cast<std::size_t>(d)], ctx.sizes);
-            rowCount *= e.ok() ? *e : 1;
-        }
-        residentGroups = std::max(1, schedule::rowResidentGroups(ctx.arch, g, rowCount));
-    }
+    if (resident)
+        residentGroups = std::max(1, schedule::rowResidentGroups(ctx.arch, g, schedule::rowCount(a, ctx.sizes)));
 
     for (const auto *op : a.ops)
         if (op->reduction)
@@ -368,7 +362,6 @@ void RowKernelBuilder::outputs()
         stageNextRow();
     // Element-wise results that leave the kernel, computed once every row value is known.
     if (!stored.empty()) {
-        auto contiguousRow = [&](const ir::Tensor &t) { return schedule::laidOutLikeRows(a, t); };
         // The reciprocals of the row-invariant divisors, once per row.
         auto reciprocalName = [](std::size_t si, std::size_t k) {
             return "rc" + str(long(si)) + "_" + str(long(k)) + "_";
@@ -395,11 +388,11 @@ void RowKernelBuilder::outputs()
                     const Expr &body = storedBodies[si];
                     const std::string v =
                         "(" + std::string(ir::cudaTypeName(t.dtype)) + ")(" + emitExpr(body, s) + ")";
-                    if (vectorLoads && t.dtype == ir::DType::F32 && contiguousRow(t)) {
+                    if (vectorLoads && t.dtype == ir::DType::F32 && schedule::laidOutLikeRows(a, t)) {
                         if (q == 0)
                             w.line(vecType + " o_" + name + "_;");
                         w.line("o_" + name + "_." + lanes[q] + " = " + v + ";");
-                    } else if (contiguousRow(t)) {
+                    } else if (schedule::laidOutLikeRows(a, t)) {
                         w.line(name + "[rowBase_ + c0_ + " + str(q) + "] = " + v + ";");
                     } else {
                         std::vector<std::string> idx;
@@ -414,7 +407,7 @@ void RowKernelBuilder::outputs()
             const long long stage = std::int64_t(p.items) * p.tpr * p.vec;
             for (std::size_t si = 0; si < stored.size(); ++si) {
                 const ir::Tensor &t = *ctx.graph.tensor(stored[si]->output.id);
-                if (vectorLoads && t.dtype == ir::DType::F32 && contiguousRow(t)) {
+                if (vectorLoads && t.dtype == ir::DType::F32 && schedule::laidOutLikeRows(a, t)) {
                     const std::string name = cIdentifier(t.name);
                     if (bulk)
                         w.line("*reinterpret_cast<" + vecType + " *>(out_ + " + str(static_cast<long long>(si) * stage) +

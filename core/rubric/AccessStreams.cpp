@@ -247,7 +247,7 @@ void StreamBuilder::row()
     const std::int64_t bulkPieces = bulk ? items / schedule::rowBulkItemsPerPiece(static_cast<int>(items)) : 0;
     facts.blockBarriers = steps * reductions * (sharedReduce ? treeSteps + 1 : warpsPerRow > 1 ? 2 : 0) +
                           (staged ? steps : 0) + // the staged row is complete (wait_group, __syncthreads)
-                          static_cast<int>(steps * (bulkPieces + (bulk && (steps > 1 || resident) ? 1 : 0)));
+                          static_cast<int>(steps * (bulkPieces + (bulk && schedule::rowStepped(g) ? 1 : 0)));
     facts.clusterBarriers = cluster > 1 ? steps * (reductions + 1) : 0;
     facts.instructionsPerWarp = steps * (elementInstructions + treeInstructions + fullLaneInstructions);
 }

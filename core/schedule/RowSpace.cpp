@@ -74,6 +74,16 @@ bool laidOutLikeRows(const GroupAnalysis &a, const ir::Tensor &t)
     return true;
 }
 
+std::int64_t rowCount(const GroupAnalysis &a, const ir::SizeBindings &sizes)
+{
+    std::int64_t rows = 1;
+    for (int d = 0; d < a.rowRank; ++d) {
+        const auto e = ir::evaluateSizeExpr(a.domain[static_cast<std::size_t>(d)], sizes);
+        rows *= e.ok() ? *e : -1;
+    }
+    return rows;
+}
+
 int rowResidentGroups(const ArchLimits &arch, const KernelGroup &g, std::int64_t rows)
 {
     const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor(arch.name);
@@ -196,9 +206,7 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                std::to_string(limit) + " B of shared memory " + p.arch.name +
                                " leaves for it: use a larger cluster or prefetch=off"});
     }
-    std::int64_t allRows = 1;
-    for (int i = 0; i < a.rowRank; ++i)
-        allRows *= sizeValue(a.domain[static_cast<std::size_t>(i)], p);
+    const std::int64_t allRows = rowCount(a, p.sizes);
     if (g.value("grid") == 1) {
         if (steps != 1)
             out.push_back({{"grid", "row_steps"}, "grid=resident walks the rows with the grid's stride; row_steps counts "
@@ -244,12 +252,9 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                                " leaves for it: use a larger cluster or bulk_store=off"});
     }
     if (steps > 1) {
-        std::int64_t rows = 1;
-        for (int i = 0; i < a.rowRank; ++i)
-            rows *= sizeValue(a.domain[static_cast<std::size_t>(i)], p);
-        if (rows < std::int64_t(rpb) * steps)
+        if (allRows < std::int64_t(rpb) * steps)
             out.push_back({{"row_steps", "rows_per_block"},
-                           kv("row_steps", steps) + ": " + std::to_string(rows) + " rows are fewer than rows_per_block x row_steps = " +
+                           kv("row_steps", steps) + ": " + std::to_string(allRows) + " rows are fewer than rows_per_block x row_steps = " +
                                std::to_string(rpb * steps) + " rows per block"});
     }
     const int minBlocks = g.value("min_blocks");

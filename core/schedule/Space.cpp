@@ -106,15 +106,13 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
     }
     case Strategy::RowReduction: {
         const int tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block");
-        std::int64_t rows = 1;
-        for (int i = 0; i < a.rowRank; ++i)
-            rows *= sizeValue(a.domain[static_cast<std::size_t>(i)], p);
+        const std::int64_t rows = rowCount(a, p.sizes);
         r.threadsPerBlock = tpr * rpb;
         int rowOps = 0;
         for (const auto *op : a.ops)
             rowOps += op->reduction ? 1 : 0;
         const bool resident = g.value("grid") == 1;
-        const int parity = g.value("row_steps") > 1 || resident ? 2 : 1; // shared slots alternate between row steps
+        const int parity = rowStepped(g) ? 2 : 1; // shared slots alternate between row steps
         r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0)) +
                         rowStagingBytes(a, g, p.sizes);
         const int data = g.value("cache") ? rowRegisters(a, g, p) : 8;

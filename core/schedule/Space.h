@@ -105,6 +105,12 @@ bool laidOutLikeRows(const GroupAnalysis &analysis, const ir::Tensor &tensor);
 /// bulk_store=on: the items per thread of each piece the copy engine writes (two, or one for an odd
 /// count). The code generator's pieces and the rubric's barriers.
 inline int rowBulkItemsPerPiece(int items) { return items % 2 == 0 ? 2 : 1; }
+/// The rows of a row_reduction group: the product of its row dimensions (-1 where a size is
+/// missing, as sizeValue).
+std::int64_t rowCount(const GroupAnalysis &analysis, const ir::SizeBindings &sizes);
+/// Whether a row_reduction group's blocks walk several rows (row_steps > 1 or grid=resident): the
+/// row-step loop, its alternating shared slots and the waits between rows.
+inline bool rowStepped(const KernelGroup &group) { return group.value("row_steps") > 1 || group.value("grid") == 1; }
 /// grid=resident (row_reduction): the clusters (blocks, where cluster=1) the target's default GPU
 /// holds at once with min_blocks blocks per SM (residentClusters), at most one per rows_per_block
 /// rows; 0 where the target has no known GPU. The kernel walks the rows with the stride of the grid
