@@ -19,6 +19,8 @@
 //          memory by the copy engine (cp.async.bulk), in 1-16 pieces; layer norm too; an exchange
 //          by st.async pushes instead of a cluster barrier;
 //   split  part of the row in registers, part in shared memory loaded by bulk copies;
+//   ln     layer norm with row groups that share one copy of gamma and beta in shared memory
+//          (long_row_ln.cuh, session 18);
 //   gen    with -DGENERATED_VARIANTS='"file.cuh"' (bench/tools/generated_variants.sh ... resident on),
 //          the generator's resident-grid kernels beside the prototypes.
 // Times, side by side with a 1 GiB copy and the register kernels of long_row_proto.cu, in one
@@ -683,6 +685,8 @@ __global__ void __launch_bounds__(T, MINB) splitBulk(const float *__restrict__ X
 
 } // namespace l2proto
 
+#include "long_row_ln.cuh"
+
 static size_t g_dynamicShared = 0; // of the next launches
 
 int main(int argc, char **argv)
@@ -745,7 +749,7 @@ int main(int argc, char **argv)
                 v /= cols;
                 for (int j = 0; j < cols; ++j) {
                     const double ref = (x[j] - mu) / std::sqrt(v + 1e-5) * hg[j] + hb[j];
-                    worst = std::max(worst, std::fabs(hy[j] - ref) / std::max(std::fabs(ref), 1e-3));
+                    worst = worse(worst, std::fabs(hy[j] - ref) / std::max(std::fabs(ref), 1e-3));
                 }
             } else {
                 double m = -1e300, s = 0;
@@ -755,7 +759,7 @@ int main(int argc, char **argv)
                     s += std::exp((double)x[j] - m);
                 for (int j = 0; j < cols; ++j) {
                     const double ref = std::exp((double)x[j] - m) / s;
-                    worst = std::max(worst, std::fabs(hy[j] - ref) / std::max(ref, 1e-30));
+                    worst = worse(worst, std::fabs(hy[j] - ref) / std::max(ref, 1e-30));
                 }
             }
         }
@@ -826,6 +830,40 @@ int main(int argc, char **argv)
 #define STITCH_GEN_RUN(k) genRun(k, #k);
         GENERATED_KERNELS(STITCH_GEN_RUN)
 #endif
+        copyRef();
+        return 0;
+    }
+    if (argc > 1 && std::string(argv[1]) == "ln") {
+        // Layer norm: row groups sharing gamma and beta in shared memory (long_row_ln.cuh).
+        g_dynamicShared = 32 * 128 * 16;
+        run(l2proto::bulkRow<16, 128, 32, 3, 2, 16, 0>, 16, 128, "bulk layernorm c16 t128 mb3 16 pieces", true, cx, cg_, cbb,
+            Y, rows, cols);
+        g_dynamicShared = 0;
+        run(reg_layernorm<16, 128, 32, 3, true>, 16, 128, "reg layernorm c16 t128 mb3 online", true, cx, cg_, cbb, Y, rows,
+            cols);
+#define LNG(T, R, GSRC, K, P, PF, ST, IL, TWO) g_dynamicShared = ((GSRC) == 0 ? 2 : (GSRC) == 3 ? 1 : 0) * 16384 * 4 + \
+                                                           (R) * ((K) * 2 + (PF)) * (T) * 16; \
+        run(lnproto::lnGroups<16, T, 4096 / (T), R, GSRC, K, P, PF, ST, IL, TWO>, 16, (T) * (R), \
+            "groups c16 t" #T " r" #R " g" #GSRC " k" #K " push" #P " pf" #PF " st" #ST " il" #IL " two" #TWO, true, cx, cg_, \
+            cbb, Y, rows, cols)
+        // call 2 measured PUSH 0 (every group of a block in lockstep): 0.196-0.30 ms, slower than the
+        // bulk kernel; call 3 decoupled the groups (PUSH 1): 0.1549 ms with gamma and beta in shared
+        // memory and plain stores; rings of bulk stores slower (0.165-0.21). Call 4: prefetching 8
+        // items per thread through shared memory 0.1526, 16 items 0.1549; streaming stores no
+        // better. Call 5: the next row's loads interleaved with the stores: 0.1475 with 8 items
+        // prefetched (0.1554 without). Call 6: two exchanges (the generator's layer norm), other
+        // prefetch sizes.
+        LNG(128, 3, 0, 0, 1, 8, 0, 1, 0);
+        LNG(128, 3, 0, 0, 1, 8, 0, 1, 1);
+        LNG(128, 3, 0, 0, 1, 4, 0, 1, 0);
+        LNG(128, 3, 0, 0, 1, 12, 0, 1, 0);
+        LNG(128, 3, 0, 0, 1, 4, 0, 1, 1);
+        LNG(256, 2, 0, 0, 1, 8, 0, 1, 0);
+        LNG(256, 2, 0, 0, 1, 8, 0, 1, 1);
+        LNG(256, 2, 0, 0, 1, 4, 0, 1, 1);
+        g_dynamicShared = 32 * 128 * 16;
+        run(l2proto::bulkRow<16, 128, 32, 3, 1, 16, 0>, 16, 128, "bulk softmax c16 t128 mb3 16 pieces", false, cx, cg_, cbb,
+            Y, rows, cols);
         copyRef();
         return 0;
     }
