@@ -228,6 +228,23 @@ std::vector<schedule::Schedule> sweep(const schedule::Problem &problem, const sc
                                                     }
                                             }
                             }
+        // Long rows: several rows per block of a resident cluster of 16, meeting by pushes, with the
+        // per-column vectors in shared memory and a quarter of the next row by cp.async.bulk, or not
+        // (run 20; `add` drops what the group does not allow).
+        if (rowLength / 16 >= 4096)
+            for (int tpr : {128, 256})
+                for (int rpb : {2, 3})
+                    for (int columns : {0, 1})
+                        for (int prefetch : {0, 3}) {
+                            schedule::KernelGroup g = rowDefaults;
+                            for (const auto &[key, value] :
+                                 {std::pair<const char *, int>{"threads_per_row", tpr}, {"rows_per_block", rpb},
+                                  {"cluster", 16}, {"cache", 1}, {"grid", 1}, {"exchange", 1},
+                                  {"column_inputs", columns}, {"prefetch", prefetch}, {"reduce", 0}})
+                                g.set(key, value);
+                            widestVector(g);
+                            add(g);
+                        }
         break;
     }
     case schedule::Strategy::Elementwise:

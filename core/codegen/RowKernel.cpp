@@ -34,6 +34,11 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     // prefetch=shared: the next row goes to shared memory by cp.async (each thread copies the
     // slots it reads back, so no barrier guards them) while this row is reduced and stored.
     staged = stepped && p.cache && g.value("prefetch") == 2 && !a.rowInputs.empty();
+    bulkPrefetch = stepped && p.cache && g.value("prefetch") == 3 && !a.rowInputs.empty();
+    push = p.cluster > 1 && g.value("exchange") == 1;
+    columnsShared = g.value("column_inputs") == 1;
+    if (columnsShared)
+        columnInputs = schedule::rowColumnInputs(a, ctx.graph);
     stageElems = p.rpb * p.tpr * p.items * p.vec; // per row input
     slot = stepped ? "[step_ & 1]" : "";
 
@@ -41,8 +46,10 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     k.params = kernelParams(ctx);
     k.block = {threads, 1, 1};
     k.clusterSize = p.cluster;
-    if (staged || bulk) // the staged row inputs or outputs, as the schedule's limits count them
-        k.dynamicSharedBytes = schedule::rowStagingBytes(a, g, ctx.sizes);
+    // The staged row inputs or outputs, the column spans, the prefetch slots: as the limits count them.
+    smem = schedule::rowSharedLayout(a, g, ctx.graph, ctx.sizes);
+    if (staged || bulk || columnsShared || bulkPrefetch)
+        k.dynamicSharedBytes = schedule::rowStagingBytes(a, g, ctx.graph, ctx.sizes);
     if (resident)
         residentGroups = std::max(1, schedule::rowResidentGroups(ctx.arch, g, schedule::rowCount(a, ctx.sizes)));
 
@@ -72,12 +79,14 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     // (the grid is the rows).
     exactSpan = C.ok() && cols % (std::int64_t(p.tpr) * p.vec * p.cluster) == 0;
     alwaysActive = p.rpb == 1 && (!stepped || resident); // grid=resident: steps_ stops at the last row
+    pfItems = bulkPrefetch ? schedule::rowBulkPrefetchItems(p.items) : 0;
     planOutputs();
 }
 
 KernelCode RowKernelBuilder::build()
 {
     header();
+    sharedSetup();
     cacheAndSteps();
     reductions();
     outputs();
@@ -151,12 +160,42 @@ void RowKernelBuilder::header()
                  : staged ? ": the next row's elements copy into shared memory (cp.async, " +
                                 str(k.dynamicSharedBytes) + " B) while this row is reduced and stored"
                           : "";
+    if (push)
+        shape += "\nexchange=push: each reduction's partial results go to every block of the cluster by st.async, "
+                 "counted on an mbarrier per row; no cluster barrier per row";
+    if (columnsShared)
+        shape += "\ncolumn_inputs=shared: this block's span of the per-column vectors in shared memory, copied once";
+    if (bulkPrefetch)
+        shape += "\nprefetch=bulk: the last " + str(pfItems) + " of " + str(p.items) +
+                 " items of the next row by cp.async.bulk into shared memory, the others into the registers the "
+                 "output loop frees";
     if (online) {
         shape += "\ncombine=online: " + cIdentifier(rowOps[0]->output.name) + " and " +
                  cIdentifier(rowOps[1]->output.name) + " in one pass and one exchange of (maximum, sum) pairs";
     }
     w.comment(headerComment(ctx) + "\n" + shape);
     w.lines(deviceHelpers(base));
+    if (push || bulkPrefetch) {
+        w.comment("Whether the mbarrier at shared address bar completed the phase of this parity (acquire, cluster "
+                  "scope: the pushes and copies it counted are visible).");
+        w.line("static __device__ __forceinline__ bool " + k.name + "_ready(unsigned bar, unsigned parity)");
+        w.open("");
+        w.line("unsigned ok;");
+        w.line("asm volatile(\"{\\n.reg .pred p;\\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], "
+               "%2;\\nselp.u32 %0, 1, 0, p;\\n}\" : \"=r\"(ok) : \"r\"(bar), \"r\"(parity) : \"memory\");");
+        w.line("return ok != 0;");
+        w.close();
+    }
+    if (push) {
+        w.comment("The address of this shared variable in the shared memory of cluster block `rank`.");
+        w.line("static __device__ __forceinline__ unsigned " + k.name + "_map(const void *p, unsigned rank)");
+        w.open("");
+        w.line("unsigned r;");
+        w.line("asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(r) : \"r\"((unsigned)__cvta_generic_to_shared(p)), "
+               "\"r\"(rank));");
+        w.line("return r;");
+        w.close();
+    }
     if (online) {
         w.comment(
             "combine=online: (m, s) and (om, os), each s a sum of exp(x - its m), as one pair about the larger m.");
@@ -180,10 +219,25 @@ void RowKernelBuilder::header()
     if (!rowOps.empty() && (p.sharedReduce || p.warpsPerRow() > 1))
         w.line("__shared__ " + acc + " red_" + parity + "[" + str(rowOps.size()) + "][" + str(p.rpb) + "][" +
                str(slots) + "];");
+    if (push) {
+        const std::string dims = "[" + str(std::max<std::size_t>(rowOps.size(), 1)) + "][" + str(p.rpb) + "][2]";
+        w.line("__shared__ " + acc + " xs_" + dims + "[" + str(p.cluster) +
+               "]; // exchange=push: each cluster block's partial, two buffers by row parity");
+        w.line("__shared__ __align__(8) unsigned long long xb_" + dims + "; // their mbarriers");
+    }
     if (p.cluster > 1) {
-        w.line("__shared__ " + acc + " part_" + parity + "[" + str(std::max<std::size_t>(rowOps.size(), 1)) + "];");
+        if (!push)
+            w.line("__shared__ " + acc + " part_" + parity + "[" + str(std::max<std::size_t>(rowOps.size(), 1)) +
+                   "];");
         w.line("cooperative_groups::cluster_group cluster_ = cooperative_groups::this_cluster();");
     }
+    if (bulkPrefetch)
+        w.line("__shared__ __align__(8) unsigned long long pb_[" + str(p.rpb) +
+               "]; // prefetch=bulk: each row's copies of its next row");
+    if (columnsShared || bulkPrefetch)
+        w.line("extern __shared__ __align__(128) float sm_[]; // " +
+               std::string(columnsShared ? "the column inputs' spans" : "") +
+               (columnsShared && bulkPrefetch ? ", then " : "") + (bulkPrefetch ? "the prefetch slots" : ""));
     if (bulk)
         w.line("extern __shared__ __align__(128) float out_[]; // bulk_store=on: this block's part of each output row");
     w.line("const int lane_ = threadIdx.x % " + str(p.tpr) + ";");
@@ -207,6 +261,56 @@ void RowKernelBuilder::header()
         w.line("const long long first_ = (long long)(blockIdx.x / " + str(p.cluster) + ") * " +
                str(p.rpb * p.steps) + " + sub_;");
         columnRange();
+    }
+}
+
+void RowKernelBuilder::sharedSetup()
+{
+    const long long span = std::int64_t(p.tpr) * p.items * p.vec; // exact: the legality rules require it
+    if (columnsShared) {
+        w.comment("column_inputs=shared: this block's span of each per-column vector, copied once; every row the block "
+                  "holds and walks reads it here.");
+        for (std::size_t i = 0; i < columnInputs.size(); ++i)
+            w.line("float *const cs_" + cIdentifier(ctx.graph.tensor(columnInputs[i])->name) + "_ = sm_ + " +
+                   str(smem.columns / 4 + static_cast<long long>(i) * span) + ";");
+        w.line("#pragma unroll 1");
+        w.open("for (int e_ = threadIdx.x * 4; e_ < " + str(span) + "; e_ += " + str(threads * 4) + ")");
+        for (ir::TensorId id : columnInputs) {
+            const std::string name = cIdentifier(ctx.graph.tensor(id)->name);
+            w.line("*reinterpret_cast<float4 *>(cs_" + name + "_ + e_) = *reinterpret_cast<const float4 *>(" + name +
+                   " + begin_ + e_);");
+        }
+        w.close();
+    }
+    if (bulkPrefetch) {
+        const long long slots = std::int64_t(pfItems) * p.tpr * p.vec; // floats per row and input
+        for (std::size_t i = 0; i < a.rowInputs.size(); ++i)
+            w.line("float *const pf_" + cIdentifier(ctx.graph.tensor(a.rowInputs[i])->name) + "_ = sm_ + " +
+                   str(smem.prefetch / 4 + static_cast<long long>(i) * p.rpb * slots) + " + sub_ * " + str(slots) +
+                   "; // prefetch=bulk: this row's slots");
+        w.line("const unsigned pbAddr_ = (unsigned)__cvta_generic_to_shared(&pb_[sub_]);");
+    }
+    if (push || bulkPrefetch) {
+        w.open("if (threadIdx.x == 0)");
+        if (push) {
+            w.line("for (int b_ = 0; b_ < " + str(static_cast<long long>(std::max<std::size_t>(rowOps.size(), 1)) * p.rpb * 2) +
+                   "; ++b_)");
+            w.line("    asm volatile(\"mbarrier.init.shared::cta.b64 [%0], 1;\" :: \"r\"((unsigned)__cvta_generic_to_shared(&xb_[0][0][0] + b_)) : \"memory\");");
+        }
+        if (bulkPrefetch) {
+            w.line("for (int b_ = 0; b_ < " + str(p.rpb) + "; ++b_)");
+            w.line("    asm volatile(\"mbarrier.init.shared::cta.b64 [%0], 1;\" :: \"r\"((unsigned)__cvta_generic_to_shared(&pb_[b_])) : \"memory\");");
+        }
+        w.line("asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");");
+        w.close();
+    }
+    if (push)
+        w.line("cluster_.sync(); // every block's mbarriers are ready before the first push");
+    else if (columnsShared || bulkPrefetch)
+        w.line("__syncthreads();");
+    if (bulkPrefetch) {
+        w.line("if (lane_ == 0 && first_ < rows_)");
+        issuePrefetch("first_");
     }
 }
 
@@ -245,6 +349,29 @@ void RowKernelBuilder::cacheAndSteps()
             loadRow("n_", "step_ + 1 < " + stepsText + " && next_ < rows_", "next_ * (long long)cols_");
         } else if (staged) {
             unstageRow();
+        } else if (bulkPrefetch) {
+            w.line("const long long next_ = row_ + " + strideText + ";");
+            w.line("const bool more_ = step_ + 1 < " + stepsText + " && next_ < rows_; // a next row to prefetch");
+            w.comment("prefetch=bulk: the first row's elements load here, a later row's in the output loop before; "
+                      "the last " + str(pfItems) + " items come from the slots.");
+            loadRow("x_", alwaysActive ? "step_ == 0" : "step_ == 0 && active_", "rowBase_", "0",
+                    str(p.items - pfItems));
+            w.open(alwaysActive ? "" : "if (active_)");
+            w.line("while (!" + k.name + "_ready(pbAddr_, (unsigned)step_ & 1u)) {");
+            w.line("}");
+            openItems("", true, str(p.items - pfItems), str(p.items));
+            for (ir::TensorId id : a.rowInputs) {
+                const std::string name = cIdentifier(ctx.graph.tensor(id)->name);
+                w.open("");
+                w.line("const float4 ld_ = *reinterpret_cast<const float4 *>(pf_" + name + "_ + ((it_ - " +
+                       str(p.items - pfItems) + ") * " + str(p.tpr) + " + lane_) * 4);");
+                for (int q = 0; q < 4; ++q)
+                    w.line("x_" + name + "_[it_ * 4 + " + str(q) + "] = ld_." + lanes[q] + ";");
+                w.close();
+            }
+            w.close();
+            w.close();
+            w.close();
         } else if (p.cache && !a.rowInputs.empty()) {
             loadRow("x_", "active_", "rowBase_");
         }
@@ -325,15 +452,24 @@ void RowKernelBuilder::reductions()
             if (p.warpsPerRow() > 1) {
                 w.line("if ((lane_ & 31) == 0)");
                 w.line("    " + red + "[sub_][lane_ >> 5] = " + pv + ";");
-                w.line("__syncthreads();");
+                w.line(rowBarrier());
                 w.line(pv + " = " + red + "[sub_][0];");
                 w.line("#pragma unroll");
                 w.open("for (int w_ = 1; w_ < " + str(p.warpsPerRow()) + "; ++w_)");
                 w.line(pv + " = " + combine(kind, accType, pv, red + "[sub_][w_]") + ";");
                 w.close();
             }
+            if (bulkPrefetch && ri == 0) {
+                if (p.warpsPerRow() == 1)
+                    w.line("__syncwarp();");
+                w.line("if (lane_ == 0 && more_) // every thread of the row has read its slots: the next row's copy "
+                       "may land there");
+                issuePrefetch("next_");
+            }
         }
-        if (p.cluster > 1) {
+        if (push) {
+            pushExchange(ri, kind, pv);
+        } else if (p.cluster > 1) {
             const std::string part = "part_" + slot + "[" + str(ri) + "]";
             w.line("if (threadIdx.x == 0)");
             w.line("    " + part + " = " + pv + ";");
@@ -417,6 +553,18 @@ void RowKernelBuilder::outputs()
                                "_;");
                 }
             }
+            if (bulkPrefetch) {
+                w.comment("prefetch=bulk: the next row's elements into the registers this item freed.");
+                w.open("if (it_ < " + str(p.items - pfItems) + " && more_)");
+                for (ir::TensorId id : a.rowInputs) {
+                    const ir::Tensor *t = ctx.graph.tensor(id);
+                    w.open("");
+                    loadVector(cIdentifier(t->name), "x_" + cIdentifier(t->name) + "_", "it_ * 4 + ", t->dtype,
+                               "next_ * (long long)cols_");
+                    w.close();
+                }
+                w.close();
+            }
         };
         if (bulk)
             bulkOutputs(body, after);
@@ -442,7 +590,9 @@ void RowKernelBuilder::finish()
         w.line("if (threadIdx.x == 0) // out_ outlives the copy engine's reads (its writes to global memory finish on their own)");
         w.line("    asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");");
     }
-    if (p.cluster > 1) {
+    if (push) {
+        w.line("cluster_.sync(); // no block leaves while another may still push to it");
+    } else if (p.cluster > 1) {
         if (rowOps.empty())
             w.line("cluster_.barrier_arrive();");
         else if (resident)

@@ -8,6 +8,7 @@
 #include "core/codegen/CudaExpr.h"
 #include "core/codegen/CudaWriter.h"
 #include "core/codegen/Kernels.h"
+#include "core/schedule/Space.h"
 
 #include <algorithm>
 #include <functional>
@@ -69,6 +70,14 @@ private:
     // leave through out_ by cp.async.bulk.
     bool resident = false, bulk = false;
     int residentGroups = 0;
+    // exchange=push: the cluster's blocks meet by st.async pushes to mbarriers, not a cluster
+    // barrier (rows of a block sync by named barriers); column_inputs=shared: the block's span of
+    // the per-column vectors in shared memory (columnInputs); prefetch=bulk: the last pfItems items
+    // of the next row by cp.async.bulk, the rest loaded in the output loop.
+    bool push = false, columnsShared = false, bulkPrefetch = false;
+    int pfItems = 0;
+    std::vector<ir::TensorId> columnInputs;
+    schedule::RowSharedLayout smem;
     // The row-step loop's bound, the rows between steps and the last step (where a cluster block
     // arrives early at the barrier that ends the kernel).
     std::string stepsText, strideText, lastStepText;
@@ -96,6 +105,9 @@ private:
     void planOutputs();
     /// The kernel's comment, helpers and signature, its shared memory, the row and its columns.
     void header();
+    /// Shared memory set up once per block: the column inputs' spans (column_inputs=shared), the
+    /// mbarriers of exchange=push and prefetch=bulk, and the first row's prefetch.
+    void sharedSetup();
     /// The register cache of the row inputs, the first row's loads and the row-step loop's head.
     void cacheAndSteps();
     /// Each reduction: its pass over the row, the exchange across lanes, warps and the cluster.
@@ -119,7 +131,17 @@ private:
     void openItems(const std::string &guard, bool columnTest = true, const std::string &from = "0",
                    const std::string &to = "");
     // Every load of a thread's cached elements of one row, issued together before any use.
-    void loadRow(const std::string &prefix, const std::string &guard, const std::string &rowBase);
+    void loadRow(const std::string &prefix, const std::string &guard, const std::string &rowBase,
+                 const std::string &from = "0", const std::string &to = "");
+    // prefetch=bulk: one thread of the row copies the last pfItems items of every thread of row
+    // `row` into its slots (pf_NAME_), counted on the row's mbarrier.
+    void issuePrefetch(const std::string &row);
+    // The barrier of one row's threads: a named barrier per row of the block with exchange=push and
+    // several rows per block (the rows run independently), else __syncthreads().
+    std::string rowBarrier() const;
+    // exchange=push: warp 0 of the row pushes the block's partial pv of reduction ri into every
+    // cluster block's slot; every thread waits for the cluster's and combines them in rank order.
+    void pushExchange(std::size_t ri, ir::ReduceKind kind, const std::string &pv);
     // prefetch=shared: thread lane_ of sub-row sub_ owns the slots of its elements in stage_.
     std::string stageSlot(std::size_t input);
     // cp.async of every cached element of one row into the thread's slots (nothing waits here):

@@ -73,9 +73,10 @@ void RowKernelBuilder::openItems(const std::string &guard, bool columnTest, cons
     w.open(test.empty() ? "" : "if (" + test + ")");
 }
 
-void RowKernelBuilder::loadRow(const std::string &prefix, const std::string &guard, const std::string &rowBase)
+void RowKernelBuilder::loadRow(const std::string &prefix, const std::string &guard, const std::string &rowBase,
+                               const std::string &from, const std::string &to)
 {
-    openItems(guard);
+    openItems(guard, true, from, to);
     for (ir::TensorId id : a.rowInputs) {
         const ir::Tensor *t = ctx.graph.tensor(id);
         w.open("");
@@ -84,6 +85,58 @@ void RowKernelBuilder::loadRow(const std::string &prefix, const std::string &gua
         w.close();
     }
     w.close();
+    w.close();
+}
+
+void RowKernelBuilder::issuePrefetch(const std::string &row)
+{
+    const long long slots = std::int64_t(pfItems) * p.tpr * p.vec; // floats per row and input
+    w.open("");
+    w.line("asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(pbAddr_), \"n\"(" +
+           str(static_cast<long long>(a.rowInputs.size()) * slots * 4) + ") : \"memory\");");
+    for (ir::TensorId id : a.rowInputs) {
+        const std::string name = cIdentifier(ctx.graph.tensor(id)->name);
+        w.line("asm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\" "
+               ":: \"r\"((unsigned)__cvta_generic_to_shared(pf_" + name + "_)), \"l\"(" + name + " + (" + row +
+               ") * (long long)cols_ + begin_ + " + str(std::int64_t(p.items - pfItems) * p.tpr * p.vec) +
+               "), \"n\"(" + str(slots * 4) + "), \"r\"(pbAddr_) : \"memory\");");
+    }
+    w.close();
+}
+
+std::string RowKernelBuilder::rowBarrier() const
+{
+    if (push && p.rpb > 1)
+        return "asm volatile(\"bar.sync %0, %1;\" :: \"r\"(1 + sub_), \"n\"(" + str(p.tpr) +
+               ") : \"memory\"); // this row's threads only";
+    return "__syncthreads();";
+}
+
+void RowKernelBuilder::pushExchange(std::size_t ri, ir::ReduceKind kind, const std::string &pv)
+{
+    const std::string buf = stepped ? "step_ & 1" : "0";
+    const std::string slots = "xs_[" + str(static_cast<long long>(ri)) + "][sub_][" + buf + "]";
+    const std::string bar = "xb_[" + str(static_cast<long long>(ri)) + "][sub_][" + buf + "]";
+    w.open("");
+    w.line("const unsigned xbAddr_ = (unsigned)__cvta_generic_to_shared(&" + bar + ");");
+    w.comment("Warp 0 of the row: this block's partial result into its slot in every block of the cluster.");
+    w.open("if (lane_ < 32)");
+    w.line("if (lane_ == 0)");
+    w.line("    asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(xbAddr_), \"n\"(" +
+           str(p.cluster * 4) + ") : \"memory\");");
+    w.line("__syncwarp();");
+    w.line("if (lane_ < " + str(p.cluster) + ")");
+    w.line("    asm volatile(\"st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];\" :: \"r\"(" +
+           k.name + "_map(&" + slots + "[cluster_.block_rank()], lane_)), \"f\"(" + pv + "), \"r\"(" + k.name +
+           "_map(&" + bar + ", lane_)) : \"memory\");");
+    w.close();
+    w.line("while (!" + k.name + "_ready(xbAddr_, " + (stepped ? std::string("((unsigned)step_ >> 1) & 1u") : "0u") +
+           ")) { // the cluster's partial results have landed");
+    w.line("}");
+    w.line(pv + " = " + reductionIdentityLiteral(kind, accType) + ";");
+    w.line("#pragma unroll");
+    w.line("for (int b_ = 0; b_ < " + str(p.cluster) + "; ++b_) // in rank order: every block gets the same value");
+    w.line("    " + pv + " = " + combine(kind, accType, pv, slots + "[b_]") + ";");
     w.close();
 }
 
@@ -159,9 +212,10 @@ std::optional<std::string> RowKernelBuilder::columnRead(const Expr &r, const Exp
     if (stripParens(emitExpr(r.operands()[0], scope)) != "c0_ + " + str(q))
         return std::nullopt;
     const std::string name = cIdentifier(t.name);
+    const bool shared = std::find(columnInputs.begin(), columnInputs.end(), t.id) != columnInputs.end();
     if (columnLoaded.insert(t.id).second)
-        w.line("const " + vecType + " v_" + name + "_ = *reinterpret_cast<const " + vecType + " *>(" + name +
-               " + c0_);");
+        w.line("const " + vecType + " v_" + name + "_ = *reinterpret_cast<const " + vecType + " *>(" +
+               (shared ? "cs_" + name + "_ + (c0_ - begin_)" : name + " + c0_") + ");");
     return "v_" + name + "_." + lanes[q];
 }
 
@@ -237,7 +291,8 @@ void RowKernelBuilder::finishRowValue(const ir::ComputeOp &op, const std::string
         std::vector<std::string> idx;
         for (int d = 0; d < a.rowRank; ++d)
             idx.push_back("r" + str(d) + "_");
-        const std::string leader = p.cluster > 1 ? "active_ && threadIdx.x == 0 && cluster_.block_rank() == 0"
+        const std::string leader = p.cluster > 1 ? std::string("active_ && ") + (p.rpb > 1 ? "lane_" : "threadIdx.x") +
+                                                       " == 0 && cluster_.block_rank() == 0"
                                                  : "active_ && lane_ == 0";
         w.line("if (" + leader + ")");
         w.line("    " + emitGlobalAccess(*ctx.graph.tensor(op.output.id), idx, rowScope) + " = s_" + name + "_;");

@@ -89,6 +89,17 @@ void StreamBuilder::row()
                 true, bytes, requests, at);
             add("read " + t.name + " from shared memory (the staged row)", true, false, bytes, requests, at);
         }
+    // prefetch=bulk (value 3): the last quarter of each thread's items of the next row come from
+    // shared memory, copied there by cp.async.bulk (counted with the loads above, at the same addresses).
+    if (g.value("prefetch") == 3)
+        for (ir::TensorId id : a.rowInputs)
+            add("read " + tensor(id).name + " from shared memory (prefetch=bulk: the last quarter of the items)", true,
+                false, vec * 4, perRowIter / 4,
+                [=](std::int64_t, int th) -> std::int64_t { return static_cast<std::int64_t>(th % tpr) * vec * 4; });
+    // column_inputs=shared: each block copies its span of the per-column vectors once, and the rows
+    // read them from shared memory (RowKernel.cpp, sharedSetup and columnRead).
+    const std::vector<ir::TensorId> sharedColumns =
+        g.value("column_inputs") == 1 ? schedule::rowColumnInputs(a, problem.graph) : std::vector<ir::TensorId>{};
     std::set<ir::TensorId> columnVectors;
     for (const auto *op : a.ops) {
         for (const auto &r : globalReads(*op, true, true)) {
@@ -105,6 +116,20 @@ void StreamBuilder::row()
                 if (!columnVectors.insert(id).second)
                     continue;
                 const TensorLayout l = layoutOf(t, sizes());
+                if (std::find(sharedColumns.begin(), sharedColumns.end(), id) != sharedColumns.end()) {
+                    const int threads = tpr * rpb;
+                    add("copy " + t.name + "'s span to shared memory, once per block", false, false, vec * 4,
+                        static_cast<double>(facts.blocks) * static_cast<double>(ceilDiv(span, std::int64_t(threads) * vec)) *
+                            std::max(threads / 32, 1),
+                        [&, l, threads](std::int64_t block, int th) -> std::int64_t {
+                            return th < threads ? l.base + ((block % cluster) * span + std::int64_t(th) * vec) * 4 : -1;
+                        });
+                    add("read " + t.name + " from shared memory per column (column_inputs=shared)", true, false, vec * 4,
+                        perRowIter, [=](std::int64_t, int th) -> std::int64_t {
+                            return static_cast<std::int64_t>(th % tpr) * vec * 4;
+                        });
+                    continue;
+                }
                 add("load " + t.name + " per column: " + std::to_string(vec * 4) + " B per lane", false, false,
                     vec * 4, perRowIter, [&, l](std::int64_t block, int th) -> std::int64_t {
                         const Lane ln = laneOf(block, th);
@@ -248,7 +273,9 @@ void StreamBuilder::row()
     facts.blockBarriers = steps * reductions * (sharedReduce ? treeSteps + 1 : warpsPerRow > 1 ? 2 : 0) +
                           (staged ? steps : 0) + // the staged row is complete (wait_group, __syncthreads)
                           static_cast<int>(steps * (bulkPieces + (bulk && schedule::rowStepped(g) ? 1 : 0)));
-    facts.clusterBarriers = cluster > 1 ? steps * (reductions + 1) : 0;
+    // exchange=push: the blocks meet by pushes to mbarriers, with a cluster barrier only at the start
+    // and the end of the kernel.
+    facts.clusterBarriers = cluster <= 1 ? 0 : g.value("exchange") == 1 ? 2 : steps * (reductions + 1);
     facts.instructionsPerWarp = steps * (elementInstructions + treeInstructions + fullLaneInstructions);
 }
 

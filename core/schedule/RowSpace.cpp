@@ -43,16 +43,49 @@ int rowRegisters(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
 
 } // namespace detail
 
-int rowStagingBytes(const GroupAnalysis &a, const KernelGroup &g, const ir::SizeBindings &sizes)
+std::vector<ir::TensorId> rowColumnInputs(const GroupAnalysis &a, const ir::Graph &graph)
 {
+    std::vector<ir::TensorId> out;
+    for (const ir::ComputeOp *op : a.ops) {
+        const std::string column = op->reduction ? op->reduction->vars[0].name : op->domain.back().name;
+        for (const ir::Expr &r : ir::collectReads(op->body)) {
+            const ir::Tensor *t = graph.tensor(r.tensor().id);
+            if (t && t->dtype == ir::DType::F32 && t->shape.rank() == 1 && t->shape[0].equals(a.domain.back()) &&
+                r.operands().size() == 1 && r.operands()[0].kind() == ir::ExprKind::IterVar &&
+                r.operands()[0].name() == column && !a.isLocal(t->id) &&
+                std::find(a.rowInputs.begin(), a.rowInputs.end(), t->id) == a.rowInputs.end() &&
+                std::find(out.begin(), out.end(), t->id) == out.end())
+                out.push_back(t->id);
+        }
+    }
+    return out;
+}
+
+RowSharedLayout rowSharedLayout(const GroupAnalysis &a, const KernelGroup &g, const ir::Graph &graph,
+                                const ir::SizeBindings &sizes)
+{
+    const std::int64_t items = rowItems(a, g, sizes), perThread = items * g.value("vector");
+    const std::int64_t tpr = g.value("threads_per_row"), rpb = g.value("rows_per_block");
     std::int64_t arrays = 0;
     if (g.value("prefetch") == 2)
         arrays += static_cast<std::int64_t>(a.rowInputs.size());
     if (g.value("bulk_store") == 1)
         arrays += static_cast<std::int64_t>(rowStoredOps(a).size());
-    const std::int64_t bytes = arrays * g.value("rows_per_block") * g.value("threads_per_row") *
-                               rowItems(a, g, sizes) * g.value("vector") * 4;
-    return static_cast<int>(std::min<std::int64_t>(bytes, std::int64_t(1) << 30));
+    RowSharedLayout l;
+    l.columns = arrays * rpb * tpr * perThread * 4;
+    l.prefetch = l.columns;
+    if (g.value("column_inputs") == 1)
+        l.prefetch += static_cast<std::int64_t>(rowColumnInputs(a, graph).size()) * tpr * perThread * 4;
+    l.total = l.prefetch;
+    if (g.value("prefetch") == 3)
+        l.total += static_cast<std::int64_t>(a.rowInputs.size()) * rpb * tpr * rowBulkPrefetchItems(static_cast<int>(items)) *
+                   g.value("vector") * 4;
+    return l;
+}
+
+int rowStagingBytes(const GroupAnalysis &a, const KernelGroup &g, const ir::Graph &graph, const ir::SizeBindings &sizes)
+{
+    return static_cast<int>(std::min<std::int64_t>(rowSharedLayout(a, g, graph, sizes).total, std::int64_t(1) << 30));
 }
 
 std::vector<const ir::ComputeOp *> rowStoredOps(const GroupAnalysis &a)
@@ -169,19 +202,22 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
         if (p.arch.computeMajor < 9)
             out.push_back({{"cluster"}, kv("cluster", cluster) + ": thread block clusters need sm_90 or newer, not " +
                                             p.arch.name});
-        if (rpb != 1)
-            out.push_back({{"cluster", "rows_per_block"}, "a cluster shares one row: rows_per_block must be 1"});
-        if (cluster > 8 && tpr > 512)
-            out.push_back({{"cluster", "threads_per_row"}, kv("cluster", cluster) + " (non-portable) with " +
-                                                              std::to_string(tpr) +
-                                                              " threads per block does not fit one GPC's SMs"});
+        if (rpb != 1 && g.value("exchange") != 1)
+            out.push_back({{"cluster", "rows_per_block", "exchange"},
+                           "with exchange=barrier a cluster's blocks meet at one cluster barrier per reduction, which "
+                           "would hold every row of a block to the slowest: rows_per_block > 1 with a cluster needs "
+                           "exchange=push"});
+        if (cluster > 8 && tpr * rpb > 512)
+            out.push_back({{"cluster", "threads_per_row", "rows_per_block"},
+                           kv("cluster", cluster) + " (non-portable) with " + std::to_string(tpr * rpb) +
+                               " threads per block does not fit one GPC's SMs"});
         if (C % (std::int64_t(cluster) * vec) != 0)
             out.push_back({{"cluster", "vector"}, kv("cluster", cluster) + ": " + std::to_string(C) +
                                                       " elements do not split evenly into " + std::to_string(cluster) +
                                                       " parts of whole vectors"});
     }
     const int steps = g.value("row_steps"), prefetch = g.value("prefetch");
-    const std::string prefetchText = prefetch == 2 ? "prefetch=shared" : "prefetch=next_row";
+    const std::string prefetchText = prefetch == 3 ? "prefetch=bulk" : prefetch == 2 ? "prefetch=shared" : "prefetch=next_row";
     if (prefetch != 0 && steps == 1 && g.value("grid") != 1)
         out.push_back({{"prefetch", "row_steps", "grid"}, prefetchText + " needs row_steps > 1 or grid=resident: with "
                                                                         "one row per block there is no next row"});
@@ -198,13 +234,85 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
             if (ir::dtypeSize(p.graph.tensor(id)->dtype) != 4)
                 out.push_back({{"prefetch"}, "prefetch=shared copies 4-byte elements; " + p.graph.tensor(id)->name +
                                                  " is " + ir::dtypeName(p.graph.tensor(id)->dtype)});
-        const int bytes = rowStagingBytes(a, g, p.sizes);
+        const int bytes = rowStagingBytes(a, g, p.graph, p.sizes);
         const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
         if (bytes > limit)
             out.push_back({{"prefetch", "threads_per_row", "rows_per_block", "vector", "cluster", "bulk_store"},
                            "prefetch=shared stages " + std::to_string(bytes) + " B of the next row per block > the " +
                                std::to_string(limit) + " B of shared memory " + p.arch.name +
                                " leaves for it: use a larger cluster or prefetch=off"});
+    }
+    const bool exactSplit = C > 0 && C % (std::int64_t(tpr) * vec * cluster) == 0;
+    if (prefetch == 3) {
+        const int items = rowItems(a, g, p.sizes);
+        if (!p.arch.tma)
+            out.push_back({{"prefetch"}, "prefetch=bulk copies with cp.async.bulk, which needs sm_90 or newer, not " +
+                                             p.arch.name});
+        if (a.rowInputs.empty())
+            out.push_back({{"prefetch"}, "prefetch=bulk: the group reads no row input to prefetch"});
+        for (ir::TensorId id : a.rowInputs)
+            if (p.graph.tensor(id)->dtype != ir::DType::F32)
+                out.push_back({{"prefetch"}, "prefetch=bulk moves float32 rows into float4 registers; " +
+                                                 p.graph.tensor(id)->name + " is " +
+                                                 ir::dtypeName(p.graph.tensor(id)->dtype)});
+        if (vec != 4)
+            out.push_back({{"prefetch", "vector"}, "prefetch=bulk reads its slots as float4: it needs vector=4"});
+        if (!exactSplit || items % 4 != 0)
+            out.push_back({{"prefetch", "threads_per_row", "vector", "cluster"},
+                           "prefetch=bulk copies the last quarter of every thread's items as one contiguous block: the "
+                           "row (" + std::to_string(C) + " elements) must split into whole items of " +
+                               std::to_string(std::int64_t(tpr) * vec * cluster) +
+                               " elements, a multiple of 4 per thread (here " + std::to_string(items) + ")"});
+        bool reduces = false;
+        for (const ir::ComputeOp *op : a.ops)
+            reduces = reduces || static_cast<bool>(op->reduction);
+        if (!reduces || g.value("reduce") != 0 || g.value("combine") != 0)
+            out.push_back({{"prefetch", "reduce", "combine"},
+                           "prefetch=bulk issues the next row's copy after the first reduction's warp exchange "
+                           "(every thread has read its slots by then): it needs a reduction, reduce=shuffle and "
+                           "combine=rounds"});
+        if (rowStoredOps(a).empty())
+            out.push_back({{"prefetch"}, "prefetch=bulk loads the next row into the registers as the output loop "
+                                         "frees them: the group stores no element-wise result"});
+        if (g.value("bulk_store") == 1)
+            out.push_back({{"prefetch", "bulk_store"}, "prefetch=bulk loads the next row in the output loop, which "
+                                                       "bulk_store=on splits into pieces: use one of them"});
+    }
+    if (g.value("column_inputs") == 1) {
+        if (rowColumnInputs(a, p.graph).empty())
+            out.push_back({{"column_inputs"}, "column_inputs=shared: the group reads no per-column vector (a float32 "
+                                              "tensor of the row's length read at the column)"});
+        if (g.value("grid") != 1)
+            out.push_back({{"column_inputs", "grid"}, "column_inputs=shared pays one copy per block, which only "
+                                                      "resident blocks reuse for every row they walk: it needs "
+                                                      "grid=resident"});
+        if (vec != 4 || !exactSplit)
+            out.push_back({{"column_inputs", "vector", "threads_per_row", "cluster"},
+                           "column_inputs=shared copies and reads the block's span as float4: it needs vector=4 and a "
+                           "row that splits exactly over the block's threads (" + std::to_string(C) + " elements over " +
+                               std::to_string(std::int64_t(tpr) * vec * cluster) + ")"});
+    }
+    if (g.value("exchange") == 1) {
+        if (cluster < 2)
+            out.push_back({{"exchange", "cluster"}, "exchange=push sends partial results between the blocks of a "
+                                                    "cluster: it needs cluster > 1"});
+        if (g.value("reduce") != 0 || g.value("combine") != 0)
+            out.push_back({{"exchange", "reduce", "combine"}, "exchange=push sends one float per reduction after the "
+                                                              "warp shuffles: it needs reduce=shuffle and "
+                                                              "combine=rounds"});
+        for (const ir::ComputeOp *op : a.ops)
+            if (op->reduction && op->output.dtype != ir::DType::F32)
+                out.push_back({{"exchange"}, "exchange=push sends float32 partial results (st.async .f32); " +
+                                                 op->output.name + " is " + ir::dtypeName(op->output.dtype)});
+    }
+    if (prefetch == 3 || g.value("column_inputs") == 1) {
+        const int bytes = rowStagingBytes(a, g, p.graph, p.sizes);
+        const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
+        if (bytes > limit)
+            out.push_back({{"prefetch", "column_inputs", "threads_per_row", "rows_per_block", "vector", "cluster"},
+                           "column_inputs=shared and prefetch=bulk keep " + std::to_string(bytes) +
+                               " B per block in shared memory > the " + std::to_string(limit) + " B " + p.arch.name +
+                               " leaves for them: use a larger cluster, fewer rows per block, or turn one off"});
     }
     const std::int64_t allRows = rowCount(a, p.sizes);
     if (g.value("grid") == 1) {
@@ -243,7 +351,7 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
             if (p.graph.tensor(op->output.id)->dtype != ir::DType::F32 || !laidOutLikeRows(a, *p.graph.tensor(op->output.id)))
                 out.push_back({{"bulk_store"}, what + " copies float32 rows laid out like the group's rows; " +
                                                    op->output.name + " is not one"});
-        const int bytes = rowStagingBytes(a, g, p.sizes);
+        const int bytes = rowStagingBytes(a, g, p.graph, p.sizes);
         const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
         if (bytes > limit)
             out.push_back({{"bulk_store", "threads_per_row", "rows_per_block", "vector", "cluster", "prefetch"},

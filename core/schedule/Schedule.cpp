@@ -137,7 +137,10 @@ std::vector<DecisionDef> rowDefs()
 {
     return {
         {"threads_per_row", C::ParallelMapping, "threads that share one row", {32, 64, 128, 256, 512, 1024}, {}, 256},
-        {"rows_per_block", C::ParallelMapping, "rows per thread block", {1, 2, 4, 8}, {}, 1},
+        {"rows_per_block", C::ParallelMapping,
+         "rows per thread block (with a cluster: rows its blocks share, each block holding its part of every one; "
+         "needs exchange=push)",
+         {1, 2, 3, 4, 8}, {}, 1},
         {"cluster", C::ParallelMapping,
          "thread blocks of a cluster sharing one long row through distributed shared memory (sm_90; 16 is "
          "non-portable)",
@@ -155,8 +158,15 @@ std::vector<DecisionDef> rowDefs()
          {0, 1}, {"none", "registers"}, 1},
         {"prefetch", C::MemoryAccess,
          "with row_steps > 1 and the row cached: load the next row while this one is reduced and stored, into "
-         "registers (next_row: twice the registers) or by cp.async into shared memory (shared: sm_80+)",
-         {0, 1, 2}, {"off", "next_row", "shared"}, 0},
+         "registers (next_row: twice the registers) or by cp.async into shared memory (shared: sm_80+), or a "
+         "quarter of it by cp.async.bulk into shared memory as soon as this row is in registers and the rest into "
+         "the registers each output frees (bulk: sm_90)",
+         {0, 1, 2, 3}, {"off", "next_row", "shared", "bulk"}, 0},
+        {"column_inputs", C::MemoryAccess,
+         "per-column vectors read at the column (layer norm's gamma[j] and beta[j]): from global memory at each "
+         "use (global), or the block's span of them copied into shared memory once, read there by every row the "
+         "block holds and walks (shared: needs grid=resident)",
+         {0, 1}, {"global", "shared"}, 0},
         {"bulk_store", C::MemoryAccess,
          "how the outputs leave: each thread stores its own (off), or the threads write them into a shared-memory "
          "copy of the block's part of the row and the copy engine writes it to global memory (cp.async.bulk, "
@@ -164,6 +174,12 @@ std::vector<DecisionDef> rowDefs()
          {0, 1}, {"off", "on"}, 0},
         {"reduce", C::InstructionScheduling, "how a row's partial results combine", {0, 1},
          {"shuffle", "shared"}, 0},
+        {"exchange", C::InstructionScheduling,
+         "how a cluster's blocks meet for each reduction: at a cluster barrier (barrier), or by pushes: warp 0 of "
+         "each row writes its block's partial result into every block's slot with st.async, counted on that "
+         "block's mbarrier, and waits on its own (push: no cluster barrier per row, so the rows of a block and "
+         "the blocks of a cluster run on without waiting for each other)",
+         {0, 1}, {"barrier", "push"}, 0},
         {"combine", C::InstructionScheduling,
          "softmax's row maximum and sum of exp(x - maximum): one exchange after the other (rounds), or both in one "
          "(online: each thread sums exp(x - its own maximum) and the partial sums are rescaled to the row's)",

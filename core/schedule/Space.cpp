@@ -113,8 +113,14 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
             rowOps += op->reduction ? 1 : 0;
         const bool resident = g.value("grid") == 1;
         const int parity = rowStepped(g) ? 2 : 1; // shared slots alternate between row steps
-        r.sharedBytes = parity * (rowOps * rpb * std::max(tpr / 32, 1) * 8 + (g.value("cluster") > 1 ? rowOps * 8 : 0)) +
-                        rowStagingBytes(a, g, p.sizes);
+        const int cluster = g.value("cluster");
+        // exchange=push: per reduction and row of the block, two buffers of one float per cluster block
+        // and their mbarriers; prefetch=bulk: one mbarrier per row of the block.
+        const int exchangeBytes = cluster < 2                 ? 0
+                                  : g.value("exchange") == 1 ? rowOps * rpb * 2 * (cluster * 4 + 8)
+                                                             : parity * rowOps * 8;
+        r.sharedBytes = parity * rowOps * rpb * std::max(tpr / 32, 1) * 8 + exchangeBytes +
+                        (g.value("prefetch") == 3 ? rpb * 8 : 0) + rowStagingBytes(a, g, p.graph, p.sizes);
         const int data = g.value("cache") ? rowRegisters(a, g, p) : 8;
         r.estimatedRegisters = data + rowOverheadRegisters(data);
         r.blocks = (resident ? std::max(1, rowResidentGroups(p.arch, g, rows))

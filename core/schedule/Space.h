@@ -91,11 +91,30 @@ ir::Expr streamKTilesExpr(const ir::Expr &tiles, int blocks);
 /// blocks + tiles - streamKTilesExpr(tiles), in a shorter closed form for the launcher (a test
 /// holds the two equal).
 ir::Expr streamKGridExpr(const ir::Expr &tiles, int blocks);
-/// Dynamic shared memory of a row_reduction group (0 unless prefetch=shared or bulk_store=on):
-/// prefetch=shared, each thread's elements of the next row of every row input, copied there by
-/// cp.async (4-byte elements; the slots a thread copies are the ones it reads back); bulk_store=on,
-/// the block's part of the row of every stored output (rowStoredOps). Limits and codegen use it alike.
-int rowStagingBytes(const GroupAnalysis &analysis, const KernelGroup &group, const ir::SizeBindings &sizes);
+/// The per-column vectors of a row_reduction group: float32 tensors of one dimension, the row's
+/// length, read at the column somewhere in the group (layer norm's gamma[j] and beta[j]), in the
+/// order of their first read. column_inputs=shared copies the block's span of each into shared
+/// memory once.
+std::vector<ir::TensorId> rowColumnInputs(const GroupAnalysis &analysis, const ir::Graph &graph);
+/// prefetch=bulk: the items per thread of the next row that come through shared memory by
+/// cp.async.bulk (the last quarter); the rest load into the registers in the output loop.
+inline int rowBulkPrefetchItems(int items) { return items / 4; }
+/// A row_reduction group's dynamic shared memory, in bytes, in this order: the staged next row
+/// (prefetch=shared: each thread's elements of every row input, copied there by cp.async; the slots
+/// a thread copies are the ones it reads back) or the outputs (bulk_store=on: the block's part of the
+/// row of every stored output, rowStoredOps); then the block's span of each column input
+/// (column_inputs=shared, rowColumnInputs order); then the prefetched quarter of the next row of
+/// each row input for each row of the block (prefetch=bulk). Limits and codegen use it alike.
+struct RowSharedLayout {
+    std::int64_t columns = 0;  ///< offset of the column inputs' spans
+    std::int64_t prefetch = 0; ///< offset of prefetch=bulk's slots
+    std::int64_t total = 0;    ///< all of it
+};
+RowSharedLayout rowSharedLayout(const GroupAnalysis &analysis, const KernelGroup &group, const ir::Graph &graph,
+                                const ir::SizeBindings &sizes);
+/// rowSharedLayout's total, at most 1 GiB.
+int rowStagingBytes(const GroupAnalysis &analysis, const KernelGroup &group, const ir::Graph &graph,
+                    const ir::SizeBindings &sizes);
 /// The element-wise ops of a row_reduction group whose results leave the kernel, in program order
 /// (the outputs the kernel stores; bulk_store=on stages each in shared memory, in this order).
 std::vector<const ir::ComputeOp *> rowStoredOps(const GroupAnalysis &analysis);

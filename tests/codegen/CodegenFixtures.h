@@ -89,12 +89,15 @@ struct LongRowDecisions {
     int fastExp = 0;
     int grid = 0;      ///< grid=rows (0) or resident (1)
     int bulkStore = 0; ///< bulk_store=off (0) or on (1)
+    int rowsPerBlock = 1;
+    int exchange = 0;     ///< exchange=barrier (0) or push (1)
+    int columnInputs = 0; ///< column_inputs=global (0) or shared (1)
 };
 
 inline void setLongRowDecisions(schedule::KernelGroup &g, const LongRowDecisions &d)
 {
     g.set("threads_per_row", d.threadsPerRow);
-    g.set("rows_per_block", 1);
+    g.set("rows_per_block", d.rowsPerBlock);
     g.set("cluster", d.cluster);
     g.set("vector", 4);
     g.set("cache", 1);
@@ -105,6 +108,8 @@ inline void setLongRowDecisions(schedule::KernelGroup &g, const LongRowDecisions
     g.set("exp", d.fastExp);
     g.set("grid", d.grid);
     g.set("bulk_store", d.bulkStore);
+    g.set("exchange", d.exchange);
+    g.set("column_inputs", d.columnInputs);
 }
 
 /// Up to `count` legal schedules from the main group's whole legal space, plus the default, plus for

@@ -369,9 +369,10 @@ TEST(Codegen, LongRowsPrefetchTheNextRowIntoSharedMemory)
     auto a = schedule::analyzeGroup(c.graph, g.ops, g.strategy);
     ASSERT_TRUE(a.ok());
     auto values = schedule::legalValues(*a, g, "prefetch", problem);
-    ASSERT_EQ(values.size(), 3u);
+    ASSERT_EQ(values.size(), 4u);
     EXPECT_EQ(values[2].text, "shared");
     EXPECT_TRUE(values[2].legal) << values[2].why;
+    EXPECT_EQ(values[3].text, "bulk");
     const ArchLimits *sm75 = ArchDatabase::builtin().arch("sm_75");
     ASSERT_NE(sm75, nullptr);
     const schedule::Problem turing{c.graph, c.sizes, *sm75, schedule::Precision::FP32};
@@ -379,9 +380,11 @@ TEST(Codegen, LongRowsPrefetchTheNextRowIntoSharedMemory)
     g.set("threads_per_row", 1024);
     g.set("row_steps", 2);
     auto old = schedule::legalValues(*a, g, "prefetch", turing);
-    ASSERT_EQ(old.size(), 3u);
+    ASSERT_EQ(old.size(), 4u);
     EXPECT_FALSE(old[2].legal);
     EXPECT_NE(old[2].why.find("cp.async, which needs sm_80 or newer, not sm_75"), std::string::npos) << old[2].why;
+    EXPECT_FALSE(old[3].legal);
+    EXPECT_NE(old[3].why.find("cp.async.bulk, which needs sm_90 or newer, not sm_75"), std::string::npos) << old[3].why;
 }
 
 TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)

@@ -280,7 +280,8 @@ TEST_F(CodegenGpuRowCombine, OnlineAndFastExpMatchTheInterpreter)
                                          {"prefetch", 0},                        {"reduce", 0},
                                          {"combine", cfg.online},                {"exp", cfg.fastExp},
                                          {"min_blocks", cfg.minBlocks},          {"grid", 0},
-                                         {"bulk_store", 0}};
+                                         {"bulk_store", 0},                      {"exchange", 0},
+                                         {"column_inputs", 0}};
         for (const auto &[key, value] : changes)
             g.set(key, value);
         const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
@@ -342,6 +343,60 @@ TEST_P(CodegenGpuRowBulk, ResidentGridAndBulkStoresMatchTheInterpreter)
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, CodegenGpuRowBulk, ::testing::Range<std::size_t>(0, 2),
+                         [](const ::testing::TestParamInfo<std::size_t> &info) {
+                             return std::string(info.param == 1 ? "layernorm" : "softmax");
+                         });
+
+namespace {
+
+/// Several rows per block of a cluster's rows (rows_per_block > 1), the blocks meeting by st.async
+/// pushes to mbarriers (exchange=push), gamma and beta copied once per block into shared memory
+/// (column_inputs=shared), a quarter of the next row by cp.async.bulk and the rest loaded in the
+/// output loop (prefetch=bulk): clusters of 16, 4 and 2, one warp or several per row, partial last
+/// rounds. Random inputs against the interpreter with the FP32 bound.
+class CodegenGpuRowGroups : public CodegenGpu {};
+
+struct RowGroupConfig {
+    int rows, cols, threadsPerRow, rowsPerBlock, cluster, prefetch, columns;
+};
+
+} // namespace
+
+TEST_P(CodegenGpuRowGroups, PushesSharedColumnsAndBulkPrefetchMatchTheInterpreter)
+{
+    const bool layerNorm = GetParam() == 1;
+    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
+    ASSERT_NE(arch, nullptr) << s_arch;
+    if (arch->computeMajor < 9)
+        GTEST_SKIP() << s_arch << " has no clusters or cp.async.bulk";
+    const std::vector<RowGroupConfig> configs = {
+        {50, 262144, 128, 3, 16, 3, 1}, {19, 262144, 128, 1, 16, 3, 1}, {301, 16384, 128, 2, 4, 3, 1},
+        {301, 16384, 256, 3, 4, 0, 1},  {37, 8192, 64, 4, 2, 0, 0},      {300, 4096, 32, 8, 2, 3, 1},
+    };
+    const ir::Graph graph = layerNorm ? ir::makeLayerNormRows() : ir::makeSoftmaxRows();
+    for (const RowGroupConfig &cfg : configs) {
+        const ir::SizeBindings sizes{{"M", cfg.rows}, {"N", cfg.cols}};
+        schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
+        auto s = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(s.ok()) << s.error().toString();
+        auto &g = s->groups.front();
+        setLongRowDecisions(g, {.threadsPerRow = cfg.threadsPerRow,
+                                .cluster = cfg.cluster,
+                                .prefetch = cfg.prefetch,
+                                .grid = 1,
+                                .rowsPerBlock = cfg.rowsPerBlock,
+                                .exchange = 1,
+                                .columnInputs = layerNorm ? cfg.columns : 0});
+        g.set("reduce", 0);
+        const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
+                                 schedule::describe(g);
+        auto valid = schedule::validateSchedule(*s, problem);
+        ASSERT_TRUE(valid.ok()) << what << ": " << valid.error().toString();
+        expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, CodegenGpuRowGroups, ::testing::Range<std::size_t>(0, 2),
                          [](const ::testing::TestParamInfo<std::size_t> &info) {
                              return std::string(info.param == 1 ? "layernorm" : "softmax");
                          });

@@ -32,6 +32,9 @@ inline Predicted predictDecisions(const schedule::Problem &problem, const std::m
         return out;
     out.facts = std::move(*facts);
     const auto prediction = model.predict(out.facts);
+    EXPECT_FALSE(prediction.kernels.empty());
+    if (prediction.kernels.empty())
+        return out;
     out.main = prediction.kernels.front();
     out.ms = prediction.ms;
     return out;

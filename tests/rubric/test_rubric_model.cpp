@@ -139,8 +139,11 @@ TEST(RubricModelTerms, RowReReadsCountTheRowInputsNotTheColumnVectors)
     // L2's share (H200, cache=none clusters: layer norm measured no slower than softmax, 0.22-0.30 ms).
     const ir::Graph g = ir::makeLayerNormRows();
     const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
+    // (the default for these rows holds three rows per block of resident clusters of 16: run 20)
     const std::map<std::string, int> decisions{{"threads_per_row", 256}, {"rows_per_block", 1}, {"cluster", 8},
-                                               {"vector", 4},           {"cache", 0},          {"row_steps", 1}};
+                                               {"vector", 4},           {"cache", 0},          {"row_steps", 1},
+                                               {"grid", 0},             {"exchange", 0},       {"column_inputs", 0},
+                                               {"prefetch", 0}};
     const auto p = predictDecisions(problem, decisions);
     const auto &k = p.facts.kernels.front();
     ASSERT_EQ(k.memoryRounds, 3);
@@ -155,7 +158,9 @@ TEST(RubricModelTerms, BlocksOfOneWaveCannotOverlapLoadsAndBarriers)
     const ir::Graph g = ir::makeLayerNormRows();
     const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
     std::map<std::string, int> d{{"threads_per_row", 512}, {"rows_per_block", 1}, {"cluster", 8},
-                                 {"vector", 4},            {"cache", 1},          {"row_steps", 1}};
+                                 {"vector", 4},            {"cache", 1},          {"row_steps", 1},
+                                 {"grid", 0},              {"exchange", 0},       {"column_inputs", 0},
+                                 {"prefetch", 0}};
     const auto steps1 = predictDecisions(problem, d);
     d["row_steps"] = 8;
     const auto steps8 = predictDecisions(problem, d);
@@ -296,6 +301,41 @@ TEST(RubricModelTerms, ResidentGridAndBulkStoresReplayTheKernel)
     const auto rows = predictDecisions(problem, d);
     EXPECT_EQ(rows.facts.kernels.front().blocks, 256 * 16);
     EXPECT_EQ(rows.facts.kernels.front().rowSteps, 1);
+}
+
+TEST(RubricModelTerms, RowGroupsReplayTheKernel)
+{
+    // Layer norm over 256 x 262144 in run 20's row groups: three rows per block of 7 resident
+    // clusters of 16, gamma and beta copied once per block and read from shared memory, pushes
+    // instead of cluster barriers per row, a quarter of each row through the prefetch slots.
+    const ir::Graph g = ir::makeLayerNormRows();
+    const auto problem = problemOf(g, {{"M", 256}, {"N", 262144}});
+    std::map<std::string, int> d{{"threads_per_row", 128}, {"rows_per_block", 3}, {"cluster", 16}, {"vector", 4},
+                                 {"cache", 1},             {"prefetch", 3},       {"row_steps", 1},
+                                 {"min_blocks", 1},        {"grid", 1},           {"exchange", 1},
+                                 {"column_inputs", 1}};
+    const auto groups = predictDecisions(problem, d);
+    const auto &k = groups.facts.kernels.front();
+    EXPECT_EQ(k.blocks, 7 * 16);
+    EXPECT_EQ(k.rowSteps, 13) << "86 sets of three rows over 7 clusters";
+    EXPECT_EQ(k.clusterBarriers, 2) << "exchange=push: only the set-up and the end";
+    const auto *copy = stream(k, "copy gamma's span to shared memory, once per block");
+    ASSERT_NE(copy, nullptr);
+    EXPECT_FALSE(copy->shared);
+    const auto *read = stream(k, "read gamma from shared memory per column");
+    ASSERT_NE(read, nullptr);
+    EXPECT_TRUE(read->shared);
+    EXPECT_EQ(stream(k, "load gamma per column"), nullptr);
+    EXPECT_NE(stream(k, "read X from shared memory (prefetch=bulk"), nullptr);
+    // The same rows with gamma and beta from global memory and cluster barriers.
+    d["column_inputs"] = 0;
+    d["exchange"] = 0;
+    d["rows_per_block"] = 1;
+    d["prefetch"] = 0;
+    const auto plain = predictDecisions(problem, d);
+    const auto &o = plain.facts.kernels.front();
+    EXPECT_NE(stream(o, "load gamma per column"), nullptr);
+    EXPECT_GT(o.clusterBarriers, 2);
 }
 
 TEST(RubricModelParams, EveryConstantIsSetByNameAndChangesThePrediction)
