@@ -129,14 +129,21 @@ void RowKernelBuilder::pushExchange(std::size_t ri, ir::ReduceKind kind, const s
     w.line("    asm volatile(\"st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];\" :: \"r\"(" +
            k.name + "_map(&" + slots + "[cluster_.block_rank()], lane_)), \"f\"(" + pv + "), \"r\"(" + k.name +
            "_map(&" + bar + ", lane_)) : \"memory\");");
-    w.close();
     w.line("while (!" + k.name + "_ready(xbAddr_, " + (stepped ? std::string("((unsigned)step_ >> 1) & 1u") : "0u") +
            ")) { // the cluster's partial results have landed");
     w.line("}");
-    w.line(pv + " = " + reductionIdentityLiteral(kind, accType) + ";");
+    w.close();
+    // The other warps of the row wait at a barrier (no issue slots spent spinning) for warp 0's.
+    if (p.warpsPerRow() > 1)
+        w.line(rowBarrier());
+    // Lane b of every warp reads block b's partial, the lanes combine them by shuffles in a fixed
+    // order and lane 0's result goes to all: the same value in every thread of every block.
+    w.line(acc + " q_ = (lane_ & 31) < " + str(p.cluster) + " ? " + slots + "[lane_ & 31] : " +
+           reductionIdentityLiteral(kind, accType) + ";");
     w.line("#pragma unroll");
-    w.line("for (int b_ = 0; b_ < " + str(p.cluster) + "; ++b_) // in rank order: every block gets the same value");
-    w.line("    " + pv + " = " + combine(kind, accType, pv, slots + "[b_]") + ";");
+    w.line("for (int off_ = " + str(p.cluster / 2) + "; off_ > 0; off_ >>= 1)");
+    w.line("    q_ = " + combine(kind, accType, "q_", "__shfl_xor_sync(0xffffffffu, q_, off_)") + ";");
+    w.line(pv + " = __shfl_sync(0xffffffffu, q_, 0);");
     w.close();
 }
 

@@ -400,7 +400,13 @@ Status Module::enqueue(const KernelHandle &kernel, const LaunchConfig &c, void *
 {
     const auto &f = m_api->fn();
     auto cufn = static_cast<CUfunction>(kernel.function);
-    if (c.dynamicSharedBytes > 48 * 1024)
+    // Static plus dynamic shared memory past 48 KiB needs the opt-in (a row kernel's 48 KiB of
+    // prefetch slots beside its static exchange slots, run 20 call 7).
+    int staticBytes = 0;
+    if (c.dynamicSharedBytes > 0 &&
+        f.cuFuncGetAttribute(&staticBytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, cufn) != CUDA_SUCCESS)
+        staticBytes = 48 * 1024; // unknown: opt in
+    if (c.dynamicSharedBytes > 0 && static_cast<std::size_t>(staticBytes) + c.dynamicSharedBytes > 48 * 1024)
         STITCH_CHECK_AS(*m_api, "cuFuncSetAttribute", f.cuFuncSetAttribute(cufn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                   static_cast<int>(c.dynamicSharedBytes)),
                      ErrorKind::ResourceLimit);

@@ -85,7 +85,7 @@ TEST(RowGroups, TheKernelPushesCopiesOnceAndPrefetchesAQuarter)
     // barriers per row of the block.
     EXPECT_EQ(count(src, "cluster_.sync();"), 2u) << "after the mbarriers' set-up and at the end";
     EXPECT_EQ(count(src, "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32"), 2u);
-    EXPECT_EQ(count(src, "bar.sync %0, %1;"), 2u);
+    EXPECT_EQ(count(src, "bar.sync %0, %1;"), 4u) << "the warps' partials and the wait for warp 0's push, per reduction";
     EXPECT_EQ(src.find("__syncthreads();"), std::string::npos) << "the rows of a block never wait for each other";
     EXPECT_EQ(src.find("map_shared_rank"), std::string::npos);
     // prefetch=bulk: the last 8 of 32 items by the copy engine (8 x 128 x 16 B = 16 KiB per row),
@@ -167,7 +167,7 @@ TEST(RowGroups, EveryShapeCompiles)
                                               {false, 50, 262144, 128, 1, 16, 3, 1},
                                               {true, 50, 262144, 128, 3, 16, 3, 0},
                                               {false, 301, 16384, 128, 2, 4, 3, 1},
-                                              {false, 301, 16384, 256, 3, 4, 0, 1},
+                                              {false, 301, 16384, 128, 3, 4, 0, 1},
                                               {true, 37, 8192, 64, 4, 2, 0, 0}}) {
         Rows r(sh.softmax, sh.rows, sh.cols);
         auto &g = r.group();

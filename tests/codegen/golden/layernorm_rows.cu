@@ -45,10 +45,11 @@ extern "C" __global__ void __launch_bounds__(256) mean_Y(const float *__restrict
     for (int it_ = 0; it_ < 6; ++it_) {
         [[maybe_unused]] const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
         if (active_) {
-            p_mean_ = p_mean_ + (x_X_[it_ * 4 + 0]);
-            p_mean_ = p_mean_ + (x_X_[it_ * 4 + 1]);
-            p_mean_ = p_mean_ + (x_X_[it_ * 4 + 2]);
-            p_mean_ = p_mean_ + (x_X_[it_ * 4 + 3]);
+            const float e0_ = x_X_[it_ * 4 + 0];
+            const float e1_ = x_X_[it_ * 4 + 1];
+            const float e2_ = x_X_[it_ * 4 + 2];
+            const float e3_ = x_X_[it_ * 4 + 3];
+            p_mean_ = p_mean_ + ((e0_ + (e1_)) + ((e2_ + (e3_))));
         }
     }
     #pragma unroll
@@ -61,10 +62,11 @@ extern "C" __global__ void __launch_bounds__(256) mean_Y(const float *__restrict
     for (int it_ = 0; it_ < 6; ++it_) {
         [[maybe_unused]] const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
         if (active_) {
-            p_var_ = p_var_ + (((x_X_[it_ * 4 + 0] - s_mean_) * (x_X_[it_ * 4 + 0] - s_mean_)));
-            p_var_ = p_var_ + (((x_X_[it_ * 4 + 1] - s_mean_) * (x_X_[it_ * 4 + 1] - s_mean_)));
-            p_var_ = p_var_ + (((x_X_[it_ * 4 + 2] - s_mean_) * (x_X_[it_ * 4 + 2] - s_mean_)));
-            p_var_ = p_var_ + (((x_X_[it_ * 4 + 3] - s_mean_) * (x_X_[it_ * 4 + 3] - s_mean_)));
+            const float e0_ = ((x_X_[it_ * 4 + 0] - s_mean_) * (x_X_[it_ * 4 + 0] - s_mean_));
+            const float e1_ = ((x_X_[it_ * 4 + 1] - s_mean_) * (x_X_[it_ * 4 + 1] - s_mean_));
+            const float e2_ = ((x_X_[it_ * 4 + 2] - s_mean_) * (x_X_[it_ * 4 + 2] - s_mean_));
+            const float e3_ = ((x_X_[it_ * 4 + 3] - s_mean_) * (x_X_[it_ * 4 + 3] - s_mean_));
+            p_var_ = p_var_ + ((e0_ + (e1_)) + ((e2_ + (e3_))));
         }
     }
     #pragma unroll

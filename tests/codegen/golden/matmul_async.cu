@@ -260,6 +260,8 @@ extern "C" cudaError_t matmul_run(const float *A, const float *B, float *C, int 
     if (grid0_[0] < 1 || grid0_[0] > 2147483647LL || grid0_[1] < 1 || grid0_[1] > 65535 || grid0_[2] < 1 || grid0_[2] > 65535)
         return cudaErrorInvalidConfiguration; // C: sizes past one launch
     cudaError_t status_ = cudaSuccess;
+    if ((status_ = cudaFuncSetAttribute(::C, cudaFuncAttributeMaxDynamicSharedMemorySize, 26112)) != cudaSuccess)
+        return status_;
     {
         const dim3 grid_((unsigned)grid0_[0], (unsigned)grid0_[1], (unsigned)grid0_[2]);
         ::C<<<grid_, dim3(256, 1, 1), 26112, stream>>>(A, B, C, M, K, N);

@@ -45,10 +45,11 @@ extern "C" __global__ void __launch_bounds__(256) rowMax_Y(const float *__restri
     for (int it_ = 0; it_ < 8; ++it_) {
         const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
         if (active_ && c0_ < end_) {
-            p_rowMax_ = fmaxf(p_rowMax_, x_X_[it_ * 4 + 0]);
-            p_rowMax_ = fmaxf(p_rowMax_, x_X_[it_ * 4 + 1]);
-            p_rowMax_ = fmaxf(p_rowMax_, x_X_[it_ * 4 + 2]);
-            p_rowMax_ = fmaxf(p_rowMax_, x_X_[it_ * 4 + 3]);
+            const float e0_ = x_X_[it_ * 4 + 0];
+            const float e1_ = x_X_[it_ * 4 + 1];
+            const float e2_ = x_X_[it_ * 4 + 2];
+            const float e3_ = x_X_[it_ * 4 + 3];
+            p_rowMax_ = fmaxf(p_rowMax_, fmaxf((fmaxf(e0_, e1_)), (fmaxf(e2_, e3_))));
         }
     }
     #pragma unroll
@@ -63,13 +64,14 @@ extern "C" __global__ void __launch_bounds__(256) rowMax_Y(const float *__restri
         const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
         if (active_ && c0_ < end_) {
             x_X_[it_ * 4 + 0] = expf((x_X_[it_ * 4 + 0] - s_rowMax_));
-            p_rowSum_ = p_rowSum_ + (x_X_[it_ * 4 + 0]);
+            const float e0_ = x_X_[it_ * 4 + 0];
             x_X_[it_ * 4 + 1] = expf((x_X_[it_ * 4 + 1] - s_rowMax_));
-            p_rowSum_ = p_rowSum_ + (x_X_[it_ * 4 + 1]);
+            const float e1_ = x_X_[it_ * 4 + 1];
             x_X_[it_ * 4 + 2] = expf((x_X_[it_ * 4 + 2] - s_rowMax_));
-            p_rowSum_ = p_rowSum_ + (x_X_[it_ * 4 + 2]);
+            const float e2_ = x_X_[it_ * 4 + 2];
             x_X_[it_ * 4 + 3] = expf((x_X_[it_ * 4 + 3] - s_rowMax_));
-            p_rowSum_ = p_rowSum_ + (x_X_[it_ * 4 + 3]);
+            const float e3_ = x_X_[it_ * 4 + 3];
+            p_rowSum_ = p_rowSum_ + ((e0_ + (e1_)) + ((e2_ + (e3_))));
         }
     }
     #pragma unroll
