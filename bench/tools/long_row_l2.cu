@@ -21,6 +21,9 @@
 //   split  part of the row in registers, part in shared memory loaded by bulk copies;
 //   ln     layer norm with row groups that share one copy of gamma and beta in shared memory
 //          (long_row_ln.cuh, session 18);
+//   lngen  with -DGENERATED_PROGRAM='"file.cu"' (`stitchcuda generate examples/layernorm.te --size
+//          M=256 --size N=262144 --out DIR`), the generated layer-norm program's own launcher beside
+//          the row-group prototype (session 18);
 //   gen    with -DGENERATED_VARIANTS='"file.cuh"' (bench/tools/generated_variants.sh ... resident on),
 //          the generator's resident-grid kernels beside the prototypes.
 // Times, side by side with a 1 GiB copy and the register kernels of long_row_proto.cu, in one
@@ -686,6 +689,9 @@ __global__ void __launch_bounds__(T, MINB) splitBulk(const float *__restrict__ X
 } // namespace l2proto
 
 #include "long_row_ln.cuh"
+#ifdef GENERATED_PROGRAM
+#include GENERATED_PROGRAM
+#endif
 
 static size_t g_dynamicShared = 0; // of the next launches
 
@@ -833,6 +839,24 @@ int main(int argc, char **argv)
         copyRef();
         return 0;
     }
+#ifdef GENERATED_PROGRAM
+    if (argc > 1 && std::string(argv[1]) == "lngen") {
+        // The generated program (its host launcher: grid, cluster, shared-memory opt-in) against the
+        // prototype it was built from, alternately, twice.
+        for (int round = 0; round < 2; ++round) {
+            g_dynamicShared = 2 * 16384 * 4 + 3 * 8 * 128 * 16;
+            run(lnproto::lnGroups<16, 128, 32, 3, 0, 0, 1, 8, 0, 1, 1>, 16, 384, "groups c16 t128 r3 pf8 il1 two1", true, cx,
+                cg_, cbb, Y, rows, cols);
+            CK(cudaMemset(Y, 0xff, n * 4));
+            const double ms = timeIt([&] { CK(layernorm_run(X, G, B, Y, rows, cols, 0)); });
+            const double err = check(true);
+            std::printf("%-44s      %.4f ms %5.0f GB/s  err %.1e %s\n", "generated layernorm_run", ms, bytes / ms / 1e6, err,
+                        err < 1e-4 ? "ok" : "WRONG");
+        }
+        copyRef();
+        return 0;
+    }
+#endif
     if (argc > 1 && std::string(argv[1]) == "ln") {
         // Layer norm: row groups sharing gamma and beta in shared memory (long_row_ln.cuh).
         g_dynamicShared = 32 * 128 * 16;
