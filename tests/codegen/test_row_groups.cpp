@@ -93,6 +93,11 @@ TEST(RowGroups, TheKernelPushesCopiesOnceAndPrefetchesAQuarter)
     EXPECT_EQ(count(src, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"), 2u);
     EXPECT_NE(src.find("X + (next_) * (long long)cols_ + begin_ + 12288), \"n\"(16384)"), std::string::npos);
     EXPECT_NE(src.find("if (it_ < 24 && more_)"), std::string::npos);
+    // The host launcher opts into clusters of 16 (non-portable) and the shared memory.
+    EXPECT_NE(src.find("cudaFuncSetAttribute(::mean_Y, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)"),
+              std::string::npos);
+    EXPECT_NE(src.find("cudaFuncSetAttribute(::mean_Y, cudaFuncAttributeMaxDynamicSharedMemorySize, 180224)"),
+              std::string::npos);
     // Shared memory: gamma and beta (2 x 64 KiB) and three rows' slots (3 x 16 KiB).
     ASSERT_EQ(p->kernels.size(), 1u);
     EXPECT_EQ(p->kernels.front().code.dynamicSharedBytes, 2 * 65536 + 3 * 16384);

@@ -246,6 +246,8 @@ extern "C" cudaError_t layernorm_run(const float *X, const float *gamma, const f
     if (grid0_[0] < 1 || grid0_[0] > 2147483647LL || grid0_[1] < 1 || grid0_[1] > 65535 || grid0_[2] < 1 || grid0_[2] > 65535)
         return cudaErrorInvalidConfiguration; // mean_Y: sizes past one launch
     cudaError_t status_ = cudaSuccess;
+    if ((status_ = cudaFuncSetAttribute(::mean_Y, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) != cudaSuccess)
+        return status_;
     if ((status_ = cudaFuncSetAttribute(::mean_Y, cudaFuncAttributeMaxDynamicSharedMemorySize, 180224)) != cudaSuccess)
         return status_;
     {
