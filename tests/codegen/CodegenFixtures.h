@@ -112,6 +112,31 @@ inline void setLongRowDecisions(schedule::KernelGroup &g, const LongRowDecisions
     g.set("column_inputs", d.columnInputs);
 }
 
+/// A row program (softmax or layer norm over rows x cols), its default schedule for `arch` and
+/// the legality rules its one group breaks.
+struct RowProgram {
+    Case c;
+    schedule::Problem problem;
+    schedule::Schedule s;
+    RowProgram(bool softmax, long long rows, long long cols, const ArchLimits &arch = sm90())
+        : c{softmax ? "softmax_rows" : "layernorm_rows", softmax ? ir::makeSoftmaxRows() : ir::makeLayerNormRows(),
+            {{"M", rows}, {"N", cols}}},
+          problem{c.graph, c.sizes, arch, schedule::Precision::FP32}
+    {
+        auto d = schedule::defaultSchedule(problem);
+        EXPECT_TRUE(d.ok()) << d.error().toString();
+        if (d.ok())
+            s = *d;
+    }
+    schedule::KernelGroup &group() { return s.groups.front(); }
+    std::vector<schedule::Violation> check() const
+    {
+        auto a = schedule::analyzeGroup(c.graph, s.groups.front().ops, s.groups.front().strategy);
+        EXPECT_TRUE(a.ok());
+        return schedule::checkGroup(*a, s.groups.front(), problem);
+    }
+};
+
 /// Up to `count` legal schedules from the main group's whole legal space, plus the default, plus for
 /// every legal value of every decision a schedule that takes it. A small space (row and element-wise
 /// groups: at most kWholeWalk combinations) is walked whole and sampled evenly in its order; a larger

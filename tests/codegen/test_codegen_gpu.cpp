@@ -91,6 +91,24 @@ protected:
         EXPECT_TRUE(check->verified) << what << ": " << check->detail;
         std::cout << "  " << what << ": " << check->detail << "\n";
     }
+    /// The default schedule of `graph` over rows x cols with the long-row decisions `d` (and
+    /// reduce=shuffle): legal, and its answers against the interpreter's with the FP32 bound.
+    static void expectRowScheduleVerified(const ir::Graph &graph, const ArchLimits &arch, int rows, int cols,
+                                          const LongRowDecisions &d)
+    {
+        const ir::SizeBindings sizes{{"M", rows}, {"N", cols}};
+        schedule::Problem problem{graph, sizes, arch, schedule::Precision::FP32};
+        auto s = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(s.ok()) << s.error().toString();
+        auto &g = s->groups.front();
+        setLongRowDecisions(g, d);
+        g.set("reduce", 0);
+        const std::string what =
+            graph.name() + " " + std::to_string(rows) + "x" + std::to_string(cols) + " " + schedule::describe(g);
+        auto valid = schedule::validateSchedule(*s, problem);
+        ASSERT_TRUE(valid.ok()) << what << ": " << valid.error().toString();
+        expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
+    }
     /// Every schedule matches the interpreter within the TF32 bound.
     static void expectTf32Verified(const std::string &name, const schedule::Problem &problem,
                                    const std::vector<schedule::Schedule> &schedules)
@@ -319,27 +337,16 @@ TEST_P(CodegenGpuRowBulk, ResidentGridAndBulkStoresMatchTheInterpreter)
         {300, 16384, 256, 1, 4, 0, 1, 1},
     };
     const ir::Graph graph = layerNorm ? ir::makeLayerNormRows() : ir::makeSoftmaxRows();
-    for (const RowBulkConfig &cfg : configs) {
-        const ir::SizeBindings sizes{{"M", cfg.rows}, {"N", cfg.cols}};
-        schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
-        auto s = schedule::defaultSchedule(problem);
-        ASSERT_TRUE(s.ok()) << s.error().toString();
-        auto &g = s->groups.front();
-        setLongRowDecisions(g, {.threadsPerRow = cfg.threadsPerRow,
-                                .cluster = cfg.cluster,
-                                .prefetch = cfg.prefetch,
-                                .minBlocks = cfg.minBlocks,
-                                .combine = layerNorm ? 0 : 1,
-                                .grid = 1,
-                                .bulkStore = cfg.bulk});
-        g.set("rows_per_block", cfg.rowsPerBlock);
-        g.set("reduce", 0);
-        const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
-                                 schedule::describe(g);
-        auto valid = schedule::validateSchedule(*s, problem);
-        ASSERT_TRUE(valid.ok()) << what << ": " << valid.error().toString();
-        expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
-    }
+    for (const RowBulkConfig &cfg : configs)
+        expectRowScheduleVerified(graph, *arch, cfg.rows, cfg.cols,
+                                  {.threadsPerRow = cfg.threadsPerRow,
+                                   .cluster = cfg.cluster,
+                                   .prefetch = cfg.prefetch,
+                                   .minBlocks = cfg.minBlocks,
+                                   .combine = layerNorm ? 0 : 1,
+                                   .grid = 1,
+                                   .bulkStore = cfg.bulk,
+                                   .rowsPerBlock = cfg.rowsPerBlock});
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, CodegenGpuRowBulk, ::testing::Range<std::size_t>(0, 2),
@@ -374,26 +381,15 @@ TEST_P(CodegenGpuRowGroups, PushesSharedColumnsAndBulkPrefetchMatchTheInterprete
         {301, 16384, 256, 3, 4, 0, 1},  {37, 8192, 64, 4, 2, 0, 0},      {300, 4096, 32, 8, 2, 3, 1},
     };
     const ir::Graph graph = layerNorm ? ir::makeLayerNormRows() : ir::makeSoftmaxRows();
-    for (const RowGroupConfig &cfg : configs) {
-        const ir::SizeBindings sizes{{"M", cfg.rows}, {"N", cfg.cols}};
-        schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
-        auto s = schedule::defaultSchedule(problem);
-        ASSERT_TRUE(s.ok()) << s.error().toString();
-        auto &g = s->groups.front();
-        setLongRowDecisions(g, {.threadsPerRow = cfg.threadsPerRow,
-                                .cluster = cfg.cluster,
-                                .prefetch = cfg.prefetch,
-                                .grid = 1,
-                                .rowsPerBlock = cfg.rowsPerBlock,
-                                .exchange = 1,
-                                .columnInputs = layerNorm ? cfg.columns : 0});
-        g.set("reduce", 0);
-        const std::string what = graph.name() + " " + std::to_string(cfg.rows) + "x" + std::to_string(cfg.cols) + " " +
-                                 schedule::describe(g);
-        auto valid = schedule::validateSchedule(*s, problem);
-        ASSERT_TRUE(valid.ok()) << what << ": " << valid.error().toString();
-        expectVerified(what, problem, *s, runner::PrecisionPolicy::FP32);
-    }
+    for (const RowGroupConfig &cfg : configs)
+        expectRowScheduleVerified(graph, *arch, cfg.rows, cfg.cols,
+                                  {.threadsPerRow = cfg.threadsPerRow,
+                                   .cluster = cfg.cluster,
+                                   .prefetch = cfg.prefetch,
+                                   .grid = 1,
+                                   .rowsPerBlock = cfg.rowsPerBlock,
+                                   .exchange = 1,
+                                   .columnInputs = layerNorm ? cfg.columns : 0});
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, CodegenGpuRowGroups, ::testing::Range<std::size_t>(0, 2),

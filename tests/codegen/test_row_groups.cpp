@@ -12,27 +12,7 @@ using namespace codegen_fixtures;
 
 namespace {
 
-struct Rows {
-    Case c;
-    schedule::Problem problem;
-    schedule::Schedule s;
-    Rows(bool softmax, long long rows, long long cols, const ArchLimits &arch = sm90())
-        : c{softmax ? "softmax_rows" : "layernorm_rows", softmax ? ir::makeSoftmaxRows() : ir::makeLayerNormRows(),
-            {{"M", rows}, {"N", cols}}},
-          problem{c.graph, c.sizes, arch, schedule::Precision::FP32}
-    {
-        auto d = schedule::defaultSchedule(problem);
-        EXPECT_TRUE(d.ok()) << d.error().toString();
-        s = *d;
-    }
-    schedule::KernelGroup &group() { return s.groups.front(); }
-    std::vector<schedule::Violation> check() const
-    {
-        auto a = schedule::analyzeGroup(c.graph, s.groups.front().ops, s.groups.front().strategy);
-        EXPECT_TRUE(a.ok());
-        return schedule::checkGroup(*a, s.groups.front(), problem);
-    }
-};
+using Rows = RowProgram;
 
 /// Run 20's layer norm: three rows per block of a resident cluster of 16 x 128 threads.
 LongRowDecisions rowGroups(int prefetch = 3, int columns = 1)
