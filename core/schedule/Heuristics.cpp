@@ -145,30 +145,30 @@ void rowHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
     g.set("cluster", 1);
     if (checkGroup(a, g, p).empty())
         return;
-    // Softmax rows of 128 Ki elements and more (256 x 262144, run 12): clusters of 16 blocks of 128
-    // threads, three blocks per SM, the maximum and the sum in one exchange, measured fastest (layer
-    // norm measured faster with the clusters of 8 below).
-    if (C >= (std::int64_t(1) << 17) && hasOnlineSoftmaxPair(a)) {
-        setDecisions(g, {{"threads_per_row", 128}, {"rows_per_block", 1}, {"cluster", 16}, {"min_blocks", 3},
-                         {"combine", 1}});
-        // (grid=resident with bulk_store=on is faster only with exp=fast: 0.150-0.153 ms against
-        // 0.159-0.160 for this default in run 19 call 11; with expf it measured 0.165.)
-        if (checkGroup(a, g, p).empty())
-            return;
-        setDecisions(g, {{"threads_per_row", tpr}, {"min_blocks", 1}, {"combine", 0}});
-    }
-    // Layer norm over rows of 128 Ki elements and more (256 x 262144, run 20): three rows per block
-    // of a resident cluster of 16 x 128 threads meeting by pushes, gamma and beta in shared memory
-    // once per block, a quarter of the next row by cp.async.bulk and the rest loaded in the output
-    // loop (the clusters of 8 below measured 0.18-0.19 ms, this 0.148 in the prototype).
-    if (C >= (std::int64_t(1) << 17) && !rowColumnInputs(a, p.graph).empty()) {
+    // Softmax and layer norm over rows of 128 Ki elements and more (256 x 262144, run 20): three
+    // rows per block of a resident cluster of 16 x 128 threads meeting by pushes, a quarter of the
+    // next row by cp.async.bulk and the rest loaded in the output loop, gamma and beta (if any) in
+    // shared memory once per block. Layer norm 0.150 ms against 0.18-0.19 for the clusters of 8
+    // below; softmax with expf 0.149-0.151 against 0.155-0.161 for the clusters of run 12 (next).
+    const bool columns = !rowColumnInputs(a, p.graph).empty();
+    if (C >= (std::int64_t(1) << 17) && (columns || hasOnlineSoftmaxPair(a))) {
         const int rpb = g.value("rows_per_block");
         setDecisions(g, {{"threads_per_row", 128}, {"rows_per_block", 3}, {"cluster", 16}, {"grid", 1},
-                         {"exchange", 1}, {"column_inputs", 1}, {"prefetch", 3}});
+                         {"exchange", 1}, {"column_inputs", columns ? 1 : 0}, {"prefetch", 3}});
         if (checkGroup(a, g, p).empty())
             return;
         setDecisions(g, {{"threads_per_row", tpr}, {"rows_per_block", rpb}, {"cluster", 1}, {"grid", 0},
                          {"exchange", 0}, {"column_inputs", 0}, {"prefetch", 0}});
+    }
+    // Softmax rows of 128 Ki elements and more where the row groups are not legal (run 12):
+    // clusters of 16 blocks of 128 threads, three blocks per SM, the maximum and the sum in one
+    // exchange.
+    if (C >= (std::int64_t(1) << 17) && hasOnlineSoftmaxPair(a)) {
+        setDecisions(g, {{"threads_per_row", 128}, {"rows_per_block", 1}, {"cluster", 16}, {"min_blocks", 3},
+                         {"combine", 1}});
+        if (checkGroup(a, g, p).empty())
+            return;
+        setDecisions(g, {{"threads_per_row", tpr}, {"min_blocks", 1}, {"combine", 0}});
     }
     for (int cluster : {2, 4, 8}) {
         g.set("cluster", cluster);

@@ -109,7 +109,7 @@ TEST(RubricModelTerms, RowReReadsBeyondL2ComeFromDram)
     const std::map<std::string, int> decisions{{"threads_per_row", 256}, {"rows_per_block", 1}, {"cluster", 8},
                                                {"vector", 4},           {"cache", 0},          {"row_steps", 1},
                                                {"min_blocks", 1},       {"combine", 0},        {"grid", 0},
-                                               {"bulk_store", 0}};
+                                               {"bulk_store", 0},       {"exchange", 0},       {"prefetch", 0}};
     auto p = predictDecisions(problem, decisions);
     const auto &k = p.facts.kernels.front();
     ASSERT_GT(k.memoryRounds, 1);
@@ -281,7 +281,7 @@ TEST(RubricModelTerms, ResidentGridAndBulkStoresReplayTheKernel)
     std::map<std::string, int> d{{"threads_per_row", 128}, {"rows_per_block", 1}, {"cluster", 16}, {"vector", 4},
                                  {"cache", 1},             {"prefetch", 0},       {"row_steps", 1},
                                  {"min_blocks", 3},        {"combine", 1},        {"grid", 1},
-                                 {"bulk_store", 1}};
+                                 {"bulk_store", 1},        {"exchange", 0}};
     const auto bulk = predictDecisions(problem, d);
     const auto &k = bulk.facts.kernels.front();
     EXPECT_EQ(k.blocks, 21 * 16);
