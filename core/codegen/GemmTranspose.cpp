@@ -2,6 +2,7 @@
 // and rounded to TF32 into the workspace bt_, which the GEMM copies like A (rows along k) and its
 // MMAs read by descriptor (docs/SCHEDULE.md, "transpose_b").
 #include "core/codegen/GemmEmitter.h"
+#include "core/codegen/TransposeTile.h"
 
 namespace stitch::codegen::gemm {
 
@@ -25,24 +26,25 @@ KernelCode GemmEmitter::transposeKernel()
     for (const KernelParam &p : kernelParams(ctx))
         if (!p.tensor)
             r.params.push_back(p);
-    r.block = {256, 1, 1};
+    r.block = {transpose::kThreads, 1, 1};
     CudaWriter rw;
+    const std::string T = std::to_string(transpose::kTile);
     rw.comment(ctx.kernelName + " reads B transposed (transpose_b=on): bt_[j, k] = " + B.name +
                "[k, j] rounded to TF32 (cvt.rna), so that its tiles\nare copied like A's, rows along k, and read by the "
-               "warpgroup MMAs by descriptor. 64 x 64 tiles through shared memory, rows along k\nof 16 16-byte chunks "
+               "warpgroup MMAs by descriptor. " + T + " x " + T + " tiles through shared memory, rows along k\nof 16 16-byte chunks "
                "swizzled by (k / 4) % 8: a warp reads two 256-byte rows of " + B.name + " as float4s and writes four\n"
                "128-byte runs of bt_ rows, and neither the float4 stores nor the transposed 4-byte reads of the tile "
                "conflict.\nBoundary tiles (and rows not a multiple of 4 floats) go one float at a time.");
-    rw.line("extern \"C\" __global__ void __launch_bounds__(256) " + r.name + "(" + paramList(r.params) + ")");
+    rw.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(transpose::kThreads) + ") " + r.name + "(" + paramList(r.params) + ")");
     rw.open("");
-    rw.line("__shared__ __align__(16) float t_[64 * 64];");
+    rw.line("__shared__ __align__(16) float t_[" + T + " * " + T + "];");
     rw.line("const int N_ = " + emitExpr(a.domain[1], base) + ", K_ = " + emitExpr(a.k, base) + ";");
     rw.line("const long long ldb_ = " + emitExpr(B.shape[1], base) + ";");
-    rw.line("const int tilesN_ = (N_ + 63) / 64;");
-    rw.line("const int n0_ = (int)(blockIdx.x % tilesN_) * 64, k0_ = (int)(blockIdx.x / tilesN_) * 64;");
-    rw.line("const bool full_ = n0_ + 64 <= N_ && k0_ + 64 <= K_ && ldb_ % 4 == 0 && K_ % 4 == 0;");
+    rw.line("const int tilesN_ = (N_ + " + std::to_string(transpose::kTile - 1) + ") / " + T + ";");
+    rw.line("const int n0_ = (int)(blockIdx.x % tilesN_) * " + T + ", k0_ = (int)(blockIdx.x / tilesN_) * " + T + ";");
+    rw.line("const bool full_ = n0_ + " + T + " <= N_ && k0_ + " + T + " <= K_ && ldb_ % 4 == 0 && K_ % 4 == 0;");
     rw.comment("Element (k, n) of the tile.");
-    rw.line("auto at_ = [](int k, int n) { return k * 64 + (((n >> 2) ^ ((k >> 2) & 7)) << 2) + (n & 3); };");
+    rw.line("auto at_ = [](int k, int n) { return k * " + T + " + (((n >> 2) ^ ((k >> 2) & 7)) << 2) + (n & 3); };");
     rw.line("const int c4_ = threadIdx.x % 16, r_ = threadIdx.x / 16;");
     rw.open("if (full_)");
     rw.line("#pragma unroll");
@@ -85,7 +87,7 @@ KernelCode GemmEmitter::transposeKernel()
     rw.close();
     rw.close();
     r.source = rw.str();
-    r.grid = {ceilDivExpr(a.domain[1], 64) * ceilDivExpr(a.k, 64), Expr(1), Expr(1)};
+    r.grid = {ceilDivExpr(a.domain[1], transpose::kTile) * ceilDivExpr(a.k, transpose::kTile), Expr(1), Expr(1)};
     return r;
 }
 

@@ -6,6 +6,8 @@
 //   GroupAnalysis + gemm decisions + sizes -> StreamBuilder::gemm -> KernelFacts
 #include "core/rubric/StreamBuilder.h"
 
+#include "core/codegen/TransposeTile.h"
+
 namespace stitch::rubric::detail {
 
 namespace {
@@ -395,10 +397,13 @@ void StreamBuilder::gemmTranspose()
     const std::int64_t N = evalSize(a.domain[1], sizes()), K = evalSize(a.k, sizes());
     const TensorLayout lb = layoutOf(tensor(a.b), sizes());
     const std::int64_t ldb = lb.extents.size() > 1 ? lb.extents[1] : N;
-    const std::int64_t tilesN = ceilDiv(N, 64);
+    constexpr int tile = codegen::transpose::kTile;
+    const std::int64_t tilesN = ceilDiv(N, std::int64_t(tile));
     const double requests = static_cast<double>(facts.blocks) * 4 * (facts.threads / 32);
-    auto origin = [=](std::int64_t block) { return std::pair<std::int64_t, std::int64_t>{(block / tilesN) * 64, (block % tilesN) * 64}; };
-    auto swizzled = [](int k, int n) { return static_cast<std::int64_t>(k * 64 + (((n >> 2) ^ ((k >> 2) & 7)) << 2) + (n & 3)) * 4; };
+    auto origin = [=](std::int64_t block) {
+        return std::pair<std::int64_t, std::int64_t>{(block / tilesN) * tile, (block % tilesN) * tile};
+    };
+    auto swizzled = [](int k, int n) { return static_cast<std::int64_t>(codegen::transpose::tileIndex(k, n)) * 4; };
     add("read " + tensor(a.b).name + " rows: float4 per lane along j", false, false, 16, requests,
         [=](std::int64_t block, int t) -> std::int64_t {
             auto [k0, n0] = origin(block);
@@ -420,10 +425,11 @@ void StreamBuilder::gemmTranspose()
             const std::int64_t n = n0 + 4 * ((t / 32) % 16) + lane / 8, k = k0 + 4 * (lane % 8);
             return k < K && n < N ? bt.base + (n * K + k) * 4 : -1;
         });
-    const double launched = static_cast<double>(tilesN * 64) * static_cast<double>(ceilDiv(K, 64) * 64);
+    const double launched =
+        static_cast<double>(tilesN * tile) * static_cast<double>(ceilDiv(K, std::int64_t(tile)) * tile);
     facts.usefulLaneFraction = std::min(1.0, static_cast<double>(N) * K / std::max(1.0, launched));
     facts.boundary = std::to_string(K) + "x" + std::to_string(N) + " elements of " + tensor(a.b).name + " on " +
-                     std::to_string(facts.blocks) + " tiles of 64x64";
+                     std::to_string(facts.blocks) + " tiles of " + std::to_string(tile) + "x" + std::to_string(tile);
     if (facts.usefulLaneFraction < 1)
         facts.branches.push_back({"boundary tiles: one float at a time, guarded", 1 - facts.usefulLaneFraction});
     facts.ilp = 4;
