@@ -62,19 +62,19 @@ std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
     // anything is allocated (the opt-in is harmless below it; the static part is ptxas's).
     // Clusters of more than 8 blocks (__cluster_dims__ up to 16 on sm_90) are non-portable: the
     // kernel opts into them, or its launch fails as a cluster misconfiguration (run 20 call 10).
-    for (const auto &k : p.kernels)
+    for (const auto &k : p.kernels) {
         if (k.code.clusterSize > 8) {
             w.line("if ((status_ = cudaFuncSetAttribute(::" + k.code.name +
                    ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) != cudaSuccess)");
             w.line("    return status_;");
         }
-    for (const auto &k : p.kernels)
         if (k.code.dynamicSharedBytes > 0) {
             w.line("if ((status_ = cudaFuncSetAttribute(::" + k.code.name +
                    ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + std::to_string(k.code.dynamicSharedBytes) +
                    ")) != cudaSuccess)");
             w.line("    return status_;");
         }
+    }
     std::vector<std::string> scratch;
     for (ir::TensorId id : p.buffers) {
         const ir::Tensor &t = *graph.tensor(id);

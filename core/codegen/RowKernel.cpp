@@ -80,6 +80,7 @@ RowKernelBuilder::RowKernelBuilder(const GenContext &context)
     exactSpan = C.ok() && cols % (std::int64_t(p.tpr) * p.vec * p.cluster) == 0;
     alwaysActive = p.rpb == 1 && (!stepped || resident); // grid=resident: steps_ stops at the last row
     pfItems = bulkPrefetch ? schedule::rowBulkPrefetchItems(p.items) : 0;
+    pfSlots = std::int64_t(pfItems) * p.tpr * p.vec;
     planOutputs();
 }
 
@@ -283,10 +284,9 @@ void RowKernelBuilder::sharedSetup()
         w.close();
     }
     if (bulkPrefetch) {
-        const long long slots = std::int64_t(pfItems) * p.tpr * p.vec; // floats per row and input
         for (std::size_t i = 0; i < a.rowInputs.size(); ++i)
             w.line("float *const pf_" + cIdentifier(ctx.graph.tensor(a.rowInputs[i])->name) + "_ = sm_ + " +
-                   str(smem.prefetch / 4 + static_cast<long long>(i) * p.rpb * slots) + " + sub_ * " + str(slots) +
+                   str(smem.prefetch / 4 + static_cast<long long>(i) * p.rpb * pfSlots) + " + sub_ * " + str(pfSlots) +
                    "; // prefetch=bulk: this row's slots");
         w.line("const unsigned pbAddr_ = (unsigned)__cvta_generic_to_shared(&pb_[sub_]);");
     }

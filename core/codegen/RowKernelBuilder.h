@@ -76,6 +76,7 @@ private:
     // of the next row by cp.async.bulk, the rest loaded in the output loop.
     bool push = false, columnsShared = false, bulkPrefetch = false;
     int pfItems = 0;
+    long long pfSlots = 0; // prefetch=bulk: floats per row of the block and row input (pfItems x tpr x vec)
     std::vector<ir::TensorId> columnInputs;
     schedule::RowSharedLayout smem;
     // The row-step loop's bound, the rows between steps and the last step (where a cluster block

@@ -90,16 +90,15 @@ void RowKernelBuilder::loadRow(const std::string &prefix, const std::string &gua
 
 void RowKernelBuilder::issuePrefetch(const std::string &row)
 {
-    const long long slots = std::int64_t(pfItems) * p.tpr * p.vec; // floats per row and input
     w.open("");
     w.line("asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(pbAddr_), \"n\"(" +
-           str(static_cast<long long>(a.rowInputs.size()) * slots * 4) + ") : \"memory\");");
+           str(static_cast<long long>(a.rowInputs.size()) * pfSlots * 4) + ") : \"memory\");");
     for (ir::TensorId id : a.rowInputs) {
         const std::string name = cIdentifier(ctx.graph.tensor(id)->name);
         w.line("asm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\" "
                ":: \"r\"((unsigned)__cvta_generic_to_shared(pf_" + name + "_)), \"l\"(" + name + " + (" + row +
                ") * (long long)cols_ + begin_ + " + str(std::int64_t(p.items - pfItems) * p.tpr * p.vec) +
-               "), \"n\"(" + str(slots * 4) + "), \"r\"(pbAddr_) : \"memory\");");
+               "), \"n\"(" + str(pfSlots * 4) + "), \"r\"(pbAddr_) : \"memory\");");
     }
     w.close();
 }
@@ -298,8 +297,7 @@ void RowKernelBuilder::finishRowValue(const ir::ComputeOp &op, const std::string
         std::vector<std::string> idx;
         for (int d = 0; d < a.rowRank; ++d)
             idx.push_back("r" + str(d) + "_");
-        const std::string leader = p.cluster > 1 ? std::string("active_ && ") + (p.rpb > 1 ? "lane_" : "threadIdx.x") +
-                                                       " == 0 && cluster_.block_rank() == 0"
+        const std::string leader = p.cluster > 1 ? "active_ && lane_ == 0 && cluster_.block_rank() == 0"
                                                  : "active_ && lane_ == 0";
         w.line("if (" + leader + ")");
         w.line("    " + emitGlobalAccess(*ctx.graph.tensor(op.output.id), idx, rowScope) + " = s_" + name + "_;");

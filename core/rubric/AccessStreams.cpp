@@ -109,10 +109,7 @@ void StreamBuilder::row()
             // A per-column vector (gamma[j]) read at the column: the generator loads `vector`
             // columns at once, once per pass that uses it (RowKernel.cpp, columnRead).
             const ir::Tensor &t = tensor(id);
-            const std::string column = op->reduction ? op->reduction->vars[0].name : op->domain.back().name;
-            if (vec > 1 && t.dtype == ir::DType::F32 && t.shape.rank() == 1 && t.shape[0].equals(a.domain.back()) &&
-                r.operands().size() == 1 && r.operands()[0].kind() == ir::ExprKind::IterVar &&
-                r.operands()[0].name() == column) {
+            if (vec > 1 && schedule::readsColumnVector(a, problem.graph, *op, r)) {
                 if (!columnVectors.insert(id).second)
                     continue;
                 const TensorLayout l = layoutOf(t, sizes());

@@ -43,21 +43,26 @@ int rowRegisters(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
 
 } // namespace detail
 
+bool readsColumnVector(const GroupAnalysis &a, const ir::Graph &graph, const ir::ComputeOp &op, const ir::Expr &r)
+{
+    const ir::Tensor *t = graph.tensor(r.tensor().id);
+    const std::string column = op.reduction ? op.reduction->vars[0].name : op.domain.back().name;
+    return t && t->dtype == ir::DType::F32 && t->shape.rank() == 1 && t->shape[0].equals(a.domain.back()) &&
+           r.operands().size() == 1 && r.operands()[0].kind() == ir::ExprKind::IterVar &&
+           r.operands()[0].name() == column;
+}
+
 std::vector<ir::TensorId> rowColumnInputs(const GroupAnalysis &a, const ir::Graph &graph)
 {
     std::vector<ir::TensorId> out;
-    for (const ir::ComputeOp *op : a.ops) {
-        const std::string column = op->reduction ? op->reduction->vars[0].name : op->domain.back().name;
+    for (const ir::ComputeOp *op : a.ops)
         for (const ir::Expr &r : ir::collectReads(op->body)) {
-            const ir::Tensor *t = graph.tensor(r.tensor().id);
-            if (t && t->dtype == ir::DType::F32 && t->shape.rank() == 1 && t->shape[0].equals(a.domain.back()) &&
-                r.operands().size() == 1 && r.operands()[0].kind() == ir::ExprKind::IterVar &&
-                r.operands()[0].name() == column && !a.isLocal(t->id) &&
-                std::find(a.rowInputs.begin(), a.rowInputs.end(), t->id) == a.rowInputs.end() &&
-                std::find(out.begin(), out.end(), t->id) == out.end())
-                out.push_back(t->id);
+            const ir::TensorId id = r.tensor().id;
+            if (readsColumnVector(a, graph, *op, r) && !a.isLocal(id) &&
+                std::find(a.rowInputs.begin(), a.rowInputs.end(), id) == a.rowInputs.end() &&
+                std::find(out.begin(), out.end(), id) == out.end())
+                out.push_back(id);
         }
-    }
     return out;
 }
 
@@ -218,6 +223,10 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
     }
     const int steps = g.value("row_steps"), prefetch = g.value("prefetch");
     const std::string prefetchText = prefetch == 3 ? "prefetch=bulk" : prefetch == 2 ? "prefetch=shared" : "prefetch=next_row";
+    // The dynamic shared memory of the staged row, the outputs' stage, the column spans and the
+    // prefetch slots together, against what the block may have (each rule below names its part).
+    const int stagingBytes = rowStagingBytes(a, g, p.graph, p.sizes);
+    const int stagingLimit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
     if (prefetch != 0 && steps == 1 && g.value("grid") != 1)
         out.push_back({{"prefetch", "row_steps", "grid"}, prefetchText + " needs row_steps > 1 or grid=resident: with "
                                                                         "one row per block there is no next row"});
@@ -234,12 +243,10 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
             if (ir::dtypeSize(p.graph.tensor(id)->dtype) != 4)
                 out.push_back({{"prefetch"}, "prefetch=shared copies 4-byte elements; " + p.graph.tensor(id)->name +
                                                  " is " + ir::dtypeName(p.graph.tensor(id)->dtype)});
-        const int bytes = rowStagingBytes(a, g, p.graph, p.sizes);
-        const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
-        if (bytes > limit)
+        if (stagingBytes > stagingLimit)
             out.push_back({{"prefetch", "threads_per_row", "rows_per_block", "vector", "cluster", "bulk_store"},
-                           "prefetch=shared stages " + std::to_string(bytes) + " B of the next row per block > the " +
-                               std::to_string(limit) + " B of shared memory " + p.arch.name +
+                           "prefetch=shared stages " + std::to_string(stagingBytes) + " B of the next row per block > the " +
+                               std::to_string(stagingLimit) + " B of shared memory " + p.arch.name +
                                " leaves for it: use a larger cluster or prefetch=off"});
     }
     const bool exactSplit = C > 0 && C % (std::int64_t(tpr) * vec * cluster) == 0;
@@ -305,15 +312,11 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
                 out.push_back({{"exchange"}, "exchange=push sends float32 partial results (st.async .f32); " +
                                                  op->output.name + " is " + ir::dtypeName(op->output.dtype)});
     }
-    if (prefetch == 3 || g.value("column_inputs") == 1) {
-        const int bytes = rowStagingBytes(a, g, p.graph, p.sizes);
-        const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
-        if (bytes > limit)
-            out.push_back({{"prefetch", "column_inputs", "threads_per_row", "rows_per_block", "vector", "cluster"},
-                           "column_inputs=shared and prefetch=bulk keep " + std::to_string(bytes) +
-                               " B per block in shared memory > the " + std::to_string(limit) + " B " + p.arch.name +
-                               " leaves for them: use a larger cluster, fewer rows per block, or turn one off"});
-    }
+    if ((prefetch == 3 || g.value("column_inputs") == 1) && stagingBytes > stagingLimit)
+        out.push_back({{"prefetch", "column_inputs", "threads_per_row", "rows_per_block", "vector", "cluster"},
+                       "column_inputs=shared and prefetch=bulk keep " + std::to_string(stagingBytes) +
+                           " B per block in shared memory > the " + std::to_string(stagingLimit) + " B " + p.arch.name +
+                           " leaves for them: use a larger cluster, fewer rows per block, or turn one off"});
     const std::int64_t allRows = rowCount(a, p.sizes);
     if (g.value("grid") == 1) {
         if (steps != 1)
@@ -351,12 +354,10 @@ void checkRows(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, s
             if (p.graph.tensor(op->output.id)->dtype != ir::DType::F32 || !laidOutLikeRows(a, *p.graph.tensor(op->output.id)))
                 out.push_back({{"bulk_store"}, what + " copies float32 rows laid out like the group's rows; " +
                                                    op->output.name + " is not one"});
-        const int bytes = rowStagingBytes(a, g, p.graph, p.sizes);
-        const int limit = sharedLimit(p.arch) - p.arch.reservedSharedMemoryPerBlock - 1024;
-        if (bytes > limit)
+        if (stagingBytes > stagingLimit)
             out.push_back({{"bulk_store", "threads_per_row", "rows_per_block", "vector", "cluster", "prefetch"},
-                           what + " stages " + std::to_string(bytes) + " B of outputs per block > the " +
-                               std::to_string(limit) + " B of shared memory " + p.arch.name +
+                           what + " stages " + std::to_string(stagingBytes) + " B of outputs per block > the " +
+                               std::to_string(stagingLimit) + " B of shared memory " + p.arch.name +
                                " leaves for it: use a larger cluster or bulk_store=off"});
     }
     if (steps > 1) {

@@ -96,6 +96,11 @@ ir::Expr streamKGridExpr(const ir::Expr &tiles, int blocks);
 /// order of their first read. column_inputs=shared copies the block's span of each into shared
 /// memory once.
 std::vector<ir::TensorId> rowColumnInputs(const GroupAnalysis &analysis, const ir::Graph &graph);
+/// Whether `read` (a read in `op`'s body) is such a per-column vector read at op's column: a float32
+/// tensor of one dimension, the row's length, indexed by the column variable alone. The row inputs
+/// are not (the caller's to exclude where it reads them otherwise).
+bool readsColumnVector(const GroupAnalysis &analysis, const ir::Graph &graph, const ir::ComputeOp &op,
+                       const ir::Expr &read);
 /// prefetch=bulk: the items per thread of the next row that come through shared memory by
 /// cp.async.bulk (the last quarter); the rest load into the registers in the output loop.
 inline int rowBulkPrefetchItems(int items) { return items / 4; }
