@@ -10,7 +10,8 @@ same (case, shape) keys as `stitchcuda bench --json`, so bench/report.py can joi
 
 Timing: per implementation, warm-up runs (torch.compile: compiled first, untimed, and its
 output checked against eager), then `--repeats` timed runs. Before every timed run the L2
-cache is flushed by zero_() on a buffer of twice the L2 size, outside the timed region;
+cache is flushed by reading a buffer of twice the L2 size (a sum: clean lines; a flush by writes
+would leave dirty lines for the timed work to write back, run 21), outside the timed region;
 each run is bracketed by its own pair of CUDA events. Reported: median, min, max (ms),
 and TFLOP/s (2*M*N*K) for GEMMs or GB/s (inputs read once + outputs written once) for
 memory-bound cases, both from the median.
@@ -143,7 +144,7 @@ class Timer:
     def __init__(self, repeats, warmup, flush_bytes):
         self.repeats = repeats
         self.warmup = warmup
-        self.flush = torch.empty(max(1, flush_bytes // 4), dtype=torch.float32, device="cuda")
+        self.flush = torch.zeros(max(1, flush_bytes // 4), dtype=torch.float32, device="cuda")
 
     def run(self, fn):
         for _ in range(self.warmup):
@@ -159,7 +160,7 @@ class Timer:
         except Exception:  # noqa: BLE001  (private helper; purely an optimisation)
             pass
         for i in range(self.repeats):
-            self.flush.zero_()          # outside the timed region
+            self.flush.sum()            # outside the timed region: reads, leaves L2 clean
             starts[i].record()
             fn()
             ends[i].record()

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
     benchCmd->add_option("--repeats", bench.repeats, "Timed runs of the winner")->capture_default_str();
     benchCmd->add_option("--settle-ms", bench.settleMs,
                          "Idle milliseconds before the winner's timed runs, so the sweep before it does not leave the GPU "
-                         "under its power cap (the baselines are timed from idle too)")
+                         "under its power cap; the warm-up after it lasts 20 ms at least, for the clocks to ramp up")
         ->check(CLI::Range(0, 60000))
         ->capture_default_str();
     benchCmd->add_option("--max-candidates", bench.maxCandidates, "Cap the sweep per case (0: all)");

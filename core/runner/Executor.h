@@ -9,6 +9,7 @@
 #include "core/runner/HostData.h"
 #include "core/runner/Job.h"
 #include "core/runner/JobResult.h"
+#include "core/runner/L2Flush.h"
 
 #include <cstdint>
 #include <map>
@@ -23,7 +24,7 @@ class KernelTracer;
 class MetricProfiler;
 
 /// Executes jobs one at a time on a context it does not own. Keeps loaded modules (by SHA-256 of
-/// the image), a stream and the L2 flush buffer between jobs, so a job's overhead is its own work.
+/// the image), a stream and the L2 flush (L2Flush) between jobs, so a job's overhead is its own work.
 class Executor {
 public:
     /// `tracer` and `metrics` may be null: profiling, or hardware metrics, then report themselves unavailable.
@@ -71,7 +72,7 @@ private:
     KernelTracer *m_tracer = nullptr;
     MetricProfiler *m_metrics = nullptr;
     std::unique_ptr<cuda::Stream> m_stream;
-    std::unique_ptr<cuda::DeviceBuffer> m_flushBuffer;
+    std::unique_ptr<L2Flush> m_flush;
     std::vector<std::pair<std::string, std::unique_ptr<cuda::Module>>> m_modules; ///< most recent last
     std::vector<Bytes> m_spare; ///< host staging buffers kept between jobs
     bool m_contextLost = false;

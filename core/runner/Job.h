@@ -126,7 +126,8 @@ struct MeasureOptions {
     /// Idle milliseconds before the warm-up: the GPU's power management averages over recent
     /// seconds, so a run right after minutes of sweeping starts under its power cap (H200, run 9:
     /// the SM clock fell from 1980 to 1560 MHz, "SW power cap") where a baseline timed from idle
-    /// does not. 0: none.
+    /// does not. 0: none. After it the warm-up runs for 20 ms at least (an idle GPU's clocks ramp up
+    /// over its first milliseconds of work).
     int settleMs = 0;
 
     bool operator==(const MeasureOptions &) const = default;
