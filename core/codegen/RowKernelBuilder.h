@@ -126,11 +126,14 @@ private:
     void loadVector(const std::string &name, const std::string &dst, const std::string &dstBase, ir::DType t,
                     const std::string &rowBase = "rowBase_");
     // The loop over a thread's cached items (it_, first column c0_) and the test of `guard` and,
-    // unless the caller knows every item lies in the span, of the column; the caller closes both.
-    // Tests that cannot fail are left out (exactSpan, alwaysActive).
-    /// `from` and `to` bound the items (default: all of them).
+    // unless the caller knows every item lies in the span, of the column; the caller closes both
+    // scopes. Tests that cannot fail are left out (exactSpan, alwaysActive).
+    /// `from` and `to` bound the items (default: all of them). With `guardOutside` the guard (the
+    /// same for every item) opens a scope around the loop and the column test `continue`s; without
+    /// it both are tested per item (the load loops: tested outside, ptxas spilled a small row
+    /// kernel's loads, run 21).
     void openItems(const std::string &guard, bool columnTest = true, const std::string &from = "0",
-                   const std::string &to = "");
+                   const std::string &to = "", bool guardOutside = false);
     // Every load of a thread's cached elements of one row, issued together before any use.
     void loadRow(const std::string &prefix, const std::string &guard, const std::string &rowBase,
                  const std::string &from = "0", const std::string &to = "");

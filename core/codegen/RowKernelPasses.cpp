@@ -60,14 +60,21 @@ void RowKernelBuilder::loadVector(const std::string &name, const std::string &ds
 }
 
 void RowKernelBuilder::openItems(const std::string &guard, bool columnTest, const std::string &from,
-                                 const std::string &to)
+                                 const std::string &to, bool guardOutside)
 {
+    std::string test = guard == "active_" && alwaysActive ? "" : guard;
+    if (guardOutside)
+        w.open(test.empty() ? "" : "if (" + test + ")");
     w.line("#pragma unroll");
     w.open("for (int it_ = " + from + "; it_ < " + (to.empty() ? str(p.items) : to) + "; ++it_)");
     if (columnTest)
         w.line(std::string(exactSpan ? "[[maybe_unused]] " : "") + "const int c0_ = begin_ + (it_ * " + str(p.tpr) +
                " + lane_) * " + str(p.vec) + ";");
-    std::string test = guard == "active_" && alwaysActive ? "" : guard;
+    if (guardOutside) {
+        if (columnTest && !exactSpan)
+            w.line("if (c0_ >= end_)").line("    continue;");
+        return;
+    }
     if (columnTest && !exactSpan)
         test += (test.empty() ? "" : " && ") + std::string("c0_ < end_");
     w.open(test.empty() ? "" : "if (" + test + ")");
@@ -230,7 +237,9 @@ void RowKernelBuilder::elementLoop(const std::function<void(int)> &body, const s
 {
     columnLoaded.clear();
     if (p.cache) {
-        openItems("active_", true, from, to);
+        // active_ once, around the loop: the items' arithmetic stays one straight run of code (run 21:
+        // a test per item cost the long layer norm 19% more executed instructions).
+        openItems("active_", true, from, to, true);
     } else {
         w.open("for (int c0_ = begin_ + lane_ * " + str(p.vec) + "; active_ && c0_ < end_; c0_ += " +
                str(p.tpr * p.vec) + ")");

@@ -41,10 +41,10 @@ extern "C" __global__ void __launch_bounds__(256) mean_Y(const float *__restrict
         }
     }
     float p_mean_ = 0.0f; // sum of the numerators; divided once per row below
-    #pragma unroll
-    for (int it_ = 0; it_ < 6; ++it_) {
-        [[maybe_unused]] const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
-        if (active_) {
+    if (active_) {
+        #pragma unroll
+        for (int it_ = 0; it_ < 6; ++it_) {
+            [[maybe_unused]] const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
             const float e0_ = x_X_[it_ * 4 + 0];
             const float e1_ = x_X_[it_ * 4 + 1];
             const float e2_ = x_X_[it_ * 4 + 2];
@@ -58,10 +58,10 @@ extern "C" __global__ void __launch_bounds__(256) mean_Y(const float *__restrict
     }
     const float s_mean_ = (p_mean_ / ((float)(N)));
     float p_var_ = 0.0f; // sum of the numerators; divided once per row below
-    #pragma unroll
-    for (int it_ = 0; it_ < 6; ++it_) {
-        [[maybe_unused]] const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
-        if (active_) {
+    if (active_) {
+        #pragma unroll
+        for (int it_ = 0; it_ < 6; ++it_) {
+            [[maybe_unused]] const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
             const float e0_ = ((x_X_[it_ * 4 + 0] - s_mean_) * (x_X_[it_ * 4 + 0] - s_mean_));
             const float e1_ = ((x_X_[it_ * 4 + 1] - s_mean_) * (x_X_[it_ * 4 + 1] - s_mean_));
             const float e2_ = ((x_X_[it_ * 4 + 2] - s_mean_) * (x_X_[it_ * 4 + 2] - s_mean_));
@@ -74,10 +74,10 @@ extern "C" __global__ void __launch_bounds__(256) mean_Y(const float *__restrict
         p_var_ = p_var_ + (__shfl_xor_sync(0xffffffffu, p_var_, off_));
     }
     const float s_var_ = (p_var_ / ((float)(N)));
-    #pragma unroll
-    for (int it_ = 0; it_ < 6; ++it_) {
-        [[maybe_unused]] const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
-        if (active_) {
+    if (active_) {
+        #pragma unroll
+        for (int it_ = 0; it_ < 6; ++it_) {
+            [[maybe_unused]] const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
             const float4 v_gamma_ = *reinterpret_cast<const float4 *>(gamma + c0_);
             const float4 v_beta_ = *reinterpret_cast<const float4 *>(beta + c0_);
             float4 o_Y_;

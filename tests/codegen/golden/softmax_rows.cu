@@ -41,10 +41,12 @@ extern "C" __global__ void __launch_bounds__(256) rowMax_Y(const float *__restri
         }
     }
     float p_rowMax_ = __int_as_float(0xff800000);
-    #pragma unroll
-    for (int it_ = 0; it_ < 8; ++it_) {
-        const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
-        if (active_ && c0_ < end_) {
+    if (active_) {
+        #pragma unroll
+        for (int it_ = 0; it_ < 8; ++it_) {
+            const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
+            if (c0_ >= end_)
+                continue;
             const float e0_ = x_X_[it_ * 4 + 0];
             const float e1_ = x_X_[it_ * 4 + 1];
             const float e2_ = x_X_[it_ * 4 + 2];
@@ -59,10 +61,12 @@ extern "C" __global__ void __launch_bounds__(256) rowMax_Y(const float *__restri
     const float s_rowMax_ = p_rowMax_;
     float p_rowSum_ = 0.0f;
     // Each value stays in x_X_ in place of its element: the output pass reads it back.
-    #pragma unroll
-    for (int it_ = 0; it_ < 8; ++it_) {
-        const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
-        if (active_ && c0_ < end_) {
+    if (active_) {
+        #pragma unroll
+        for (int it_ = 0; it_ < 8; ++it_) {
+            const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
+            if (c0_ >= end_)
+                continue;
             x_X_[it_ * 4 + 0] = expf((x_X_[it_ * 4 + 0] - s_rowMax_));
             const float e0_ = x_X_[it_ * 4 + 0];
             x_X_[it_ * 4 + 1] = expf((x_X_[it_ * 4 + 1] - s_rowMax_));
@@ -80,10 +84,12 @@ extern "C" __global__ void __launch_bounds__(256) rowMax_Y(const float *__restri
     }
     const float s_rowSum_ = p_rowSum_;
     const float rc0_0_ = 1.0f / s_rowSum_;
-    #pragma unroll
-    for (int it_ = 0; it_ < 8; ++it_) {
-        const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
-        if (active_ && c0_ < end_) {
+    if (active_) {
+        #pragma unroll
+        for (int it_ = 0; it_ < 8; ++it_) {
+            const int c0_ = begin_ + (it_ * 32 + lane_) * 4;
+            if (c0_ >= end_)
+                continue;
             float4 o_Y_;
             o_Y_.x = (float)((((float)((x_X_[it_ * 4 + 0]))) * ((float)((rc0_0_)))));
             o_Y_.y = (float)((((float)((x_X_[it_ * 4 + 1]))) * ((float)((rc0_0_)))));
