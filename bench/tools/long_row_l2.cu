@@ -23,7 +23,7 @@
 //          (long_row_ln.cuh, session 18);
 //   lngen  with -DGENERATED_PROGRAM='"file.cu"' (`stitchcuda generate examples/layernorm.te --size
 //          M=256 --size N=262144 --out DIR`), the generated layer-norm program's own launcher beside
-//          the row-group prototype (session 18);
+//          the row-group prototype (session 18), after a flush by writes and by reads in turn (run 21);
 //   gen    with -DGENERATED_VARIANTS='"file.cuh"' (bench/tools/generated_variants.sh ... resident on),
 //          the generator's resident-grid kernels beside the prototypes.
 // Times, side by side with a 1 GiB copy and the register kernels of long_row_proto.cu, in one
@@ -705,6 +705,7 @@ int main(int argc, char **argv)
     CK(cudaGetDeviceProperties(&prop, 0));
     g_flushBytes = (size_t)prop.l2CacheSize * 2;
     CK(cudaMalloc(&g_flush, g_flushBytes));
+    CK(cudaMemset(g_flush, 1, g_flushBytes));
     std::printf("%s, %d SMs, L2 %d MiB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
 
     std::vector<float> hx(n);
@@ -843,7 +844,10 @@ int main(int argc, char **argv)
     if (argc > 1 && std::string(argv[1]) == "lngen") {
         // The generated program (its host launcher: grid, cluster, shared-memory opt-in) against the
         // prototype it was built from, alternately, twice.
-        for (int round = 0; round < 2; ++round) {
+        for (int round = 0; round < 4; ++round) {
+            g_flushMode = round % 2; // run 21: the L2 flush by writes (0) or by reads (1)
+            std::printf("flush by %s\n", g_flushMode ? "reads" : "writes");
+            copyRef();
             g_dynamicShared = 2 * 16384 * 4 + 3 * 8 * 128 * 16;
             run(lnproto::lnGroups<16, 128, 32, 3, 0, 0, 1, 8, 0, 1, 1>, 16, 384, "groups c16 t128 r3 pf8 il1 two1", true, cx,
                 cg_, cbb, Y, rows, cols);
