@@ -49,6 +49,15 @@ SassInstruction decodeSass(std::uint32_t address, std::uint64_t lo, std::uint64_
     in.c = static_cast<std::uint8_t>(hi);
     in.stall = static_cast<std::uint8_t>((hi >> 41) & 0xf);
     in.reuse = static_cast<std::uint8_t>((hi >> 58) & 0x7);
+    in.writeBarrier = static_cast<std::uint8_t>((hi >> 46) & 0x7);
+    in.readBarrier = static_cast<std::uint8_t>((hi >> 49) & 0x7);
+    in.waitMask = static_cast<std::uint8_t>((hi >> 52) & 0x3f);
+    in.neverRuns = ((lo >> 12) & 0xf) == 0xf;
+    if (in.op == SassOp::SharedLoad || in.op == SassOp::SharedStore || in.op == SassOp::LocalLoad ||
+        in.op == SassOp::LocalStore || in.op == SassOp::AsyncCopy) {
+        const int size = static_cast<int>((hi >> 9) & 0x7);
+        in.accessBytes = static_cast<std::uint8_t>(size >= 4 ? 4 << (size - 4) : 1 + (size >> 1));
+    }
     if (in.op == SassOp::Branch) {
         // 58 bits: lo 16-23 (x4), then lo 32-63 and hi 0-25 (x256), sign-extended.
         const std::uint64_t high = (lo >> 32) | ((hi & ((std::uint64_t(1) << 26) - 1)) << 32);

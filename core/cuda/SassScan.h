@@ -13,6 +13,10 @@
 //   branch offset  signed, in bytes from the next instruction: lo bits 16-23 times 4 plus
 //                  bits 32-81 of the 128 times 256
 //   stall cycles   hi bits 41-44; operand reuse flags hi bits 58-60 (a, b, c)
+//   scoreboards    hi bits 46-48 (the one its result sets), 49-51 (the one its source reads set),
+//                  52-57 (the mask it waits on); 7: none
+//   guard          lo bits 12-15 (15: @!PT, never executes)
+//   access size    hi bits 9-11 of LDS, STS, LDL, STL, LDGSTS (4: 32-bit, 5: 64-bit, 6: 128-bit)
 // Checked against `cuobjdump -sass` of the H200 runs' GEMM kernels (94 distinct opcodes, each one
 // mnemonic; the targets of 641 branches; the registers and reuse flags of 6128 FFMAs; the dumps in
 // bench/results/2026-11-30/run13-fused and run11-stream-k). Other architectures are not scanned.
@@ -50,6 +54,11 @@ struct SassInstruction {
     std::uint8_t d = 255, a = 255, b = 255, c = 255; ///< register fields as encoded (255: RZ)
     std::uint8_t reuse = 0;    ///< operand reuse flags: bit 0 a, bit 1 b, bit 2 c
     std::uint8_t stall = 0;    ///< cycles the static schedule waits after it
+    std::uint8_t writeBarrier = 7; ///< scoreboard (0-5) its result releases; 7: none
+    std::uint8_t readBarrier = 7;  ///< scoreboard (0-5) released once its sources are read; 7: none
+    std::uint8_t waitMask = 0;     ///< scoreboards (bits 0-5) it waits for before it issues
+    std::uint8_t accessBytes = 0;  ///< bytes per thread of an LDS, STS, LDL, STL or LDGSTS (0: not decoded)
+    bool neverRuns = false;        ///< guarded by !PT (padding)
 };
 
 /// Counts over a range of instructions.

@@ -1,4 +1,5 @@
 #include "core/rubric/Calibration.h"
+#include "core/rubric/IssueReplay.h"
 
 #include "core/rubric/Dimensions.h"
 
@@ -32,6 +33,23 @@ struct FactSource {
     const KernelPrediction &p;
     PtxMix loop; ///< the issue mix of the FMA-heaviest loop (zeros: none, or not compiled)
 };
+
+/// Warps per scheduler: the blocks resident on an SM (the grid's share, at most the occupancy) times
+/// the block's warps, over the SM's four schedulers.
+int replayWarps(const FactSource &s)
+{
+    if (!s.k.occupancy || s.k.blocks <= 0 || !s.facts.gpu)
+        return 0;
+    const double perSm = std::ceil(double(s.k.blocks) / std::max(1, s.facts.gpu->multiprocessors));
+    const double resident = std::min(perSm, double(s.k.occupancy->activeBlocksPerSm));
+    return static_cast<int>(std::max(1.0, std::ceil(resident * std::ceil(s.k.threads / 32.0) / 4)));
+}
+
+IssueReplayResult replay(const FactSource &s)
+{
+    const int warps = replayWarps(s);
+    return replayLoop(s.k.sassLoopBody, warps, std::max(1, static_cast<int>(std::ceil(s.k.threads / 32.0 / 4))));
+}
 
 /// The fact columns of a calibration file, in order: the header and every row come from this one
 /// list.
@@ -84,6 +102,11 @@ const FactColumn kFactColumns[] = {
     {"sass_loop_moved_accumulators", [](const FactSource &s) { return std::to_string(s.k.sassLoop.movedAccumulators); }},
     {"sass_loop_bank_conflicts", [](const FactSource &s) { return std::to_string(s.k.sassLoop.bankConflicts); }},
     {"sass_loop_stall_cycles", [](const FactSource &s) { return std::to_string(s.k.sassLoop.stallCycles); }},
+    // The hot loop's issue replayed (IssueReplay) for the warps one scheduler holds at the kernel's
+    // resident blocks per SM.
+    {"sass_replay_warps", [](const FactSource &s) { return std::to_string(replayWarps(s)); }},
+    {"sass_trip_cycles", [](const FactSource &s) { return number(replay(s).cyclesPerTrip); }},
+    {"sass_warp_cpi", [](const FactSource &s) { return number(replay(s).warpCyclesPerIssue); }},
 };
 
 } // namespace

@@ -2,6 +2,7 @@
 // replayed memory streams (AccessStreams.cpp).
 //   Problem + GeneratedProgram (+ CompileResult) -> analyzeProgram -> ProgramFacts
 #include "core/rubric/KernelFacts.h"
+#include "core/rubric/IssueReplay.h"
 
 #include "core/rubric/Dimensions.h" // the PTX counts (InstructionMix.cpp)
 
@@ -373,8 +374,10 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
                 if (sk.mangledName == res->mangledName) {
                     k.sassScanned = true;
                     k.sassKernel = sk.all;
-                    if (const cuda::SassLoop *hot = sk.hotLoop())
+                    if (const cuda::SassLoop *hot = sk.hotLoop()) {
                         k.sassLoop = hot->mix;
+                        k.sassLoopBody = loopBody(sk, *hot);
+                    }
                 }
         } else {
             auto est = schedule::groupResources(*analysis, gk.group, problem);

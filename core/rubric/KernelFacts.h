@@ -123,6 +123,7 @@ struct KernelFacts {
     bool sassScanned = false;
     cuda::SassMix sassLoop;
     cuda::SassMix sassKernel;
+    std::vector<cuda::SassInstruction> sassLoopBody; ///< the hot loop's instructions (IssueReplay)
     /// A GEMM that copies tiles with cp.async: the ring's depth (`stages`, stages - 1 tiles in
     /// flight); 0 for register staging and every other kernel.
     int copyStages = 0;
