@@ -5,8 +5,9 @@
 // launcher's grid, block and shared memory: nvcc's build and the bench's build, alternately.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -DPROGRAM='"dir/matmul.cu"' -o drv bench/tools/gemm_program_driver.cu \
 //       -lnvrtc -lcuda
-//   ./drv SOURCE [runs]      (SOURCE: the program's path from the working directory; runs = 2 for ncu:
-//                             launches 3 and 4 are nvcc's and NVRTC's timed runs)
+//   ./drv SOURCE [runs [GRID BLOCK]]   (SOURCE: the program's path from the working directory; runs = 2
+//                             for ncu: launches 3 and 4 are nvcc's and NVRTC's timed runs; GRID and
+//                             BLOCK: the launcher's, for other tiles than 128 x 128 of 256 threads)
 #include PROGRAM
 
 #include <cuda.h>
@@ -128,9 +129,16 @@ int main(int argc, char **argv)
     // The launcher's configuration, for the NVRTC build: its grid (stream-K: 264 blocks per wave of
     // shared tiles, one per whole tile), 256 threads, the dynamic shared memory it opted into, and for
     // stream-K the partial sums and the tile flags (zero; the kernel leaves them zero).
+    // (GRID and BLOCK as the launcher computes them, from the command line: run 21 call 9 evaluates
+    // the launcher's expressions; without them, 128 x 128 tiles of 256 threads.)
     const bool streamK = src_contains(source, "C_partials");
     const long long tiles = (long long)((M + 127) / 128) * ((N + 127) / 128);
-    const unsigned grid = streamK ? (unsigned)(264 * std::max(1LL, (tiles + 132) / 264)) : (unsigned)tiles;
+    unsigned grid = streamK ? (unsigned)(264 * std::max(1LL, (tiles + 132) / 264)) : (unsigned)tiles;
+    unsigned block = 256;
+    if (argc > 4) {
+        grid = (unsigned)std::atoi(argv[3]);
+        block = (unsigned)std::atoi(argv[4]);
+    }
     cudaFuncAttributes attr{};
     CK(cudaFuncGetAttributes(&attr, ::C));
     const unsigned smem = (unsigned)attr.maxDynamicSharedSizeBytes;
@@ -143,7 +151,7 @@ int main(int argc, char **argv)
     CK(cudaMemset(flags, 0, (size_t)tiles * 4 * 2));
     int m = M, n = N, k = K;
     void *args[] = {&A, &B, &C, &m, &k, &n, &partials, &flags};
-    auto launchNvrtc = [&] { CU(cuLaunchKernel(f, grid, 1, 1, 256, 1, 1, smem, nullptr, args, nullptr)); };
+    auto launchNvrtc = [&] { CU(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, smem, nullptr, args, nullptr)); };
     CK(cudaMemset(C, 0xff, (size_t)M * N * 4));
     launchNvrtc();
     CK(cudaDeviceSynchronize());
