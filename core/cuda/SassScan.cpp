@@ -71,6 +71,18 @@ SassInstruction decodeSass(std::uint32_t address, std::uint64_t lo, std::uint64_
     return in;
 }
 
+bool sassBankConflict(const SassInstruction &in)
+{
+    if (in.op != SassOp::Ffma || in.opcode != 0x223) // only the all-register form has a, b and c in registers
+        return false;
+    int banks[2] = {0, 0};
+    const std::uint8_t sources[3] = {in.a, in.b, in.c};
+    for (int i = 0; i < 3; ++i)
+        if (sources[i] != 255 && !(in.reuse & (1 << i)))
+            ++banks[sources[i] % 2];
+    return banks[0] >= 2 || banks[1] >= 2;
+}
+
 namespace {
 
 void count(SassMix &m, const SassInstruction &in)
@@ -84,12 +96,7 @@ void count(SassMix &m, const SassInstruction &in)
             break;
         if (in.d != in.c && in.c != 255)
             ++m.movedAccumulators;
-        int banks[2] = {0, 0};
-        const std::uint8_t sources[3] = {in.a, in.b, in.c};
-        for (int i = 0; i < 3; ++i)
-            if (sources[i] != 255 && !(in.reuse & (1 << i)))
-                ++banks[sources[i] % 2];
-        if (banks[0] >= 2 || banks[1] >= 2)
+        if (sassBankConflict(in))
             ++m.bankConflicts;
         break;
     }

@@ -106,6 +106,10 @@ Result<std::vector<SassKernel>> scanSass(std::span<const char> cubin);
 /// One sm_90 instruction from its two 64-bit words, at `address` in its kernel.
 SassInstruction decodeSass(std::uint32_t address, std::uint64_t lo, std::uint64_t hi);
 
+/// An all-register FFMA whose register sources not taken from the reuse cache include two in one
+/// bank (register number modulo 2): reading them needs another cycle.
+bool sassBankConflict(const SassInstruction &in);
+
 /// The counts of `code` (in address order) between two addresses, both included.
 SassMix sassMix(const std::vector<SassInstruction> &code, std::uint32_t from, std::uint32_t to);
 

@@ -17,19 +17,6 @@ bool sharedPipe(SassOp op)
            op == SassOp::LocalStore || op == SassOp::AsyncCopy;
 }
 
-/// An all-register FFMA whose sources outside the reuse cache include two in one register bank.
-bool bankConflict(const SassInstruction &in)
-{
-    if (in.op != SassOp::Ffma || in.opcode != 0x223)
-        return false;
-    int banks[2] = {0, 0};
-    const std::uint8_t sources[3] = {in.a, in.b, in.c};
-    for (int i = 0; i < 3; ++i)
-        if (sources[i] != 255 && !(in.reuse & (1 << i)))
-            ++banks[sources[i] % 2];
-    return banks[0] > 1 || banks[1] > 1;
-}
-
 struct Warp {
     std::size_t next = 0;             ///< index into the body
     double readyAt = 0;               ///< its next instruction may issue from this cycle
@@ -88,7 +75,7 @@ IssueReplayResult replayLoop(const std::vector<SassInstruction> &body, int warps
                 continue; // the pipe's queue is full: this warp waits (mio throttle)
             // Issue.
             last = i;
-            if (bankConflict(in))
+            if (cuda::sassBankConflict(in))
                 portDebt += c.bankConflictCycles;
             const double held = std::floor(portDebt);
             portDebt -= held;

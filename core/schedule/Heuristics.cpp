@@ -91,6 +91,30 @@ bool wgmmaHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, Se
     return false;
 }
 
+/// FP32 GEMMs of a billion multiply-adds and more with K >= 512 (the stream-K family of runs 14-15,
+/// docs/PERFORMANCE.md): 128 x 128 tiles, stream-K, a 4-stage ring, two blocks per SM and 32-bit
+/// stores; a plain GEMM with 16 x 8 results per thread and BK 8, one with an element-wise epilogue
+/// (bias, GELU) 8 x 8 and BK 16. Measured in run 15's sweeps against the earlier default (128 x 128,
+/// 8 x 8, BK 16, 3 stages, no stream-K): 4096^3 2.745 ms against 3.279, 4097^3 3.299 against 4.02,
+/// 1000x3000x700 0.115 against 0.156, 128x8192x8192 0.357 (the earlier default's 64 x 64 tiles:
+/// 0.41 at best with split K), the fused 4096^3 2.793 against 3.167. Kept only where legal.
+void largeGemmDefault(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
+{
+    const std::int64_t M = sizeValue(a.domain[0], p), N = sizeValue(a.domain[1], p), K = sizeValue(a.k, p);
+    if (K < 512 || double(M) * double(N) * double(K) < double(std::int64_t(1) << 30))
+        return;
+    const KernelGroup before = g;
+    const bool epilogue = a.ops.size() > 1;
+    setDecisions(g, {{"block_m", 128}, {"block_n", 128}, {"thread_m", epilogue ? 8 : 16}, {"thread_n", 8},
+                     {"block_k", epilogue ? 16 : 8}, {"stream_k", 1}, {"stages", 4}, {"min_blocks", 2}});
+    g.set("store", 1); // scalar: legal where a thread's adjacent results can be stored wide at all
+    if (checkGroup(a, g, p).empty())
+        return;
+    g.set("store", before.value("store")); // rows of C that allow no wide store (4097^3: measured so)
+    if (!checkGroup(a, g, p).empty())
+        g = before;
+}
+
 void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, TensorCoreDefault tensorCores)
 {
     const std::int64_t M = sizeValue(a.domain[0], p), N = sizeValue(a.domain[1], p);
@@ -125,6 +149,9 @@ void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, Ten
         // cp.async rings measured faster than register staging at every GEMM shape of the H200
         // runs (docs/PERFORMANCE.md, run 5); 3 stages of BK 16, two blocks per SM.
         setDecisions(g, {{"copy", 1}, {"stages", 3}, {"block_k", 16}, {"min_blocks", 2}});
+        setWidestLegalVector(a, g, p);
+        largeGemmDefault(a, g, p);
+        return;
     }
     setWidestLegalVector(a, g, p);
 }

@@ -98,7 +98,7 @@ TEST(StreamK, RefusesSplitKAndTheProducerWarpgroup)
     schedule::Problem tf32{c.graph, c.sizes, sm90(), schedule::Precision::TF32};
     schedule::KernelGroup producer = g;
     for (const auto &[key, value] : DecisionChanges{{"math", 2}, {"copy", 2}, {"smem_pad", 0}, {"thread_m", 8},
-                                                   {"thread_n", 16}, {"block_k", 32}})
+                                                   {"thread_n", 16}, {"block_k", 32}, {"store", 0}})
         producer.set(key, value);
     EXPECT_TRUE(hasViolation(schedule::checkGroup(*analysis, producer, tf32), "stream_k", "copy"));
     producer.set("copy", 1);

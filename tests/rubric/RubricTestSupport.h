@@ -27,13 +27,21 @@ inline schedule::Problem problemOf(const ir::Graph &g, const ir::SizeBindings &s
 }
 
 /// The default schedule (under tf32: the mma.sync one, whose decisions the tests override) with the
-/// first group's decisions overridden.
+/// first group's decisions overridden. Where the heuristics chose the large-GEMM stream-K family
+/// (FP32, 2^30 multiply-adds and more), the tests start from the cp.async default before it (128 x
+/// 128, 8 x 8, BK 16, 3 stages, no stream-K, vector stores), the fixed point their overrides vary.
 inline schedule::Schedule scheduleWith(const schedule::Problem &problem, const std::map<std::string, int> &decisions)
 {
     auto s = schedule::defaultSchedule(problem, schedule::TensorCoreDefault::WarpMma);
     EXPECT_TRUE(s.ok()) << s.error().toString();
+    auto &g = s->groups.front();
+    if (g.strategy == schedule::Strategy::Gemm && g.value("stream_k") == 1)
+        for (const auto &[k, v] : std::map<std::string, int>{{"block_m", 128}, {"block_n", 128}, {"thread_m", 8},
+                                                             {"thread_n", 8}, {"block_k", 16}, {"stream_k", 0},
+                                                             {"stages", 3}, {"min_blocks", 2}, {"store", 0}})
+            g.set(k, v);
     for (const auto &[k, v] : decisions)
-        s->groups.front().set(k, v);
+        g.set(k, v);
     return *s;
 }
 
