@@ -175,5 +175,17 @@ TEST(RowGroups, EveryShapeCompiles)
         const auto *k = compiled->kernel(g.name);
         ASSERT_NE(k, nullptr);
         EXPECT_EQ(k->spillStoreBytes, 0) << what;
+        // The legality rules' shared memory (schedule::groupResources, which restates the kernel's
+        // static arrays) covers what the kernel asks for, ptxas's static bytes plus the dynamic ones,
+        // and by no more than a few of its small arrays (40-208 bytes over on these shapes): a rule
+        // under the real figure would pass a schedule that cannot launch, one far over would refuse
+        // ones that can.
+        auto a = schedule::analyzeGroup(r.c.graph, g.ops, g.strategy);
+        ASSERT_TRUE(a.ok());
+        auto res = schedule::groupResources(*a, g, r.problem);
+        ASSERT_TRUE(res.ok()) << what;
+        const std::int64_t asked = k->sharedBytes + p->kernels.front().code.dynamicSharedBytes;
+        EXPECT_GE(res->sharedBytes, asked) << what;
+        EXPECT_LE(res->sharedBytes, asked + 256) << what;
     }
 }
