@@ -43,17 +43,21 @@
         }                                                                                       \
     } while (0)
 
-/// The kernel `C` of `path` built by NVRTC as the bench builds it.
-static CUfunction nvrtcKernel(const std::string &path)
+static std::string readFile(const std::string &path)
 {
     std::ifstream in(path);
     std::stringstream ss;
     ss << in.rdbuf();
-    const std::string src = ss.str();
-    if (src.empty()) {
+    if (ss.str().empty()) {
         std::fprintf(stderr, "cannot read %s\n", path.c_str());
         std::exit(1);
     }
+    return ss.str();
+}
+
+/// The kernel `C` of the program source `src` built by NVRTC as the bench builds it.
+static CUfunction nvrtcKernel(const std::string &src)
+{
     nvrtcProgram prog;
     nvrtcCreateProgram(&prog, src.c_str(), "matmul.cu", 0, nullptr, nullptr);
     const char *opts[] = {"--gpu-architecture=sm_90", "--std=c++17", "--ptxas-options=-v", "-I/usr/local/cuda/include"};
@@ -79,14 +83,6 @@ static CUfunction nvrtcKernel(const std::string &path)
     CUfunction f;
     CU(cuModuleGetFunction(&f, module, "C"));
     return f;
-}
-
-static bool src_contains(const std::string &path, const char *what)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str().find(what) != std::string::npos;
 }
 
 int main(int argc, char **argv)
@@ -131,7 +127,8 @@ int main(int argc, char **argv)
     // stream-K the partial sums and the tile flags (zero; the kernel leaves them zero).
     // (GRID and BLOCK as the launcher computes them, from the command line: run 21 call 9 evaluates
     // the launcher's expressions; without them, 128 x 128 tiles of 256 threads.)
-    const bool streamK = src_contains(source, "C_partials");
+    const std::string program = readFile(source);
+    const bool streamK = program.find("C_partials") != std::string::npos;
     const long long tiles = (long long)((M + 127) / 128) * ((N + 127) / 128);
     unsigned grid = streamK ? (unsigned)(264 * std::max(1LL, (tiles + 132) / 264)) : (unsigned)tiles;
     unsigned block = 256;
@@ -142,7 +139,7 @@ int main(int argc, char **argv)
     cudaFuncAttributes attr{};
     CK(cudaFuncGetAttributes(&attr, ::C));
     const unsigned smem = (unsigned)attr.maxDynamicSharedSizeBytes;
-    CUfunction f = nvrtcKernel(source);
+    CUfunction f = nvrtcKernel(program);
     CU(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
     float *partials = nullptr;
     int *flags = nullptr;

@@ -11,7 +11,7 @@ import sys
 src = open(sys.argv[1]).read()
 sizes = dict(kv.split("=") for kv in sys.argv[2:])
 grid = re.search(r"grid0_\[3\] = \{(.*?), 1, 1\};", src).group(1)
-expr = grid.replace("(long long)", "").replace("max(", "max(")
+expr = grid.replace("(long long)", "")
 for name, value in sizes.items():
     expr = re.sub(r"\b%s\b" % name, value, expr)
 expr = expr.replace("/", "//")

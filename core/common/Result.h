@@ -67,6 +67,13 @@ struct Error {
     std::string toString() const;
 };
 
+/// `e` with "context: " put before its message (what was being done when it failed).
+inline Error annotate(Error e, const std::string &context)
+{
+    e.message = context + ": " + e.message;
+    return e;
+}
+
 /// A value or an Error. Small on purpose: C++20 has no std::expected.
 template <typename T>
 class [[nodiscard]] Result {

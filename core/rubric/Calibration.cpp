@@ -32,23 +32,19 @@ struct FactSource {
     const KernelFacts &k;
     const KernelPrediction &p;
     PtxMix loop; ///< the issue mix of the FMA-heaviest loop (zeros: none, or not compiled)
+    int replayWarps = 0;      ///< warps per scheduler the hot loop was replayed with
+    IssueReplayResult replay; ///< the hot loop replayed (IssueReplay), once per row
 };
 
 /// Warps per scheduler: the blocks resident on an SM (the grid's share, at most the occupancy) times
 /// the block's warps, over the SM's four schedulers.
-int replayWarps(const FactSource &s)
+int replayWarps(const ProgramFacts &facts, const KernelFacts &k)
 {
-    if (!s.k.occupancy || s.k.blocks <= 0 || !s.facts.gpu)
+    if (!k.occupancy || k.blocks <= 0 || !facts.gpu)
         return 0;
-    const double perSm = std::ceil(double(s.k.blocks) / std::max(1, s.facts.gpu->multiprocessors));
-    const double resident = std::min(perSm, double(s.k.occupancy->activeBlocksPerSm));
-    return static_cast<int>(std::max(1.0, std::ceil(resident * std::ceil(s.k.threads / 32.0) / 4)));
-}
-
-IssueReplayResult replay(const FactSource &s)
-{
-    const int warps = replayWarps(s);
-    return replayLoop(s.k.sassLoopBody, warps, std::max(1, static_cast<int>(std::ceil(s.k.threads / 32.0 / 4))));
+    const double perSm = std::ceil(double(k.blocks) / std::max(1, facts.gpu->multiprocessors));
+    const double resident = std::min(perSm, double(k.occupancy->activeBlocksPerSm));
+    return static_cast<int>(std::max(1.0, std::ceil(resident * std::ceil(k.threads / 32.0) / 4)));
 }
 
 /// The fact columns of a calibration file, in order: the header and every row come from this one
@@ -104,9 +100,9 @@ const FactColumn kFactColumns[] = {
     {"sass_loop_stall_cycles", [](const FactSource &s) { return std::to_string(s.k.sassLoop.stallCycles); }},
     // The hot loop's issue replayed (IssueReplay) for the warps one scheduler holds at the kernel's
     // resident blocks per SM.
-    {"sass_replay_warps", [](const FactSource &s) { return std::to_string(replayWarps(s)); }},
-    {"sass_trip_cycles", [](const FactSource &s) { return number(replay(s).cyclesPerTrip); }},
-    {"sass_warp_cpi", [](const FactSource &s) { return number(replay(s).warpCyclesPerIssue); }},
+    {"sass_replay_warps", [](const FactSource &s) { return std::to_string(s.replayWarps); }},
+    {"sass_trip_cycles", [](const FactSource &s) { return number(s.replay.cyclesPerTrip); }},
+    {"sass_warp_cpi", [](const FactSource &s) { return number(s.replay.warpCyclesPerIssue); }},
 };
 
 } // namespace
@@ -191,8 +187,10 @@ std::vector<std::pair<std::string, std::string>> calibrationFacts(const ProgramF
             main = i;
     if (facts.kernels.empty() || main >= facts.kernels.size())
         return {};
-    const FactSource source{facts, prediction, facts.kernels[main], prediction.kernels[main],
-                            facts.kernels[main].ptxLoop};
+    const KernelFacts &k = facts.kernels[main];
+    const int warps = replayWarps(facts, k);
+    const FactSource source{facts, prediction, k, prediction.kernels[main], k.ptxLoop, warps,
+                            replayLoop(k.sassLoopBody, warps, std::max(1, static_cast<int>(std::ceil(k.threads / 32.0 / 4))))};
     std::vector<std::pair<std::string, std::string>> out;
     for (const FactColumn &c : kFactColumns)
         out.emplace_back(c.name, c.value(source));

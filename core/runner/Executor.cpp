@@ -62,12 +62,6 @@ std::string isoTimeNow()
     return buf;
 }
 
-Error annotate(Error e, const std::string &context)
-{
-    e.message = context + ": " + e.message;
-    return e;
-}
-
 } // namespace
 
 struct Executor::Program {

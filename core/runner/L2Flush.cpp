@@ -60,12 +60,6 @@ END:
 }
 )";
 
-Error annotate(Error e, const std::string &context)
-{
-    e.message = context + ": " + e.message;
-    return e;
-}
-
 } // namespace
 
 Result<std::unique_ptr<L2Flush>> L2Flush::create(cuda::Context &context, std::uint64_t bytes, int multiprocessors)

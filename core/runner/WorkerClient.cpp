@@ -154,11 +154,8 @@ Result<JobResult> WorkerClient::submit(const Job &job, std::uint64_t jobId, cons
         m_pid = 0;
         m_info.reset();
     }
-    if (!reply->result) {
-        Error e = reply->result.error();
-        e.message = jobName + ": " + e.message;
-        return e;
-    }
+    if (!reply->result)
+        return annotate(reply->result.error(), jobName);
     return std::move(reply->result);
 }
 

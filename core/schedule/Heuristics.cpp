@@ -150,11 +150,10 @@ void gemmHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, Ten
         // cp.async rings measured faster than register staging at every GEMM shape of the H200
         // runs (docs/PERFORMANCE.md, run 5); 3 stages of BK 16, two blocks per SM.
         setDecisions(g, {{"copy", 1}, {"stages", 3}, {"block_k", 16}, {"min_blocks", 2}});
-        setWidestLegalVector(a, g, p);
-        largeGemmDefault(a, g, p);
-        return;
     }
     setWidestLegalVector(a, g, p);
+    if (!tf32 && p.arch.asyncCopy)
+        largeGemmDefault(a, g, p);
 }
 
 void rowHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
