@@ -71,21 +71,26 @@ SassInstruction decodeSass(std::uint32_t address, std::uint64_t lo, std::uint64_
     return in;
 }
 
-bool sassBankConflict(const SassInstruction &in)
+bool sassBankConflict(const SassInstruction &previous, const SassInstruction &in)
 {
     if (in.op != SassOp::Ffma || in.opcode != 0x223) // only the all-register form has a, b and c in registers
         return false;
-    int banks[2] = {0, 0};
     const std::uint8_t sources[3] = {in.a, in.b, in.c};
-    for (int i = 0; i < 3; ++i)
-        if (sources[i] != 255 && !(in.reuse & (1 << i)))
-            ++banks[sources[i] % 2];
-    return banks[0] >= 2 || banks[1] >= 2;
+    const std::uint8_t cached[3] = {previous.a, previous.b, previous.c};
+    int banks[2] = {0, 0};
+    for (int i = 0; i < 3; ++i) {
+        if (sources[i] == 255) // RZ: no read
+            return false;
+        if ((previous.reuse >> i & 1) && cached[i] == sources[i])
+            return false; // from the reuse cache: at most two reads left
+        ++banks[sources[i] % 2];
+    }
+    return banks[0] == 3 || banks[1] == 3;
 }
 
 namespace {
 
-void count(SassMix &m, const SassInstruction &in)
+void count(SassMix &m, const SassInstruction &previous, const SassInstruction &in)
 {
     ++m.instructions;
     m.stallCycles += in.stall;
@@ -96,7 +101,7 @@ void count(SassMix &m, const SassInstruction &in)
             break;
         if (in.d != in.c && in.c != 255)
             ++m.movedAccumulators;
-        if (sassBankConflict(in))
+        if (sassBankConflict(previous, in))
             ++m.bankConflicts;
         break;
     }
@@ -124,8 +129,13 @@ SassMix sassMix(const std::vector<SassInstruction> &code, std::uint32_t from, st
     SassMix m;
     auto at = std::lower_bound(code.begin(), code.end(), from,
                                [](const SassInstruction &in, std::uint32_t a) { return in.address < a; });
-    for (; at != code.end() && at->address <= to; ++at)
-        count(m, *at);
+    // The range's first instruction is a loop's head: the warp arrives from the back edge (a branch,
+    // no reuse flags), so nothing before it counts as cached.
+    SassInstruction previous;
+    for (; at != code.end() && at->address <= to; ++at) {
+        count(m, previous, *at);
+        previous = *at;
+    }
     return m;
 }
 
@@ -177,8 +187,9 @@ Result<std::vector<SassKernel>> scanSass(std::span<const char> cubin)
         for (std::uint64_t at = 0; at < s.size; at += kInstructionBytes) {
             const auto lo = *r.read<std::uint64_t>(s.offset + at);
             const auto hi = *r.read<std::uint64_t>(s.offset + at + 8);
+            const SassInstruction previous = k.code.empty() ? SassInstruction{} : k.code.back();
             k.code.push_back(decodeSass(static_cast<std::uint32_t>(at), lo, hi));
-            count(k.all, k.code.back());
+            count(k.all, previous, k.code.back());
         }
         // A back edge (a branch to itself or before it; not the branch-to-self after EXIT) closes
         // the loop that starts at its target; back edges to one target are one loop.

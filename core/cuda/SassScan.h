@@ -75,8 +75,8 @@ struct SassMix {
     /// FFMAs with three register sources that write another register than the one they add
     /// (`FFMA R143, R28, R36, R40`): the accumulator moved to keep a register layout elsewhere.
     int movedAccumulators = 0;
-    /// FFMAs whose register sources not taken from the reuse cache include two in one bank
-    /// (register number modulo 2): the read needs another cycle.
+    /// FFMAs that read all three register sources from one bank (sassBankConflict): the third read
+    /// needs another cycle.
     int bankConflicts = 0;
     int stallCycles = 0; ///< sum of the encoded stall counts
 };
@@ -106,9 +106,14 @@ Result<std::vector<SassKernel>> scanSass(std::span<const char> cubin);
 /// One sm_90 instruction from its two 64-bit words, at `address` in its kernel.
 SassInstruction decodeSass(std::uint32_t address, std::uint64_t lo, std::uint64_t hi);
 
-/// An all-register FFMA whose register sources not taken from the reuse cache include two in one
-/// bank (register number modulo 2): reading them needs another cycle.
-bool sassBankConflict(const SassInstruction &in);
+/// An all-register FFMA whose three register sources all come from one bank (register number
+/// modulo 2): a bank serves two reads in a cycle, the third waits one more. A source read from the
+/// operand reuse cache does not count: the cache holds an operand slot's register when `previous`
+/// (the instruction the warp issued before) set that slot's `.reuse` flag and read the same register
+/// there. (A rule that counted two sources in one bank marked 90 % of the FFMAs of run 15's 16x8
+/// GEMM kernels and 25 % of others that measure the same 2.90-2.94 ms; at two warps per scheduler
+/// Nsight Compute shows the same cycles per instruction for both, docs/RUBRIC.md, session 20.)
+bool sassBankConflict(const SassInstruction &previous, const SassInstruction &in);
 
 /// The counts of `code` (in address order) between two addresses, both included.
 SassMix sassMix(const std::vector<SassInstruction> &code, std::uint32_t from, std::uint32_t to);

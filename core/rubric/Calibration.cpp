@@ -1,5 +1,4 @@
 #include "core/rubric/Calibration.h"
-#include "core/rubric/IssueReplay.h"
 
 #include "core/rubric/Dimensions.h"
 
@@ -32,20 +31,7 @@ struct FactSource {
     const KernelFacts &k;
     const KernelPrediction &p;
     PtxMix loop; ///< the issue mix of the FMA-heaviest loop (zeros: none, or not compiled)
-    int replayWarps = 0;      ///< warps per scheduler the hot loop was replayed with
-    IssueReplayResult replay; ///< the hot loop replayed (IssueReplay), once per row
 };
-
-/// Warps per scheduler: the blocks resident on an SM (the grid's share, at most the occupancy) times
-/// the block's warps, over the SM's four schedulers.
-int replayWarps(const ProgramFacts &facts, const KernelFacts &k)
-{
-    if (!k.occupancy || k.blocks <= 0 || !facts.gpu)
-        return 0;
-    const double perSm = std::ceil(double(k.blocks) / std::max(1, facts.gpu->multiprocessors));
-    const double resident = std::min(perSm, double(k.occupancy->activeBlocksPerSm));
-    return static_cast<int>(std::max(1.0, std::ceil(resident * std::ceil(k.threads / 32.0) / 4)));
-}
 
 /// The fact columns of a calibration file, in order: the header and every row come from this one
 /// list.
@@ -100,9 +86,9 @@ const FactColumn kFactColumns[] = {
     {"sass_loop_stall_cycles", [](const FactSource &s) { return std::to_string(s.k.sassLoop.stallCycles); }},
     // The hot loop's issue replayed (IssueReplay) for the warps one scheduler holds at the kernel's
     // resident blocks per SM.
-    {"sass_replay_warps", [](const FactSource &s) { return std::to_string(s.replayWarps); }},
-    {"sass_trip_cycles", [](const FactSource &s) { return number(s.replay.cyclesPerTrip); }},
-    {"sass_warp_cpi", [](const FactSource &s) { return number(s.replay.warpCyclesPerIssue); }},
+    {"sass_replay_warps", [](const FactSource &s) { return std::to_string(s.k.sassReplayWarps); }},
+    {"sass_trip_cycles", [](const FactSource &s) { return number(s.k.sassReplay.cyclesPerTrip); }},
+    {"sass_warp_cpi", [](const FactSource &s) { return number(s.k.sassReplay.warpCyclesPerIssue); }},
 };
 
 } // namespace
@@ -188,9 +174,7 @@ std::vector<std::pair<std::string, std::string>> calibrationFacts(const ProgramF
     if (facts.kernels.empty() || main >= facts.kernels.size())
         return {};
     const KernelFacts &k = facts.kernels[main];
-    const int warps = replayWarps(facts, k);
-    const FactSource source{facts, prediction, k, prediction.kernels[main], k.ptxLoop, warps,
-                            replayLoop(k.sassLoopBody, warps, std::max(1, static_cast<int>(std::ceil(k.threads / 32.0 / 4))))};
+    const FactSource source{facts, prediction, k, prediction.kernels[main], k.ptxLoop};
     std::vector<std::pair<std::string, std::string>> out;
     for (const FactColumn &c : kFactColumns)
         out.emplace_back(c.name, c.value(source));

@@ -75,7 +75,7 @@ IssueReplayResult replayLoop(const std::vector<SassInstruction> &body, int warps
                 continue; // the pipe's queue is full: this warp waits (mio throttle)
             // Issue.
             last = i;
-            if (cuda::sassBankConflict(in))
+            if (cuda::sassBankConflict(body[(x.next + body.size() - 1) % body.size()], in))
                 portDebt += c.bankConflictCycles;
             const double held = std::floor(portDebt);
             portDebt -= held;

@@ -8,8 +8,10 @@
 // instruction's wait mask is released; the scoreboard an instruction sets is released when its
 // result lands (variable-latency loads) or its sources have been read (stores, cp.async). The
 // scheduler issues one instruction per cycle, from the ready warp after the one it issued last
-// (round robin); shared-memory and local accesses queue on the scheduler's share of the SM's
-// shared-memory pipe; a block barrier waits for the block's warps on this scheduler. Branches
+// (round robin); an FFMA reading three registers from one bank holds it a cycle more (the warp's
+// previous instruction sets the reuse cache); shared-memory and local accesses queue on the
+// scheduler's share of the SM's shared-memory pipe; a block barrier waits for the block's warps on
+// this scheduler. Branches
 // inside the body are not followed (every instruction runs once per trip), and cp.async waits
 // (DEPBAR) are taken as satisfied: the ring's latency is the performance model's.
 #include "core/cuda/SassScan.h"
@@ -26,11 +28,9 @@ struct IssueReplayParams {
     double sharedBytesPerCycle = 32;  ///< one scheduler's share of the SM's 128 B/clk
     double mioQueueCycles = 64;       ///< work the shared-memory pipe queues before a new access waits
     double barrierCycles = 20;        ///< from the last warp's arrival to the release
-    /// Issue cycles an FFMA with two register sources in one bank adds (fractions add up). 0.5
-    /// gives the cycles per issued instruction ncu measured on run 21's four NVRTC-built GEMMs at
-    /// four warps per scheduler within 5% (5.26, 5.04, 4.77, 4.60 against 5.16, 4.84, 4.54, 4.77);
-    /// 1 overshoots by a quarter, 0 leaves them all at the issue bound (4.0-4.1).
-    double bankConflictCycles = 0.5;
+    /// Issue cycles an FFMA that reads three registers from one bank adds (cuda::sassBankConflict:
+    /// the third read waits a cycle; fractions add up).
+    double bankConflictCycles = 1;
 };
 
 struct IssueReplayResult {

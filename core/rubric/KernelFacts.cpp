@@ -319,6 +319,19 @@ void finishFacts(KernelFacts &k, const schedule::Problem &problem, const schedul
         k.occupancyError = occ.error().message;
 }
 
+/// The hot loop's issue on one scheduler (KernelFacts::sassReplay), once the occupancy is known.
+void replayHotLoop(KernelFacts &k, const std::vector<cuda::SassInstruction> &body, const GpuSpec &gpu)
+{
+    if (body.empty() || !k.occupancy || k.blocks <= 0)
+        return;
+    constexpr double kSchedulers = 4;
+    const double warpsPerBlock = std::ceil(k.threads / 32.0);
+    const double perSm = std::ceil(double(k.blocks) / std::max(1, gpu.multiprocessors));
+    const double resident = std::min(perSm, double(k.occupancy->activeBlocksPerSm));
+    k.sassReplayWarps = static_cast<int>(std::max(1.0, std::ceil(resident * warpsPerBlock / kSchedulers)));
+    k.sassReplay = replayLoop(body, k.sassReplayWarps, static_cast<int>(std::max(1.0, std::ceil(warpsPerBlock / kSchedulers))));
+}
+
 } // namespace
 
 Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const codegen::GeneratedProgram &program,
@@ -337,6 +350,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             sass = std::move(*scanned);
     for (const auto &gk : program.kernels) {
         KernelFacts k;
+        std::vector<cuda::SassInstruction> hotBody; // the hot loop's machine code, for the replay
         k.name = gk.code.name;
         k.kernel = &gk;
         k.strategy = gk.group.strategy;
@@ -376,7 +390,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
                     k.sassKernel = sk.all;
                     if (const cuda::SassLoop *hot = sk.hotLoop()) {
                         k.sassLoop = hot->mix;
-                        k.sassLoopBody = loopBody(sk, *hot);
+                        hotBody = loopBody(sk, *hot);
                     }
                 }
         } else {
@@ -391,6 +405,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             if (const ir::Tensor *b = problem.graph.tensor(analysis->b))
                 k.uniqueBytes = 2 * tensorBytes(*b, sizes);
             finishFacts(k, problem, *analysis);
+            replayHotLoop(k, hotBody, *facts.gpu);
             facts.kernels.push_back(std::move(k));
             continue;
         }
@@ -432,6 +447,7 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             if (const ir::Tensor *t = problem.graph.tensor(id))
                 k.uniqueBytes += tensorBytes(*t, sizes);
         finishFacts(k, problem, *analysis);
+        replayHotLoop(k, hotBody, *facts.gpu);
         facts.kernels.push_back(std::move(k));
     }
     return facts;

@@ -10,6 +10,7 @@
 #include "core/common/Result.h"
 #include "core/cuda/NvrtcCompiler.h"
 #include "core/cuda/SassScan.h"
+#include "core/rubric/IssueReplay.h"
 #include "core/rubric/PtxCounts.h"
 #include "core/schedule/Space.h"
 
@@ -123,7 +124,11 @@ struct KernelFacts {
     bool sassScanned = false;
     cuda::SassMix sassLoop;
     cuda::SassMix sassKernel;
-    std::vector<cuda::SassInstruction> sassLoopBody; ///< the hot loop's instructions (IssueReplay)
+    /// The hot loop's SASS replayed on one scheduler (IssueReplay) with the warps the kernel puts
+    /// there: the blocks resident on an SM (the grid's share, at most the occupancy) times the
+    /// block's warps, over the SM's four schedulers. Zeros without SASS or occupancy.
+    int sassReplayWarps = 0;
+    IssueReplayResult sassReplay;
     /// A GEMM that copies tiles with cp.async: the ring's depth (`stages`, stages - 1 tiles in
     /// flight); 0 for register staging and every other kernel.
     int copyStages = 0;

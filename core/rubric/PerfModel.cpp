@@ -99,6 +99,7 @@ const std::vector<std::pair<const char *, double PerfModel::Params::*>> &paramTa
         {"asyncHidingWarps", &PerfModel::Params::asyncHidingWarps},
         {"asyncTwoStageHidingWarps", &PerfModel::Params::asyncTwoStageHidingWarps},
         {"asyncHidingExponent", &PerfModel::Params::asyncHidingExponent},
+        {"asyncReplayExponent", &PerfModel::Params::asyncReplayExponent},
         {"asyncTwoStageHidingExponent", &PerfModel::Params::asyncTwoStageHidingExponent},
         {"asyncBlockWarps", &PerfModel::Params::asyncBlockWarps},
         {"asyncSpillIssue", &PerfModel::Params::asyncSpillIssue},
@@ -380,6 +381,13 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
         p.computeHiding = std::pow(std::min(1.0, warps / c.asyncHidingWarps), c.mmaHidingExponent);
         fmaBlock = tensor + fragments + loopIssued / (c.mmaIssuePerClock * clockHz);
         shared = 0; // the fragment loads are in fmaBlock; the cp.async stores overlap them
+    }
+    if (!k.tensorCores && !k.warpgroupMma && k.sassReplay.cyclesPerTrip > 0) {
+        // The FFMA k-loop's machine code replayed on one scheduler (KernelFacts::sassReplay): its
+        // cycles per issue slot, 1 where the warps there keep the port busy, more where the static
+        // schedule's stalls, scoreboard waits and bank conflicts leave it idle.
+        const double slots = k.sassReplayWarps * static_cast<double>(k.sassReplay.instructionsPerTrip);
+        fmaBlock *= std::pow(std::max(1.0, k.sassReplay.cyclesPerTrip / slots), c.asyncReplayExponent);
     }
     const double fma = resident * fmaBlock / p.computeHiding;
     // PTX outside the k-loop runs once per block (prologue, epilogue); without PTX it is not counted.

@@ -134,6 +134,13 @@ public:
         /// Fitted on the even-numbered run-5 candidates with asyncSpillIssue (docs/RUBRIC.md, "run 9").
         double asyncSpilledLoopCost = 0.25;
         double asyncLoopOtherIssue = 0.6;   ///< issue weight of the k-loop's other PTX (addresses, cp.async)
+        /// One block's FFMA time times u^this, u the hot loop's replayed cycles per issue slot
+        /// (KernelFacts::sassReplay, >= 1). The replay leaves out what the hardware adds at every
+        /// warp count (ncu: 15-25 % more cycles per instruction, dispatch stalls) and the other
+        /// schedulers, so u is taken in part. Chosen on the even-numbered candidates of runs 15 and 16
+        /// (0.1-1 tried): the largest value that keeps every other FP32 GEMM problem at rho >= 0.85
+        /// (docs/RUBRIC.md, session 20).
+        double asyncReplayExponent = 0.25;
         /// One block's prologue and epilogue run once per block, one dependent instruction after
         /// another: cycles per PTX instruction outside the k-loop, stores only / fused element-wise
         /// ops (bias, GELU: longer dependent chains), times (thread tile / 64)^asyncEpilogueTileExponent

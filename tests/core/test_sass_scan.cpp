@@ -116,13 +116,30 @@ TEST(SassScan, DecodesListedHopperInstructions)
     EXPECT_EQ(decodeSass(0x900, 0x0000000200087202, 0x000fe40000000f00).op, SassOp::Move);       // MOV R8, R2
     EXPECT_EQ(decodeSass(0x14d0, 0x0000000020257fae, 0x0003e20008921846).op, SassOp::AsyncCopy);  // LDGSTS.E
     EXPECT_EQ(decodeSass(0x1220, 0x0000000000007b1d, 0x000fec0000010000).op, SassOp::Barrier);    // BAR.SYNC
-    // FFMA R143, R28, R36.reuse, R40 moves its accumulator (R40 -> R143), and with R36 from the
-    // reuse cache its register sources R28 and R40 share bank 0.
+    // FFMA R143, R28, R36.reuse, R40 moves its accumulator (R40 -> R143) and reads its three sources
+    // from bank 0 (its own .reuse keeps R36 for the next instruction).
     SassMix m;
     m = sassMix({ffma}, 0, 0x4000);
     EXPECT_EQ(m.ffma, 1);
     EXPECT_EQ(m.movedAccumulators, 1);
     EXPECT_EQ(m.bankConflicts, 1);
+    // After it, an FFMA that reads R36 in the same slot takes it from the reuse cache: two reads
+    // left, no conflict; in another slot it is read again.
+    SassInstruction next = ffma;
+    next.address = 0x30c0;
+    next.a = 30;
+    next.c = 42;
+    EXPECT_FALSE(sassBankConflict(ffma, next));
+    EXPECT_EQ(sassMix({ffma, next}, 0, 0x4000).bankConflicts, 1);
+    std::swap(next.a, next.b);
+    EXPECT_TRUE(sassBankConflict(ffma, next));
+    // Sources in both banks, or RZ among them: no conflict.
+    next = ffma;
+    next.a = 29;
+    EXPECT_FALSE(sassBankConflict(SassInstruction{}, next));
+    next = ffma;
+    next.c = 255;
+    EXPECT_FALSE(sassBankConflict(SassInstruction{}, next));
 }
 
 TEST(SassScan, OtherArchitecturesAndMalformedImagesAreErrors)

@@ -35,7 +35,7 @@ SassInstruction sharedLoad(std::uint8_t barrier)
 
 TEST(IssueReplay, IndependentInstructionsIssueOnePerCycle)
 {
-    // Sources b = R2 (bank 0) and c = R21, R23, ... (odd: bank 1) after `a` from the reuse cache.
+    // Sources in both banks (a = R1 and c = R21, R23, ... odd, b = R2 even): no bank conflict.
     std::vector<SassInstruction> body;
     for (int i = 0; i < 8; ++i) {
         auto in = ffma(static_cast<std::uint8_t>(21 + 2 * i), 1, 2, static_cast<std::uint8_t>(21 + 2 * i));
@@ -72,18 +72,22 @@ TEST(IssueReplay, OtherWarpsHideAScoreboardWait)
 
 TEST(IssueReplay, BankConflictsHoldTheIssuePort)
 {
-    // FFMA R(21 + 2i), R2, R4, R(21 + 2i): a = R2 and b = R4 share bank 0 and neither comes from the
-    // reuse cache: one conflict each.
+    // FFMA R(20 + 2i), R2, R4, R(20 + 2i): all three sources in bank 0 and none from the reuse
+    // cache: one conflict each.
     std::vector<SassInstruction> body;
     for (int i = 0; i < 10; ++i)
-        body.push_back(ffma(static_cast<std::uint8_t>(21 + 2 * i), 2, 4, static_cast<std::uint8_t>(21 + 2 * i)));
+        body.push_back(ffma(static_cast<std::uint8_t>(20 + 2 * i), 2, 4, static_cast<std::uint8_t>(20 + 2 * i)));
     rubric::IssueReplayParams c;
-    c.bankConflictCycles = 1;
-    EXPECT_DOUBLE_EQ(rubric::replayLoop(body, 1, 1, c).cyclesPerTrip, 20);
+    EXPECT_DOUBLE_EQ(rubric::replayLoop(body, 1, 1, c).cyclesPerTrip, 20); // a cycle each by default
     c.bankConflictCycles = 0.5;
     EXPECT_DOUBLE_EQ(rubric::replayLoop(body, 1, 1, c).cyclesPerTrip, 15);
     c.bankConflictCycles = 0;
     EXPECT_DOUBLE_EQ(rubric::replayLoop(body, 1, 1, c).cyclesPerTrip, 10);
+    // Each marking R2 for reuse: every FFMA after one takes R2 from the cache (the first of a trip
+    // too: the last one of the trip before marked it), so none conflicts.
+    for (auto &in : body)
+        in.reuse = 0b001;
+    EXPECT_DOUBLE_EQ(rubric::replayLoop(body, 1, 1, rubric::IssueReplayParams{}).cyclesPerTrip, 10);
 }
 
 TEST(IssueReplay, ABarrierJoinsTheBlocksWarps)

@@ -178,6 +178,28 @@ TEST(RubricModelTerms, AsyncLoopSpillsTakeIssueSlotsFromTheFmas)
     EXPECT_DOUBLE_EQ(model.predictKernel(k, base.facts).computeMs, clean.computeMs);
 }
 
+TEST(RubricModelTerms, AsyncLoopIssueFollowsTheReplayedMachineCode)
+{
+    // The k-loop's SASS replayed on one scheduler (KernelFacts::sassReplay): where its warps leave
+    // the issue port idle (cycles per issue slot u > 1) a block's FFMAs take u^asyncReplayExponent
+    // longer; a loop issuing every cycle, or no replay (no SASS), leaves the prediction as it was.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+    const auto base = predictDecisions(problem, kAsync128x128);
+    auto k = asyncLoopKernel(base.facts, 2500);
+    const rubric::PerfModel model;
+    const auto none = model.predictKernel(k, base.facts);
+    k.sassReplayWarps = 2;
+    k.sassReplay.instructionsPerTrip = 1300;
+    k.sassReplay.cyclesPerTrip = 2 * 1300; // two warps, one instruction a cycle: u = 1
+    EXPECT_DOUBLE_EQ(model.predictKernel(k, base.facts).computeMs, none.computeMs);
+    k.sassReplay.cyclesPerTrip = 1.6 * 2 * 1300; // u = 1.6
+    const auto idle = model.predictKernel(k, base.facts);
+    EXPECT_GT(idle.computeMs, none.computeMs);
+    EXPECT_LT(idle.computeMs, std::pow(1.6, model.params().asyncReplayExponent) * none.computeMs * 1.001)
+        << "at most the FFMA time's factor";
+}
+
 TEST(RubricModelTerms, AsyncSpillingLoopLosesTheWarpsItsRegisterCapBought)
 {
     // min_blocks=2 caps 128x128 tiles of 8x8 at 128 registers: two blocks (16 warps) per SM instead
