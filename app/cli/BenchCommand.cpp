@@ -30,8 +30,9 @@ namespace {
 struct Built {
     codegen::GeneratedProgram program;
     runner::LaunchPlan plan;
-    std::vector<char> cubin;
-    cuda::CompileResult compiled; ///< PTX and ptxas figures, for the model's prediction
+    /// The CUBIN the runner loads, and its PTX, ptxas figures and machine code for the model's
+    /// prediction (the SASS scan reads the same CUBIN).
+    cuda::CompileResult compiled;
 };
 
 Result<Built> build(const schedule::Problem &problem, const schedule::Schedule &s, const std::string &arch)
@@ -45,8 +46,7 @@ Result<Built> build(const schedule::Problem &problem, const schedule::Schedule &
     auto compiled = codegen::compileGenerated(program->source, program->name + ".cu", arch);
     if (!compiled)
         return compiled.error();
-    std::vector<char> cubin = std::move(compiled->cubin);
-    return Built{std::move(*program), std::move(*plan), std::move(cubin), std::move(*compiled)};
+    return Built{std::move(*program), std::move(*plan), std::move(*compiled)};
 }
 
 /// Every op in its own generic kernel, float64 sums: the independent reference the bench verifies
@@ -74,7 +74,7 @@ bool profileDimensions(runner::Runner &runner, const Built &b, const rubric::Pro
                        int candidate, bool first, std::ostream &out, std::string &why)
 {
     runner::RunRequest request;
-    request.job.module = b.cubin;
+    request.job.module = b.compiled.cubin;
     request.job.plan = b.plan;
     for (auto &buffer : request.job.plan.buffers)
         if (buffer.role == runner::BufferRole::Input)
@@ -135,7 +135,7 @@ public:
             return 1e30;
         }
         runner::RunRequest request;
-        request.job.module = built->cubin;
+        request.job.module = built->compiled.cubin;
         request.job.plan = built->plan;
         // The sweep only ranks candidates: zero-filled inputs are set on the device, so a 1 GiB
         // input is not drawn on the host for every candidate. The winner runs on random data.
@@ -314,9 +314,9 @@ int runBench(const BenchOptions &options)
             continue;
         }
         runner::RunRequest request;
-        request.job.module = built[static_cast<std::size_t>(best)]->cubin;
+        request.job.module = built[static_cast<std::size_t>(best)]->compiled.cubin;
         request.job.plan = built[static_cast<std::size_t>(best)]->plan;
-        request.job.reference = runner::GpuReference{reference->cubin, reference->plan, {}};
+        request.job.reference = runner::GpuReference{reference->compiled.cubin, reference->plan, {}};
         request.job.measure = {true, true, 3, options.repeats, true, false, false};
         request.job.measure.settleMs = options.settleMs;
         request.job.precision =

@@ -430,6 +430,12 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
             k.flops += f;
             k.specialOps += s;
         }
+        if (k.tiledGemm()) {
+            const double m = evalOr(analysis->domain[0], sizes, 1), n = evalOr(analysis->domain[1], sizes, 1);
+            const double bm = gk.group.value("block_m"), bn = gk.group.value("block_n");
+            if (m > 0 && n > 0 && bm > 0 && bn > 0)
+                k.tileFlops = k.flops * std::ceil(m / bm) * bm * std::ceil(n / bn) * bn / (m * n);
+        }
         std::vector<ir::TensorId> touched;
         if (gemm && split > 1) {
             double mn = evalOr(analysis->domain[0], sizes, 1) * evalOr(analysis->domain[1], sizes, 1);

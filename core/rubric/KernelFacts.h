@@ -66,6 +66,11 @@ struct KernelFacts {
     /// The tiled GEMM kernel itself (not a split-K sum nor the transposing pass): its k-loop terms apply.
     bool tiledGemm() const { return strategy == schedule::Strategy::Gemm && role == codegen::KernelRole::Main; }
 
+    /// A tiled GEMM's FLOPs as its blocks issue them: every tile runs whole (an edge tile computes
+    /// its rows and columns past M and N on zeros and does not store them), so `flops` times
+    /// ceil(M / block_m) block_m x ceil(N / block_n) block_n / (M N). 0: not a tiled GEMM.
+    double tileFlops = 0;
+
     /// Blocks launched; for a stream-K GEMM (streamK) the whole tiles of work instead, which its
     /// streamKBlocks + remaining-tile blocks share evenly.
     std::int64_t blocks = 0;

@@ -19,6 +19,13 @@ struct GemmRounds {
     double rounds = 1;
 };
 
+/// The FLOPs a kernel's blocks issue: a tiled GEMM's whole tiles (KernelFacts::tileFlops), else its
+/// own.
+double issuedFlops(const KernelFacts &k)
+{
+    return k.tileFlops > 0 ? k.tileFlops : k.flops;
+}
+
 /// Data-parallel: whole rounds of whole tiles. Stream-K: its shared blocks each run an even share of
 /// the shared tiles' k steps, at 1 + `sharedCost` (Params::streamKSharedCost), and the other blocks
 /// one whole tile each, as many resident per SM as the launched blocks and the occupancy allow. The
@@ -207,9 +214,14 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     // FLOPs issue as FMAs where the kernel is FMA-heavy; the rest of the issue slots go to loads and
     // index math. A compiled GEMM k-loop gives its own mix: FMAs against shared-memory loads (the
     // address arithmetic of the PTX folds into the loads' offsets in SASS, so it is left out).
+    // Register-staged tiles with the k-loop's machine code (sassLoop) take its FFMA share of every
+    // instruction the loop issues: their global loads, guards and shared stores are in the loop,
+    // and at unaligned shapes (scalar loads, each guarded) they are a third of it.
     double issueShare = tiledGemm ? std::clamp(k.fmaShare, 0.05, 1.0) : 1.0;
     if (tiledGemm && k.ptxLoop.fma > 0)
         issueShare = double(k.ptxLoop.fma) / (k.ptxLoop.fma + k.ptxLoop.sharedLoads);
+    if (tiledGemm && k.copyStages == 0 && !k.tensorCores && !k.warpgroupMma && k.sassLoop.ffma > 0)
+        issueShare = double(k.sassLoop.ffma) / k.sassLoop.instructions;
     p.dramMs = quant * k.uniqueBytes / (bw * p.memoryHiding) * 1e3;
     p.l2Ms = quant * k.trafficBytes / (bw * m_params.l2BandwidthFactor * p.memoryHiding) * 1e3;
     if (tiledGemm && k.copyStages > 0) {
@@ -227,7 +239,7 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
         // One round on one SM: the FMA pipe and the shared-memory pipe, each near saturation
         // delaying the other; each k-tile's barrier and tile landing, which the other resident
         // blocks fill; the tile's stores (C or split-K partials) at the SM's share of L2.
-        const double fma = resident * k.flops / blocks / (peak / sms * issueShare * p.computeHiding);
+        const double fma = resident * issuedFlops(k) / blocks / (peak / sms * issueShare * p.computeHiding);
         const double shared = resident * k.sharedTrafficBytes / blocks / (m_params.sharedBytesPerClock * clockHz);
         const double e = m_params.gemmPipeExponent;
         const double pipes = std::pow(std::pow(fma, e) + std::pow(shared, e), 1 / e);
@@ -249,7 +261,7 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
         p.sharedMs = rounds * shared * 1e3;
         p.computeMs = rounds * (loop * (pipes + barrier) + epilogue + once) * 1e3;
     } else {
-        p.computeMs = smQuant * k.flops / (peak * usedSms / sms * issueShare * p.computeHiding) * 1e3;
+        p.computeMs = smQuant * issuedFlops(k) / (peak * usedSms / sms * issueShare * p.computeHiding) * 1e3;
         p.sharedMs = smQuant * k.sharedTrafficBytes / (usedSms * m_params.sharedBytesPerClock * clockHz) * 1e3;
     }
     p.smEfficiency = 1 / smQuant;
@@ -348,7 +360,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     const double hidingWarps = k.copyStages == 2 ? c.asyncTwoStageHidingWarps : c.asyncHidingWarps;
     p.computeHiding = std::pow(std::min(1.0, warps / hidingWarps),
                                k.copyStages == 2 ? c.asyncTwoStageHidingExponent : c.asyncHidingExponent);
-    double fmaBlock = k.flops / blocks / (peak / sms * issueShare); // one block alone, pipe fed
+    double fmaBlock = issuedFlops(k) / blocks / (peak / sms * issueShare); // one block alone, pipe fed
     double shared = resident * k.sharedTrafficBytes / blocks / (c.sharedBytesPerClock * clockHz);
     const double tiles = std::max(1.0, k.loopIterations);
     double bubble = 0; // per k-tile, one block's serialization between its MMAs and the next fragments
@@ -358,7 +370,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
         // near saturation delaying the other; the fragments are loaded and converted once the previous
         // tile's MMAs are done (a bubble per k-tile, in the chain below).
         const double tensorPeak = (gpu.tf32Tflops > 0 ? gpu.tf32Tflops : gpu.fp32Tflops) * 1e12;
-        const double tensor = k.flops / blocks / (tensorPeak / sms);
+        const double tensor = issuedFlops(k) / blocks / (tensorPeak / sms);
         const double bytes = k.descriptorBytes + k.fragmentWavefronts * 128.0 + k.tileFillBytes;
         const double sharedTime = bytes / (c.sharedBytesPerClock * clockHz);
         const double e = c.gemmPipeExponent;
@@ -373,11 +385,11 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
         // whole k-loop (fragment loads, cvt.rna, mma.sync, cp.async, addresses), one after the other:
         // each 8-deep step loads and converts its fragments before its MMAs (no double-buffering).
         const double tensorPeak = (gpu.tf32Tflops > 0 ? gpu.tf32Tflops : gpu.fp32Tflops) * 1e12;
-        const double tensor = k.flops / blocks / (tensorPeak / sms);
+        const double tensor = issuedFlops(k) / blocks / (tensorPeak / sms);
         const double fragments = k.fragmentWavefronts * 128.0 / (c.sharedBytesPerClock * clockHz);
         // Without PTX: an m16n8k8 MMA per 2048 FLOPs, a load and a conversion per fragment wavefront.
         const double loopIssued = k.ptxLoop.total > 0 ? tiles * k.ptxLoop.total * warpsPerBlock
-                                                         : k.flops / blocks / 2048 + 2 * k.fragmentWavefronts;
+                                                         : issuedFlops(k) / blocks / 2048 + 2 * k.fragmentWavefronts;
         p.computeHiding = std::pow(std::min(1.0, warps / c.asyncHidingWarps), c.mmaHidingExponent);
         fmaBlock = tensor + fragments + loopIssued / (c.mmaIssuePerClock * clockHz);
         shared = 0; // the fragment loads are in fmaBlock; the cp.async stores overlap them

@@ -83,8 +83,12 @@ public:
         /// out. Fitted to the level, not the ranking: the median of measured / predicted over the
         /// even-numbered register-staged candidates of run 14 call 2 (4096^3) and run 9's
         /// 1000x3000x700 is 1 (before: 1.41 and 1.47, the same at 8-12 rounds and at one, so it is the
-        /// loop's rate, not the tail; docs/RUBRIC.md, "Issue 5, run 14 round").
-        double registerLoopFactor = 1.45;
+        /// loop's rate, not the tail; docs/RUBRIC.md, "Issue 5, run 14 round"). Since session 20 the
+        /// loop's FFMA share comes from its machine code (every instruction it issues, global loads
+        /// and guards included, not the PTX's FMAs against shared loads): refitted the same way, on
+        /// the even-numbered register-staged candidates of run 15 call 1 (all five FP32 problems,
+        /// 200): 1.45 x 0.906.
+        double registerLoopFactor = 1.31;
         /// Stream-K: what a shared tile's k steps cost beyond the same steps in a whole tile, as a
         /// share of them. The shared blocks run a second tile segment each (another ring fill), store
         /// and re-read their partial sums, and start at scattered k offsets, so the blocks on the same

@@ -200,6 +200,57 @@ TEST(RubricModelTerms, AsyncLoopIssueFollowsTheReplayedMachineCode)
         << "at most the FFMA time's factor";
 }
 
+TEST(RubricModelTerms, EdgeTilesIssueTheirWholeTile)
+{
+    // A tile runs whole at the edges (its rows past M on zeros, not stored): 256-row tiles over
+    // M = 128 issue twice the useful FLOPs (H200 run 22, 128x8192x8192: 0.77-1.08 ms against
+    // 0.36-0.45 for 128-row tiles of the same family).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, {{"M", 128}, {"N", 8192}, {"K", 8192}});
+    auto d = kAsync128x128;
+    d["thread_m"] = 16;
+    const auto fit = predictDecisions(problem, d);
+    d["block_m"] = 256;
+    const auto over = predictDecisions(problem, d);
+    const auto &k = over.facts.kernels.front();
+    EXPECT_DOUBLE_EQ(k.tileFlops, 2 * k.flops);
+    EXPECT_DOUBLE_EQ(fit.facts.kernels.front().tileFlops, fit.facts.kernels.front().flops);
+    EXPECT_GT(over.main.computeMs, 1.3 * fit.main.computeMs) << fit.main.computeMs << " ms, 256-row tiles: " << over.main.computeMs;
+    // 4097 in tiles of 128: 33 x 128 = 4224 rows and columns issued.
+    auto unaligned = kAsync128x128;
+    unaligned["vector"] = 1;
+    const auto odd = predictDecisions(problemOf(g, {{"M", 4097}, {"N", 4097}, {"K", 4097}}), unaligned);
+    const auto &ko = odd.facts.kernels.front();
+    EXPECT_NEAR(ko.tileFlops / ko.flops, (4224.0 * 4224.0) / (4097.0 * 4097.0), 1e-9);
+}
+
+TEST(RubricModelTerms, RegisterStagedLoopIssuesItsMachineCodesMix)
+{
+    // copy=registers: the k-loop's global loads, their guards and the shared stores issue in the
+    // loop beside the FFMAs. With its SASS scanned, the FFMA share is the machine code's (at
+    // 4097^3, scalar guarded loads, 0.63 against the PTX's 0.91 of FMAs and shared loads).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+    auto d = kAsync128x128;
+    d["copy"] = 0;
+    d["stages"] = 2;
+    const auto base = predictDecisions(problem, d);
+    rubric::KernelFacts k = base.facts.kernels.front();
+    ASSERT_EQ(k.copyStages, 0);
+    k.ptxLoop.fma = 1024;
+    k.ptxLoop.sharedLoads = 64;
+    k.ptxLoop.total = 1400;
+    const rubric::PerfModel model;
+    const auto ptx = model.predictKernel(k, base.facts);
+    k.sassLoop.ffma = 1024;
+    k.sassLoop.instructions = 1300; // FFMA share 0.79
+    const auto mixed = model.predictKernel(k, base.facts);
+    k.sassLoop.instructions = 1630; // 0.63: scalar loads with guards
+    const auto scalar = model.predictKernel(k, base.facts);
+    EXPECT_GT(mixed.computeMs, ptx.computeMs);
+    EXPECT_GT(scalar.computeMs, 1.1 * mixed.computeMs) << mixed.computeMs << " ms, scalar loads: " << scalar.computeMs;
+}
+
 TEST(RubricModelTerms, AsyncSpillingLoopLosesTheWarpsItsRegisterCapBought)
 {
     // min_blocks=2 caps 128x128 tiles of 8x8 at 128 registers: two blocks (16 warps) per SM instead
