@@ -130,8 +130,9 @@ struct KernelFacts {
     cuda::SassMix sassLoop;
     cuda::SassMix sassKernel;
     /// The hot loop's SASS replayed on one scheduler (IssueReplay) with the warps the kernel puts
-    /// there: the blocks resident on an SM (the grid's share, at most the occupancy) times the
-    /// block's warps, over the SM's four schedulers. Zeros without SASS or occupancy.
+    /// there: the blocks resident on an SM (the launched grid's share, a stream-K GEMM's shared and
+    /// whole-tile blocks; at most the occupancy) times the block's warps, over the SM's four
+    /// schedulers. Zeros without SASS or occupancy.
     int sassReplayWarps = 0;
     IssueReplayResult sassReplay;
     /// A GEMM that copies tiles with cp.async: the ring's depth (`stages`, stages - 1 tiles in
