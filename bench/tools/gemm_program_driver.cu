@@ -87,7 +87,12 @@ static CUfunction nvrtcKernel(const std::string &src)
 
 int main(int argc, char **argv)
 {
-    const int M = 4096, N = 4096, K = 4096;
+#ifndef GEMM_M // the problem's sizes: -DGEMM_M=1000 -DGEMM_N=3000 -DGEMM_K=700 (default 4096^3)
+#define GEMM_M 4096
+#define GEMM_N 4096
+#define GEMM_K 4096
+#endif
+    const int M = GEMM_M, N = GEMM_N, K = GEMM_K;
     if (argc < 2) {
         std::fprintf(stderr, "usage: %s SOURCE [runs]\n", argv[0]);
         return 2;
@@ -143,9 +148,12 @@ int main(int argc, char **argv)
     CU(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
     float *partials = nullptr;
     int *flags = nullptr;
-    CK(cudaMalloc(&partials, (size_t)tiles * 128 * 128 * 4 * 2));
-    CK(cudaMalloc(&flags, (size_t)tiles * 4 * 2));
-    CK(cudaMemset(flags, 0, (size_t)tiles * 4 * 2));
+    // (The launcher sizes them by twice the larger of the tiles and the grid: with more stream-K
+    // blocks than tiles, 1000x3000x700 at two blocks per SM, each block has its slot.)
+    const size_t slots = 2 * (size_t)std::max<long long>(tiles, grid);
+    CK(cudaMalloc(&partials, slots * 128 * 128 * 4));
+    CK(cudaMalloc(&flags, slots * 4));
+    CK(cudaMemset(flags, 0, slots * 4));
     int m = M, n = N, k = K;
     void *args[] = {&A, &B, &C, &m, &k, &n, &partials, &flags};
     auto launchNvrtc = [&] { CU(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, smem, nullptr, args, nullptr)); };

@@ -89,6 +89,7 @@ const FactColumn kFactColumns[] = {
     {"sass_replay_warps", [](const FactSource &s) { return std::to_string(s.k.sassReplayWarps); }},
     {"sass_trip_cycles", [](const FactSource &s) { return number(s.k.sassReplay.cyclesPerTrip); }},
     {"sass_warp_cpi", [](const FactSource &s) { return number(s.k.sassReplay.warpCyclesPerIssue); }},
+    {"sass_fetch_idle_cycles", [](const FactSource &s) { return number(s.k.sassReplay.fetchIdleCyclesPerTrip); }},
 };
 
 } // namespace

@@ -26,6 +26,20 @@ double issuedFlops(const KernelFacts &k)
     return k.tileFlops > 0 ? k.tileFlops : k.flops;
 }
 
+/// The FFMA k-loop's machine code replayed on one scheduler (KernelFacts::sassReplay): its cycles
+/// per issue slot, 1 where the warps there keep the port busy, more where the static schedule's
+/// stalls, scoreboard waits and bank conflicts leave it idle (taken to the power `exponent`) or
+/// where the loop waits for its instructions (taken whole: the fetches are the hardware's, ncu's
+/// "no instruction" stalls). 1 without a replay.
+double replayedIssue(const KernelFacts &k, double exponent)
+{
+    if (k.sassReplay.cyclesPerTrip <= 0 || k.sassReplayWarps <= 0)
+        return 1;
+    const double slots = k.sassReplayWarps * static_cast<double>(k.sassReplay.instructionsPerTrip);
+    const double fetch = k.sassReplay.fetchIdleCyclesPerTrip / slots;
+    return std::pow(std::max(1.0, k.sassReplay.cyclesPerTrip / slots - fetch), exponent) + fetch;
+}
+
 /// Data-parallel: whole rounds of whole tiles. Stream-K: its shared blocks each run an even share of
 /// the shared tiles' k steps, at 1 + `sharedCost` (Params::streamKSharedCost), and the other blocks
 /// one whole tile each, as many resident per SM as the launched blocks and the occupancy allow. The
@@ -394,13 +408,8 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
         fmaBlock = tensor + fragments + loopIssued / (c.mmaIssuePerClock * clockHz);
         shared = 0; // the fragment loads are in fmaBlock; the cp.async stores overlap them
     }
-    if (!k.tensorCores && !k.warpgroupMma && k.sassReplay.cyclesPerTrip > 0) {
-        // The FFMA k-loop's machine code replayed on one scheduler (KernelFacts::sassReplay): its
-        // cycles per issue slot, 1 where the warps there keep the port busy, more where the static
-        // schedule's stalls, scoreboard waits and bank conflicts leave it idle.
-        const double slots = k.sassReplayWarps * static_cast<double>(k.sassReplay.instructionsPerTrip);
-        fmaBlock *= std::pow(std::max(1.0, k.sassReplay.cyclesPerTrip / slots), c.asyncReplayExponent);
-    }
+    if (!k.tensorCores && !k.warpgroupMma && k.sassReplay.cyclesPerTrip > 0)
+        fmaBlock *= replayedIssue(k, c.asyncReplayExponent);
     const double fma = resident * fmaBlock / p.computeHiding;
     // PTX outside the k-loop runs once per block (prologue, epilogue); without PTX it is not counted.
     const double once = onceInstructions(k);

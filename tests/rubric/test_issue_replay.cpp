@@ -137,3 +137,27 @@ TEST(IssueReplay, TheScanDecodesScoreboardsAccessSizesAndPadding)
     EXPECT_TRUE(pad.neverRuns);
     EXPECT_EQ(pad.accessBytes, 4);
 }
+
+TEST(IssueReplay, ALoneWarpWaitsForTheInstructionsThatMiss)
+{
+    // 4096 independent FFMAs (64 KB, sources in both banks): twice the 30 KB cache, so about half
+    // of the loop's 512 lines miss on every trip, each 22 cycles.
+    std::vector<SassInstruction> body;
+    for (int i = 0; i < 4096; ++i) {
+        auto in = ffma(static_cast<std::uint8_t>(21 + 2 * (i % 100)), 1, 2, static_cast<std::uint8_t>(21 + 2 * (i % 100)));
+        in.address = static_cast<std::uint32_t>(16 * i);
+        body.push_back(in);
+    }
+    const rubric::IssueReplayParams c;
+    const double missing = (65536.0 - c.instructionCacheBytes) / 65536.0 * 512;
+    const auto one = rubric::replayLoop(body, 1, 1, c);
+    EXPECT_NEAR(one.fetchIdleCyclesPerTrip, missing * c.instructionMissCycles, c.instructionMissCycles);
+    EXPECT_NEAR(one.cyclesPerTrip, 4096 + one.fetchIdleCyclesPerTrip, 1);
+    // Two warps: the one behind issues while the other waits (run 21 call 9); no fetch cycles.
+    const auto two = rubric::replayLoop(body, 2, 1, c);
+    EXPECT_EQ(two.fetchIdleCyclesPerTrip, 0);
+    EXPECT_DOUBLE_EQ(two.cyclesPerTrip, 2 * 4096);
+    // A loop that fits: none.
+    body.resize(1024);
+    EXPECT_EQ(rubric::replayLoop(body, 1, 1, c).fetchIdleCyclesPerTrip, 0);
+}

@@ -198,6 +198,11 @@ TEST(RubricModelTerms, AsyncLoopIssueFollowsTheReplayedMachineCode)
     EXPECT_GT(idle.computeMs, none.computeMs);
     EXPECT_LT(idle.computeMs, std::pow(1.6, model.params().asyncReplayExponent) * none.computeMs * 1.001)
         << "at most the FFMA time's factor";
+    // Cycles waiting for instructions (a lone warp in a loop larger than the instruction cache)
+    // count whole: 0.6 of them per slot costs more than the same 0.6 of stalls.
+    k.sassReplay.fetchIdleCyclesPerTrip = 0.6 * 2 * 1300;
+    const auto fetching = model.predictKernel(k, base.facts);
+    EXPECT_GT(fetching.computeMs, idle.computeMs);
 }
 
 TEST(RubricModelTerms, EdgeTilesIssueTheirWholeTile)
