@@ -12,9 +12,8 @@
 // previous instruction sets the reuse cache); shared-memory and local accesses queue on the
 // scheduler's share of the SM's shared-memory pipe; a block barrier waits for the block's warps on
 // this scheduler; a lone warp in a loop larger than the instruction cache waits for the lines that
-// miss. Branches
-// inside the body are not followed (every instruction runs once per trip), and cp.async waits
-// (DEPBAR) are taken as satisfied: the ring's latency is the performance model's.
+// miss. Branches inside the body are not followed (every instruction runs once per trip), and
+// cp.async waits (DEPBAR) are taken as satisfied: the ring's latency is the performance model's.
 #include "core/cuda/SassScan.h"
 
 #include <vector>
@@ -34,11 +33,12 @@ struct IssueReplayParams {
     double bankConflictCycles = 1;
     /// The instruction cache a loop's code is fetched into, and the cycles a line of it that
     /// missed takes to arrive: a loop larger than the cache misses the part that does not fit on
-    /// every trip, and a lone warp on the scheduler waits for it (Fetch in IssueReplay.cpp). Fitted to ncu's cycles at one warp per scheduler for
-    /// three stream-K GEMMs at 1000x3000x700 whose k-loops are 20, 40 and 81 KB (run 22 call 3:
-    /// 1.59, 2.12 and 3.30 cycles per instruction, 0.05, 0.80 and 2.04 of them waiting for
-    /// instructions; 241k, 316k and 488k active cycles): the replay gives the cycle ratios 1.31
-    /// and 2.02 with 30 KB and 22 cycles (32 KB and 16 cycles: 1.12 and 1.65).
+    /// every trip, and a lone warp on the scheduler waits for it (Fetch in IssueReplay.cpp).
+    /// Fitted to ncu's cycles at one warp per scheduler for three stream-K GEMMs at 1000x3000x700
+    /// whose k-loops are 20, 40 and 81 KB (run 22 call 3: 1.59, 2.12 and 3.30 cycles per
+    /// instruction, 0.05, 0.80 and 2.04 of them waiting for instructions; 241k, 316k and 488k
+    /// active cycles): the replay gives the cycle ratios 1.31 and 2.02 with 30 KB and 22 cycles
+    /// (32 KB and 16 cycles: 1.12 and 1.65).
     double instructionCacheBytes = 30720;
     double instructionMissCycles = 22;
 };

@@ -141,9 +141,10 @@ public:
         /// One block's FFMA time times u^this, u the hot loop's replayed cycles per issue slot
         /// (KernelFacts::sassReplay, >= 1). The replay leaves out what the hardware adds at every
         /// warp count (ncu: 15-25 % more cycles per instruction, dispatch stalls) and the other
-        /// schedulers, so u is taken in part. Chosen on the even-numbered candidates of runs 15 and 16
-        /// (0.1-1 tried): the largest value that keeps every other FP32 GEMM problem at rho >= 0.85
-        /// (docs/RUBRIC.md, session 20).
+        /// schedulers, so u is taken in part (the cycles waiting for instructions are taken whole,
+        /// replayedIssue in PerfModel.cpp). Chosen on the even-numbered candidates of runs 15 and 16
+        /// (0.1-1 tried): the largest value that keeps every other FP32 GEMM problem at rho >= 0.85;
+        /// run 22, timed after, moves within 0.006 by it (docs/RUBRIC.md, session 20).
         double asyncReplayExponent = 0.25;
         /// One block's prologue and epilogue run once per block, one dependent instruction after
         /// another: cycles per PTX instruction outside the k-loop, stores only / fused element-wise
