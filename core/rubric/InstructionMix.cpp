@@ -123,7 +123,7 @@ std::string sassEvidence(const cuda::SassMix &l)
            " FFMA, " + std::to_string(l.sharedLoads) + " LDS, " + std::to_string(l.localLoads) + " LDL and " +
            std::to_string(l.localStores) + " STL (spills in the loop), " + std::to_string(l.moves) + " MOV, " +
            std::to_string(l.movedAccumulators) + " FFMA moving their accumulator, " + std::to_string(l.bankConflicts) +
-           " FFMA with two sources in one register bank, " + std::to_string(l.stallCycles) + " encoded stall cycles";
+           " FFMA reading three registers from one bank, " + std::to_string(l.stallCycles) + " encoded stall cycles";
 }
 
 class InstructionMix final : public KernelDimension {
