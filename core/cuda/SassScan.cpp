@@ -10,7 +10,6 @@ namespace stitch::cuda {
 
 namespace {
 
-constexpr std::uint64_t kInstructionBytes = 16;
 constexpr std::uint32_t kElfFlagsOffset = 0x30;
 constexpr int kScannedSm = 90;
 
@@ -66,7 +65,7 @@ SassInstruction decodeSass(std::uint32_t address, std::uint64_t lo, std::uint64_
         std::int64_t offset = static_cast<std::int64_t>(raw & ((std::uint64_t(1) << kBits) - 1));
         if (offset & (std::int64_t(1) << (kBits - 1)))
             offset -= std::int64_t(1) << kBits;
-        in.target = static_cast<std::int64_t>(address) + static_cast<std::int64_t>(kInstructionBytes) + offset;
+        in.target = static_cast<std::int64_t>(address) + static_cast<std::int64_t>(kSassInstructionBytes) + offset;
     }
     return in;
 }
@@ -180,11 +179,11 @@ Result<std::vector<SassKernel>> scanSass(std::span<const char> cubin)
         constexpr std::string_view text = ".text.";
         if (s.name.rfind(text, 0) != 0)
             continue;
-        if (!r.contains(s.offset, s.size) || s.size % kInstructionBytes != 0)
+        if (!r.contains(s.offset, s.size) || s.size % kSassInstructionBytes != 0)
             return malformedCubin(s.name + " is out of bounds or not a whole number of instructions");
         SassKernel k;
         k.mangledName = s.name.substr(text.size());
-        for (std::uint64_t at = 0; at < s.size; at += kInstructionBytes) {
+        for (std::uint64_t at = 0; at < s.size; at += kSassInstructionBytes) {
             const auto lo = *r.read<std::uint64_t>(s.offset + at);
             const auto hi = *r.read<std::uint64_t>(s.offset + at + 8);
             const SassInstruction previous = k.code.empty() ? SassInstruction{} : k.code.back();

@@ -103,6 +103,9 @@ struct SassKernel {
 /// another architecture, gives an Error; the scan never reads out of bounds.
 Result<std::vector<SassKernel>> scanSass(std::span<const char> cubin);
 
+/// Bytes per sm_90 instruction (two 64-bit words).
+inline constexpr std::uint32_t kSassInstructionBytes = 16;
+
 /// One sm_90 instruction from its two 64-bit words, at `address` in its kernel.
 SassInstruction decodeSass(std::uint32_t address, std::uint64_t lo, std::uint64_t hi);
 

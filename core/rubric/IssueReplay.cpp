@@ -42,7 +42,7 @@ public:
     {
         constexpr std::uint32_t kLine = 128;
         const std::uint32_t first = body.front().address;
-        const double bytes = body.back().address + kInstructionBytes - first;
+        const double bytes = body.back().address + cuda::kSassInstructionBytes - first;
         const double missing =
             warps == 1 && c.instructionCacheBytes > 0 ? std::max(0.0, bytes - c.instructionCacheBytes) / bytes : 0;
         m_line.resize(body.size(), -1);
@@ -73,7 +73,6 @@ public:
     }
 
 private:
-    static constexpr std::uint32_t kInstructionBytes = 16;
     double m_cycles;
     std::vector<int> m_line;          ///< per instruction: the missing line it enters, or -1
     std::vector<int> m_fetchedTrip;   ///< per line: the latest trip that fetched it

@@ -326,11 +326,7 @@ void replayHotLoop(KernelFacts &k, const std::vector<cuda::SassInstruction> &bod
         return;
     constexpr double kSchedulers = 4;
     const double warpsPerBlock = std::ceil(k.threads / 32.0);
-    // A stream-K GEMM launches its shared blocks and one block per remaining whole tile.
-    const double launched = k.streamK && k.streamKBlocks > 0
-                                ? double(k.streamKBlocks) + double(k.blocks - k.streamKTiles)
-                                : double(k.blocks);
-    const double perSm = std::ceil(launched / std::max(1, gpu.multiprocessors));
+    const double perSm = std::ceil(double(k.launchedBlocks()) / std::max(1, gpu.multiprocessors));
     const double resident = std::min(perSm, double(k.occupancy->activeBlocksPerSm));
     k.sassReplayWarps = static_cast<int>(std::max(1.0, std::ceil(resident * warpsPerBlock / kSchedulers)));
     k.sassReplay = replayLoop(body, k.sassReplayWarps, static_cast<int>(std::max(1.0, std::ceil(warpsPerBlock / kSchedulers))));

@@ -79,6 +79,12 @@ struct KernelFacts {
     /// (schedule::streamKTiles); the other blocks - blocks - streamKTiles - run one whole tile each.
     int streamKBlocks = 0;
     std::int64_t streamKTiles = 0;
+    /// The blocks the launch runs: a stream-K GEMM's shared blocks and one per remaining whole tile,
+    /// else `blocks`.
+    std::int64_t launchedBlocks() const
+    {
+        return streamK && streamKBlocks > 0 ? streamKBlocks + (blocks - streamKTiles) : blocks;
+    }
     int threads = 0;
     int dynamicSharedBytes = 0;
     int clusterSize = 1;

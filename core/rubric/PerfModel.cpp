@@ -54,7 +54,7 @@ GemmRounds gemmRounds(const KernelFacts &k, double sms, double activeBlocks, dou
         return {resident, std::ceil(std::ceil(perSm) / resident)};
     }
     const double whole = static_cast<double>(k.blocks - k.streamKTiles);
-    const double launched = k.streamKBlocks + whole;
+    const double launched = static_cast<double>(k.launchedBlocks());
     const double resident = std::max(1.0, std::min(std::ceil(launched / sms), activeBlocks));
     const int shared = static_cast<int>(std::ceil(k.streamKBlocks / sms));
     const int tiles = static_cast<int>(std::ceil(whole / sms));
@@ -408,7 +408,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
         fmaBlock = tensor + fragments + loopIssued / (c.mmaIssuePerClock * clockHz);
         shared = 0; // the fragment loads are in fmaBlock; the cp.async stores overlap them
     }
-    if (!k.tensorCores && !k.warpgroupMma && k.sassReplay.cyclesPerTrip > 0)
+    if (!k.tensorCores && !k.warpgroupMma)
         fmaBlock *= replayedIssue(k, c.asyncReplayExponent);
     const double fma = resident * fmaBlock / p.computeHiding;
     // PTX outside the k-loop runs once per block (prologue, epilogue); without PTX it is not counted.
