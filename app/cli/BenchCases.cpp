@@ -2,44 +2,94 @@
 
 #include "core/ir/Programs.h"
 
-#include <tuple>
+#include <algorithm>
+#include <charconv>
 #include <utility>
 
 namespace stitch::cli {
 
+namespace {
+
+/// "4096x4096x4096" -> {4096, 4096, 4096}: `count` positive sizes joined by 'x', or empty.
+std::vector<std::int64_t> parseSizes(const std::string &shape, std::size_t count)
+{
+    std::vector<std::int64_t> sizes;
+    std::size_t at = 0;
+    while (sizes.size() < count) {
+        const std::size_t x = std::min(shape.find('x', at), shape.size());
+        std::int64_t v = 0;
+        const char *first = shape.data() + at, *last = shape.data() + x;
+        const auto [next, ec] = std::from_chars(first, last, v);
+        if (first == last || ec != std::errc{} || next != last || v <= 0)
+            return {};
+        sizes.push_back(v);
+        at = x + 1;
+    }
+    return at == shape.size() + 1 ? sizes : std::vector<std::int64_t>{};
+}
+
+struct Family {
+    const char *name;
+    std::size_t dims; ///< M, N (rows) or M, N, K (GEMMs)
+};
+constexpr Family kFamilies[] = {{"gemm", 3},    {"gemm_tf32", 3}, {"gemm_bias_gelu", 3},
+                                {"softmax", 2}, {"layernorm", 2}, {"chain5", 2}};
+
+} // namespace
+
+Result<BenchCase> makeCase(const std::string &family, const std::string &shape)
+{
+    const Family *f = nullptr;
+    for (const auto &k : kFamilies)
+        if (family == k.name)
+            f = &k;
+    if (!f) {
+        std::string names;
+        for (const auto &k : kFamilies)
+            names += std::string(names.empty() ? "" : ", ") + k.name;
+        return Error{ErrorKind::InvalidArgument, "no bench family '" + family + "' (one of " + names + ")"};
+    }
+    const auto s = parseSizes(shape, f->dims);
+    if (s.empty())
+        return Error{ErrorKind::InvalidArgument, "bench shape '" + shape + "' of " + family + ": expected " +
+                                                     (f->dims == 3 ? "MxNxK" : "MxN") + " with positive sizes"};
+    const double M = double(s[0]), N = double(s[1]);
+    ir::Graph graph = family == "gemm_bias_gelu" ? ir::makeGemmBiasGelu()
+                      : family == "softmax"      ? ir::makeSoftmaxRows()
+                      : family == "layernorm"    ? ir::makeLayerNormRows()
+                      : family == "chain5"       ? ir::makeElementwiseChain()
+                                                 : ir::makeMatmul();
+    BenchCase c{family, shape, std::move(graph), {{"M", s[0]}, {"N", s[1]}}, 0, 0};
+    if (f->dims == 3) {
+        const double K = double(s[2]);
+        c.sizes["K"] = s[2];
+        c.flops = 2.0 * M * N * K;
+        c.bytes = 4.0 * (M * K + K * N + M * N) + (family == "gemm_bias_gelu" ? 4.0 * N : 0.0);
+    } else {
+        // Read and write each element once; layer norm also reads gamma and beta, the chain two inputs.
+        c.bytes = family == "layernorm" ? 8.0 * M * N + 8.0 * N : family == "chain5" ? 12.0 * M * N : 8.0 * M * N;
+    }
+    // TF32 allowed (PyTorch's allow_tf32): against cuBLAS on TF32 tensor cores.
+    if (family == "gemm_tf32")
+        c.precision = schedule::Precision::TF32;
+    return c;
+}
+
 std::vector<BenchCase> allCases()
 {
+    static const char *const table[][2] = {
+        {"gemm", "4096x4096x4096"},         {"gemm", "4097x4097x4097"},
+        {"gemm", "1000x3000x700"},          {"gemm", "128x8192x8192"},
+        {"gemm_tf32", "4096x4096x4096"},    {"gemm_tf32", "8192x8192x8192"},
+        {"softmax", "32768x8192"},          {"softmax", "65536x512"},
+        {"softmax", "256x262144"},          {"layernorm", "32768x8192"},
+        {"layernorm", "65536x512"},         {"layernorm", "256x262144"},
+        {"chain5", "8192x8192"},            {"gemm_bias_gelu", "8192x8192x128"},
+        {"gemm_bias_gelu", "8192x8192x64"}, {"gemm_bias_gelu", "4096x4096x4096"},
+    };
     std::vector<BenchCase> out;
-    auto gemm = [&](const std::string &family, ir::Graph g, std::int64_t M, std::int64_t N, std::int64_t K) {
-        BenchCase c{family, std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K), std::move(g),
-                    {{"M", M}, {"N", N}, {"K", K}}, 2.0 * M * N * K, 4.0 * (M * K + K * N + M * N)};
-        out.push_back(std::move(c));
-    };
-    gemm("gemm", ir::makeMatmul(), 4096, 4096, 4096);
-    gemm("gemm", ir::makeMatmul(), 4097, 4097, 4097);
-    gemm("gemm", ir::makeMatmul(), 1000, 3000, 700);
-    gemm("gemm", ir::makeMatmul(), 128, 8192, 8192);
-    // The same GEMM with TF32 allowed (PyTorch's allow_tf32): against cuBLAS on TF32 tensor cores.
-    for (std::int64_t n : {4096, 8192}) {
-        gemm("gemm_tf32", ir::makeMatmul(), n, n, n);
-        out.back().precision = schedule::Precision::TF32;
-    }
-    auto rows = [&](const std::string &family, ir::Graph g, std::int64_t M, std::int64_t N, double extraBytes) {
-        out.push_back({family, std::to_string(M) + "x" + std::to_string(N), std::move(g), {{"M", M}, {"N", N}}, 0,
-                       8.0 * M * N + extraBytes});
-    };
-    for (auto [M, N] : {std::pair<std::int64_t, std::int64_t>{32768, 8192}, {65536, 512}, {256, 262144}})
-        rows("softmax", ir::makeSoftmaxRows(), M, N, 0);
-    for (auto [M, N] : {std::pair<std::int64_t, std::int64_t>{32768, 8192}, {65536, 512}, {256, 262144}})
-        rows("layernorm", ir::makeLayerNormRows(), M, N, 8.0 * N);
-    out.push_back({"chain5", "8192x8192", ir::makeElementwiseChain(), {{"M", 8192}, {"N", 8192}}, 0, 12.0 * 8192 * 8192});
-    for (auto [M, N, K] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{8192, 8192, 128}, {8192, 8192, 64},
-                           {4096, 4096, 4096}}) {
-        BenchCase c{"gemm_bias_gelu", std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K),
-                    ir::makeGemmBiasGelu(), {{"M", M}, {"N", N}, {"K", K}}, 2.0 * M * N * K,
-                    4.0 * (M * K + K * N + M * N + N)};
-        out.push_back(std::move(c));
-    }
+    for (const auto &[family, shape] : table)
+        out.push_back(std::move(*makeCase(family, shape))); // the table's entries are valid
     return out;
 }
 
@@ -49,6 +99,17 @@ const BenchCase *findCase(const std::vector<BenchCase> &cases, const std::string
         if (c.family == family && c.shape == shape)
             return &c;
     return nullptr;
+}
+
+Status addCase(std::vector<BenchCase> &cases, const std::string &family, const std::string &shape)
+{
+    if (findCase(cases, family, shape))
+        return Ok{};
+    auto c = makeCase(family, shape);
+    if (!c)
+        return c.error();
+    cases.push_back(std::move(*c));
+    return Ok{};
 }
 
 } // namespace stitch::cli

@@ -4,6 +4,7 @@
 
 #include "core/ir/Graph.h"
 #include "core/ir/Shape.h"
+#include "core/common/Result.h"
 #include "core/schedule/Schedule.h"
 
 #include <string>
@@ -23,9 +24,16 @@ struct BenchCase {
     schedule::Precision precision = schedule::Precision::FP32;
 };
 
-/// Every case, in table order.
+/// A case of one of the families at any shape: "gemm" / "gemm_tf32" / "gemm_bias_gelu" with MxNxK,
+/// "softmax" / "layernorm" / "chain5" with MxN (`stitchcuda bench --shape`); an unknown family or a
+/// malformed shape is an InvalidArgument error that says what was expected.
+Result<BenchCase> makeCase(const std::string &family, const std::string &shape);
+/// Every case of the table (issue 4's), in table order.
 std::vector<BenchCase> allCases();
-/// The case whose family and shape are these ("gemm", "1000x3000x700"), or null.
+/// The case of `cases` whose family and shape are these ("gemm", "1000x3000x700"), or null.
 const BenchCase *findCase(const std::vector<BenchCase> &cases, const std::string &family, const std::string &shape);
+/// Adds the case at this shape unless `cases` has it (a --shape case of a bench run, for calibrate).
+/// Pointers into `cases` (and the Problems that refer to their graphs) do not survive it.
+Status addCase(std::vector<BenchCase> &cases, const std::string &family, const std::string &shape);
 
 } // namespace stitch::cli

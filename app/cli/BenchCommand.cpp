@@ -201,8 +201,26 @@ private:
 
 bool selected(const BenchOptions &options, const std::string &id)
 {
-    return options.only.empty() || std::any_of(options.only.begin(), options.only.end(),
-                                               [&](const std::string &o) { return id.find(o) != std::string::npos; });
+    return std::any_of(options.only.begin(), options.only.end(),
+                       [&](const std::string &o) { return id.find(o) != std::string::npos; });
+}
+
+/// The cases to run: the table's (those --only names; all without --only or --shape), then each
+/// --shape case. A malformed --shape is an error.
+Result<std::vector<BenchCase>> selectedCases(const BenchOptions &options)
+{
+    std::vector<BenchCase> out;
+    for (auto &c : allCases())
+        if ((options.only.empty() && options.shapes.empty()) || selected(options, c.family + ":" + c.shape))
+            out.push_back(std::move(c));
+    for (const auto &text : options.shapes) {
+        const auto colon = text.find(':');
+        if (colon == std::string::npos)
+            return Error{ErrorKind::InvalidArgument, "--shape " + text + ": expected FAMILY:SHAPE (gemm:2048x2048x512)"};
+        if (auto st = addCase(out, text.substr(0, colon), text.substr(colon + 1)); !st)
+            return Error{ErrorKind::InvalidArgument, "--shape " + text + ": " + st.error().message};
+    }
+    return out;
 }
 
 /// --list: the candidates each selected case would time, without a GPU.
@@ -213,10 +231,13 @@ int listCandidates(const BenchOptions &options)
         std::cerr << "stitchcuda: architecture " << options.arch << " is not in the database\n";
         return 2;
     }
-    for (auto &c : allCases()) {
+    const auto cases = selectedCases(options);
+    if (!cases) {
+        std::cerr << "stitchcuda: " << cases.error().message << "\n";
+        return 2;
+    }
+    for (const auto &c : *cases) {
         const std::string id = c.family + ":" + c.shape;
-        if (!selected(options, id))
-            continue;
         schedule::Problem problem{c.graph, c.sizes, *limits, c.precision};
         auto candidates = caseCandidates(id, problem, options);
         if (!candidates) {
@@ -265,10 +286,13 @@ int runBench(const BenchOptions &options)
     nlohmann::json cases = nlohmann::json::array();
     int failures = 0;
     SweepTimer timer(runner, options);
-    for (auto &c : allCases()) {
+    const auto selection = selectedCases(options);
+    if (!selection) {
+        std::cerr << "stitchcuda: " << selection.error().message << "\n";
+        return 2;
+    }
+    for (const auto &c : *selection) {
         const std::string id = c.family + ":" + c.shape;
-        if (!selected(options, id))
-            continue;
         schedule::Problem problem{c.graph, c.sizes, *limits, c.precision};
         auto found = caseCandidates(id, problem, options);
         if (!found) {

@@ -40,6 +40,16 @@ struct Rebuilt {
     std::shared_ptr<const cuda::CompileResult> compiled;
 };
 
+/// The bench table's cases and those at the other shapes `rows` name (bench --shape); a row whose
+/// family or shape is not valid is left to rebuild(), which says so for that row.
+std::vector<BenchCase> casesFor(const std::vector<rubric::CalibrationRow> &rows)
+{
+    auto cases = allCases();
+    for (const auto &r : rows)
+        (void)addCase(cases, r.family, r.shape);
+    return cases;
+}
+
 /// `cache` (backed by the --cache store, if any) keeps NVRTC results between runs.
 Result<Rebuilt> rebuild(const rubric::CalibrationRow &measured, const std::vector<BenchCase> &cases,
                         const ArchLimits &arch, rubric::CompileCache &cache)
@@ -143,11 +153,11 @@ struct Varied {
     std::vector<double> values;
 };
 
-Result<Varied> parseVary(const std::string &text)
+Result<Varied> parseVary(const std::string &text, const std::string &option = "--vary")
 {
     const auto eq = text.find('=');
     auto bad = [&](const std::string &why) {
-        return Error{ErrorKind::InvalidArgument, "--vary " + text + ": " + why + " (expected NAME=V1,V2,...)"};
+        return Error{ErrorKind::InvalidArgument, option + " " + text + ": " + why + " (expected NAME=V1,V2,...)"};
     };
     if (eq == std::string::npos || eq == 0)
         return bad("no NAME=");
@@ -172,10 +182,11 @@ Result<Varied> parseVary(const std::string &text)
 
 /// calibrate --vary: every candidate generated, compiled and analysed once, then predicted under each
 /// combination of the varied constants; one line of rho per problem (and their minimum) per combination.
-int runVary(const std::vector<rubric::CalibrationRow> &measured, const std::vector<Varied> &varied, const ArchLimits &arch,
-            rubric::CompileCache &cache, const std::string &file)
+int runVary(const std::vector<rubric::CalibrationRow> &measured, const std::vector<Varied> &varied,
+            const rubric::PerfModel::Params &base, const ArchLimits &arch, rubric::CompileCache &cache,
+            const std::string &file)
 {
-    const auto cases = allCases();
+    const auto cases = casesFor(measured);
     std::vector<std::string> errors(measured.size());
     std::vector<rubric::ProgramFacts> facts(measured.size());
     const auto failed = parallelMap(measured.size(), [&](std::size_t i) -> std::string {
@@ -203,7 +214,7 @@ int runVary(const std::vector<rubric::CalibrationRow> &measured, const std::vect
         combinations *= v.values.size();
     bool header = true;
     for (std::size_t c = 0; c < combinations; ++c) {
-        rubric::PerfModel::Params params;
+        rubric::PerfModel::Params params = base;
         std::string label;
         for (std::size_t n = 0, rest = c; n < varied.size(); ++n) {
             const double value = varied[n].values[rest % varied[n].values.size()];
@@ -251,7 +262,7 @@ int runVary(const std::vector<rubric::CalibrationRow> &measured, const std::vect
 Status restaticDimensions(std::vector<rubric::DimensionRow> &rows, const std::vector<rubric::CalibrationRow> &candidates,
                           const ArchLimits &arch, rubric::CompileCache &cache)
 {
-    const auto cases = allCases();
+    const auto cases = casesFor(candidates);
     std::map<std::tuple<std::string, std::string, int>, std::size_t> index;
     for (std::size_t i = 0; i < candidates.size(); ++i)
         index[{candidates[i].family, candidates[i].shape, candidates[i].candidate}] = i;
@@ -365,6 +376,17 @@ int runCalibrate(const CalibrateOptions &options)
         std::cerr << "stitchcuda: architecture " << options.arch << " is not in the database\n";
         return 2;
     }
+    rubric::PerfModel::Params params;
+    for (const auto &text : options.set) {
+        auto v = parseVary(text, "--set");
+        if (v && v->values.size() != 1)
+            v = Error{ErrorKind::InvalidArgument, "--set " + text + ": one value (NAME=V)"};
+        if (!v) {
+            std::cerr << "stitchcuda: " << v.error().toString() << "\n";
+            return 2;
+        }
+        (void)params.set(v->name, v->values.front()); // checked by parseVary
+    }
     if (!options.vary.empty()) {
         std::vector<Varied> varied;
         for (const auto &text : options.vary) {
@@ -375,10 +397,10 @@ int runCalibrate(const CalibrateOptions &options)
             }
             varied.push_back(std::move(*v));
         }
-        return runVary(*measured, varied, *arch, cache, options.file);
+        return runVary(*measured, varied, params, *arch, cache, options.file);
     }
-    const auto cases = allCases();
-    const rubric::PerfModel model;
+    const auto cases = casesFor(*measured);
+    const rubric::PerfModel model(params);
     auto rows = parallelMap(measured->size(),
                             [&](std::size_t j) { return repredict((*measured)[j], cases, *arch, model, cache); });
     reportStoreFailures(cache);

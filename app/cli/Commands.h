@@ -67,6 +67,9 @@ struct GenerateOptions {
 int runGenerate(const GenerateOptions &options);
 struct BenchOptions {
     std::vector<std::string> only;     ///< substrings of "family:shape" to run
+    /// FAMILY:SHAPE cases outside the table (gemm:2048x2048x512); with them, table cases run only
+    /// where --only names them.
+    std::vector<std::string> shapes;
     bool quick = false;                ///< fewer candidates and repeats
     bool verbose = false;              ///< print every candidate's time
     int repeats = 30;                  ///< timed runs of the winner
@@ -92,6 +95,9 @@ struct CalibrateOptions {
     /// NAME=V1,V2,...: re-predict under every combination of these model constants (one analysis per
     /// candidate) and print rho per problem for each.
     std::vector<std::string> vary;
+    /// NAME=V: the model constant this value for every prediction (re-predicted rows, --out, and the
+    /// base of --vary); tries a change without rebuilding.
+    std::vector<std::string> set;
 };
 /// Re-predicts measured bench candidates with the current model (no GPU) and prints Spearman's rho per case.
 int runCalibrate(const CalibrateOptions &options);

@@ -68,6 +68,9 @@ int main(int argc, char **argv)
     stitch::cli::BenchOptions bench;
     auto *benchCmd = app.add_subcommand("bench", "Benchmark generated code on the local GPU (JSON on stdout)");
     benchCmd->add_option("--only", bench.only, "Run cases whose family:shape contains this (repeatable)");
+    benchCmd->add_option("--shape", bench.shapes,
+                         "Also run a family at a shape outside the table, FAMILY:SHAPE (repeatable; e.g. "
+                         "gemm:2048x2048x512, softmax:4096x1024); then table cases run only where --only names them");
     benchCmd->add_flag("--quick", bench.quick, "Fewer candidates and repeats");
     benchCmd->add_flag("--verbose", bench.verbose, "Print every candidate's time");
     benchCmd->add_option("--repeats", bench.repeats, "Timed runs of the winner")->capture_default_str();
@@ -106,6 +109,8 @@ int main(int argc, char **argv)
     calibrateCmd->add_option("--vary", calibrate.vary,
                              "Model constant NAME=V1,V2,... (repeatable): rho per problem under every combination, "
                              "each candidate analysed once (docs/RUBRIC.md, Fitting)");
+    calibrateCmd->add_option("--set", calibrate.set,
+                             "Model constant NAME=V (repeatable) for every prediction, --out and --vary included");
 
     stitch::cli::RubricOptions rubric;
     auto *rubricCmd = app.add_subcommand("rubric", "Score the generated program on every rubric dimension (docs/RUBRIC.md)");

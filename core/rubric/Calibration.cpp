@@ -78,6 +78,7 @@ const FactColumn kFactColumns[] = {
     {"sass_loop_shared_loads", [](const FactSource &s) { return std::to_string(s.k.sassLoop.sharedLoads); }},
     {"sass_loop_local",
      [](const FactSource &s) { return std::to_string(s.k.sassLoop.localLoads + s.k.sassLoop.localStores); }},
+    {"sass_instructions", [](const FactSource &s) { return std::to_string(s.k.sassKernel.instructions); }},
     {"sass_local",
      [](const FactSource &s) { return std::to_string(s.k.sassKernel.localLoads + s.k.sassKernel.localStores); }},
     {"sass_loop_moves", [](const FactSource &s) { return std::to_string(s.k.sassLoop.moves); }},
