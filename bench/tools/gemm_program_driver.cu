@@ -5,10 +5,20 @@
 // launcher's grid, block and shared memory: nvcc's build and the bench's build, alternately.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -DPROGRAM='"dir/matmul.cu"' -o drv bench/tools/gemm_program_driver.cu \
 //       -lnvrtc -lcuda
+//   With -DGEMM_BIAS_GELU, a GEMM + bias + GELU program (`stitchcuda generate examples/gemm_bias_gelu.te`):
+//   its kernel G_Y and launcher gemm_bias_gelu_run, with a bias vector, checked against erf GELU.
 //   ./drv SOURCE [runs [GRID BLOCK]]   (SOURCE: the program's path from the working directory; runs = 2
 //                             for ncu: launches 3 and 4 are nvcc's and NVRTC's timed runs; GRID and
 //                             BLOCK: the launcher's, for other tiles than 128 x 128 of 256 threads)
 #include PROGRAM
+
+#ifdef GEMM_BIAS_GELU
+#define KERNEL_NAME "G_Y"
+#define KERNEL_SYMBOL G_Y
+#else
+#define KERNEL_NAME "C"
+#define KERNEL_SYMBOL C
+#endif
 
 #include <cuda.h>
 #include <nvrtc.h>
@@ -18,6 +28,7 @@
 #include <string>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -81,7 +92,7 @@ static CUfunction nvrtcKernel(const std::string &src)
     CUmodule module;
     CU(cuModuleLoadData(&module, cubin.data()));
     CUfunction f;
-    CU(cuModuleGetFunction(&f, module, "C"));
+    CU(cuModuleGetFunction(&f, module, KERNEL_NAME));
     return f;
 }
 
@@ -106,13 +117,29 @@ int main(int argc, char **argv)
         v = u(rng);
     for (auto &v : hb)
         v = u(rng);
-    float *A, *B, *C;
+    std::vector<float> hbias(N);
+    for (auto &v : hbias)
+        v = u(rng);
+    float *A, *B, *C, *bias;
+    CK(cudaMalloc(&bias, hbias.size() * 4));
+    CK(cudaMemcpy(bias, hbias.data(), hbias.size() * 4, cudaMemcpyHostToDevice));
     CK(cudaMalloc(&A, ha.size() * 4));
     CK(cudaMalloc(&B, hb.size() * 4));
     CK(cudaMalloc(&C, (size_t)M * N * 4));
     CK(cudaMemcpy(A, ha.data(), ha.size() * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(B, hb.data(), hb.size() * 4, cudaMemcpyHostToDevice));
-    CK(matmul_run(A, B, C, M, K, N, 0));
+#ifdef GEMM_BIAS_GELU
+    auto runNvcc = [&] { return gemm_bias_gelu_run(A, B, bias, C, M, K, N, 0); };
+    // The fused ops on the double-precision dot product: Y = GELU(AB + bias), erf GELU.
+    auto epilogue = [&](double g, int j) {
+        const double h = g + hbias[j];
+        return 0.5 * h * (1 + std::erf(h * 0.7071067811865476));
+    };
+#else
+    auto runNvcc = [&] { return matmul_run(A, B, C, M, K, N, 0); };
+    auto epilogue = [](double g, int) { return g; };
+#endif
+    CK(runNvcc());
     CK(cudaDeviceSynchronize());
     // A few sampled elements against a double-precision dot product.
     std::vector<float> hc((size_t)M * N);
@@ -125,7 +152,7 @@ int main(int argc, char **argv)
             ref += (double)ha[(size_t)i * K + k] * hb[(size_t)k * N + j];
             mag += std::abs((double)ha[(size_t)i * K + k] * hb[(size_t)k * N + j]);
         }
-        worst = std::max(worst, std::abs(hc[(size_t)i * N + j] - ref) / (mag + 1e-30));
+        worst = std::max(worst, std::abs(hc[(size_t)i * N + j] - epilogue(ref, j)) / (mag + 1e-30));
     }
     // The launcher's configuration, for the NVRTC build: its grid (stream-K: 264 blocks per wave of
     // shared tiles, one per whole tile), 256 threads, the dynamic shared memory it opted into, and for
@@ -142,7 +169,7 @@ int main(int argc, char **argv)
         block = (unsigned)std::atoi(argv[4]);
     }
     cudaFuncAttributes attr{};
-    CK(cudaFuncGetAttributes(&attr, ::C));
+    CK(cudaFuncGetAttributes(&attr, ::KERNEL_SYMBOL));
     const unsigned smem = (unsigned)attr.maxDynamicSharedSizeBytes;
     CUfunction f = nvrtcKernel(program);
     CU(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem));
@@ -155,7 +182,11 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&flags, slots * 4));
     CK(cudaMemset(flags, 0, slots * 4));
     int m = M, n = N, k = K;
+#ifdef GEMM_BIAS_GELU
+    void *args[] = {&A, &B, &bias, &C, &m, &k, &n, &partials, &flags};
+#else
     void *args[] = {&A, &B, &C, &m, &k, &n, &partials, &flags};
+#endif
     auto launchNvrtc = [&] { CU(cuLaunchKernel(f, grid, 1, 1, block, 1, 1, smem, nullptr, args, nullptr)); };
     CK(cudaMemset(C, 0xff, (size_t)M * N * 4));
     launchNvrtc();
@@ -180,7 +211,7 @@ int main(int argc, char **argv)
         out.push_back(t);
     };
     for (int r = 0; r < runs; ++r) {
-        timeOne([&] { CK(matmul_run(A, B, C, M, K, N, 0)); }, msNvcc);
+        timeOne([&] { CK(runNvcc()); }, msNvcc);
         timeOne(launchNvrtc, msNvrtc);
     }
     for (auto *v : {&msNvcc, &msNvrtc}) {
