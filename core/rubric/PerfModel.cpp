@@ -79,9 +79,12 @@ GemmRounds gemmRounds(const KernelFacts &k, double sms, double activeBlocks, dou
     return {resident, *std::max_element(slots.begin(), slots.end())};
 }
 
-/// The kernel's PTX outside its k-loop: run once per block (prologue, epilogue); 0 without PTX.
+/// The kernel's instructions outside its k-loop, run once per block (prologue, epilogue): the machine
+/// code's where it was scanned, else the PTX's; 0 without either.
 double onceInstructions(const KernelFacts &k)
 {
+    if (k.sassScanned && k.sassLoop.instructions > 0)
+        return std::max(0, k.sassKernel.instructions - k.sassLoop.instructions);
     return k.ptxLoop.total > 0 ? std::max(0, k.ptxMix.total - k.ptxLoop.total) : 0.0;
 }
 
@@ -126,9 +129,12 @@ const std::vector<std::pair<const char *, double PerfModel::Params::*>> &paramTa
         {"asyncSpillIssue", &PerfModel::Params::asyncSpillIssue},
         {"asyncSpilledLoopCost", &PerfModel::Params::asyncSpilledLoopCost},
         {"asyncLoopOtherIssue", &PerfModel::Params::asyncLoopOtherIssue},
-        {"asyncEpilogueCycles", &PerfModel::Params::asyncEpilogueCycles},
-        {"asyncFusedEpilogueCycles", &PerfModel::Params::asyncFusedEpilogueCycles},
-        {"asyncEpilogueTileExponent", &PerfModel::Params::asyncEpilogueTileExponent},
+        {"onceFetchCycles", &PerfModel::Params::onceFetchCycles},
+        {"onceIssueCycles", &PerfModel::Params::onceIssueCycles},
+        {"onceLatencyCycles", &PerfModel::Params::onceLatencyCycles},
+        {"onceTileExponent", &PerfModel::Params::onceTileExponent},
+        {"instructionCacheKiB", &PerfModel::Params::instructionCacheKiB},
+        {"refetchCyclesPerLine", &PerfModel::Params::refetchCyclesPerLine},
         {"asyncFillUs", &PerfModel::Params::asyncFillUs},
         {"asyncLevel", &PerfModel::Params::asyncLevel},
         {"mmaIssuePerClock", &PerfModel::Params::mmaIssuePerClock},
@@ -263,12 +269,9 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
             if (!st.shared && st.store)
                 storedBytes += sectorsPerRequest(st).sectors * 32.0 * st.requests;
         const double epilogue = resident * storedBytes / blocks / (bw * m_params.l2BandwidthFactor / sms);
-        // Each block also runs its prologue and epilogue once, one dependent PTX instruction after
-        // another, as in the cp.async ring (asyncEpilogueCycles; without its thread-tile exponent,
-        // which ranks 1000x3000x700 at 0.76): at short K per block (split K) a larger share.
-        const double once = onceInstructions(k) *
-                            (k.epilogueOps > 0 ? m_params.asyncFusedEpilogueCycles : m_params.asyncEpilogueCycles) /
-                            clockHz;
+        // Each block also runs its prologue and epilogue once, per round as in the cp.async ring
+        // (onceCycles): at short K per block (split K, K = 64-128) a larger share.
+        const double once = onceCycles(k, resident * warpsPerBlock / m_params.schedulersPerSm) / clockHz;
         const double loop = m_params.registerLoopFactor;
         p.loopLatencyMs = rounds * (loop * barrier + once) * 1e3;
         p.epilogueMs = rounds * epilogue * 1e3;
@@ -337,6 +340,19 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
         resident = std::min(resident, std::max(1.0, perActiveSm * lifeUs / (p.ms * 1e3)));
     p.achievedOccupancy = theoretical * resident / k.occupancy->activeBlocksPerSm;
     return p;
+}
+
+double PerfModel::onceCycles(const KernelFacts &k, double warpsPerScheduler) const
+{
+    const Params &c = m_params;
+    const double w = std::max(1.0, warpsPerScheduler);
+    const double latency = c.onceLatencyCycles * std::pow(std::max(1.0, k.ilp) / 64.0, c.onceTileExponent) / w;
+    double refetch = 0; // the machine code beyond the instruction cache, fetched again every round
+    if (k.sassScanned) {
+        const double bytes = double(k.sassKernel.instructions) * cuda::kSassInstructionBytes;
+        refetch = std::max(0.0, bytes - c.instructionCacheKiB * 1024) / 128 * c.refetchCyclesPerLine;
+    }
+    return onceInstructions(k) * std::max({c.onceFetchCycles, c.onceIssueCycles * w, latency}) + refetch;
 }
 
 void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &program, KernelPrediction &p) const
@@ -411,10 +427,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     if (!k.tensorCores && !k.warpgroupMma)
         fmaBlock *= replayedIssue(k, c.asyncReplayExponent);
     const double fma = resident * fmaBlock / p.computeHiding;
-    // PTX outside the k-loop runs once per block (prologue, epilogue); without PTX it is not counted.
-    const double once = onceInstructions(k);
-    const double issue = once * warpsPerBlock * resident / (c.schedulersPerSm * clockHz);
-    const double throughput = fma + shared + issue;
+    const double throughput = fma + shared;
 
     const double blockWarps = k.tensorCores ? c.mmaBlockWarps : c.asyncBlockWarps;
     const double ownTile = fmaBlock / tiles / (k.warpgroupMma ? 1.0 : std::min(1.0, warpsPerBlock / blockWarps));
@@ -423,9 +436,10 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     const double ringTile = c.asyncTileLatencyUs * 1e-6 *
                             (k.copyStages > 2 ? 1.0 / inFlight : c.asyncTwoStageFactor);
     const double tile = pnorm(ownTile, ringTile) + bubble + c.asyncTileUs * 1e-6;
-    const double cycles = (k.epilogueOps > 0 ? c.asyncFusedEpilogueCycles : c.asyncEpilogueCycles) *
-                          std::pow(std::max(1.0, k.ilp) / 64.0, c.asyncEpilogueTileExponent);
-    const double chain = tiles * tile + once * cycles / clockHz;
+    const double chain = tiles * tile;
+    // The prologue and epilogue, once per block: measured per round on the H200 (onceCycles), so
+    // added after the ring's terms are put on the measured scale.
+    const double once = onceCycles(k, warps / c.schedulersPerSm) / clockHz;
 
     double storedBytes = 0;
     for (const auto &st : k.streams)
@@ -433,15 +447,16 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
             storedBytes += sectorsPerRequest(st).sectors * 32.0 * st.requests;
     const double stores = resident * storedBytes / blocks / (bw * c.l2BandwidthFactor / sms);
     p.sharedMs = rounds * shared * 1e3;
-    p.issueMs = rounds * issue * 1e3;
     p.loopLatencyMs = rounds * chain * 1e3;
     p.epilogueMs = rounds * stores * 1e3;
     p.computeMs = (rounds * (pnorm(throughput, chain) + stores) + c.asyncFillUs * 1e-6) * 1e3;
     if (!k.tensorCores && !k.warpgroupMma) {
         // The FFMA ring on the measured scale (Params::asyncLevel): every part alike.
-        for (double *ms : {&p.computeMs, &p.sharedMs, &p.issueMs, &p.loopLatencyMs, &p.epilogueMs})
+        for (double *ms : {&p.computeMs, &p.sharedMs, &p.loopLatencyMs, &p.epilogueMs})
             *ms *= c.asyncLevel;
     }
+    p.issueMs = rounds * once * 1e3;
+    p.computeMs += p.issueMs;
 }
 
 ProgramPrediction PerfModel::predict(ProgramFacts &facts) const

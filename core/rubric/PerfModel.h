@@ -146,13 +146,27 @@ public:
         /// (0.1-1 tried): the largest value that keeps every other FP32 GEMM problem at rho >= 0.85;
         /// run 22, timed after, moves within 0.006 by it (docs/RUBRIC.md, session 20).
         double asyncReplayExponent = 0.25;
-        /// One block's prologue and epilogue run once per block, one dependent instruction after
-        /// another: cycles per PTX instruction outside the k-loop, stores only / fused element-wise
-        /// ops (bias, GELU: longer dependent chains), times (thread tile / 64)^asyncEpilogueTileExponent
-        /// (more accumulators live, fewer registers to interleave elements).
-        double asyncEpilogueCycles = 8;
-        double asyncFusedEpilogueCycles = 14;
-        double asyncEpilogueTileExponent = 1.5;
+        /// A tiled GEMM's code outside its k-loop (prologue, epilogue: C's stores, bias, GELU) runs once
+        /// per block; per round it costs each of its machine instructions the largest of three cycle
+        /// counts: onceFetchCycles (straight-line code, each line fetched once into the warps'
+        /// instruction cache), onceIssueCycles times the warps per scheduler (each warp issues it;
+        /// below 1 because about half the epilogue is the edge tiles' path, not run inside the matrix)
+        /// and onceLatencyCycles x (thread tile / 64)^onceTileExponent over the warps per scheduler
+        /// (one warp's dependent chains, the larger the tile the fewer registers left to interleave them).
+        /// Where the whole kernel's machine code exceeds the SM's instruction cache
+        /// (instructionCacheKiB), each round fetches the excess from L2 again, refetchCyclesPerLine per
+        /// 128-byte line (H200 run 23 call 1, ncu: a 210 KB GEMM + bias + GELU kernel waits for
+        /// instructions in 50 % of its warp samples, 71 % of its epilogue's, where the same kernel with
+        /// a 125 KB loop-and-epilogue waits in 8 %).
+        /// Fitted to the per-round intercepts (2 t(K=64) - t(K=128)) of 238 GEMM + bias + GELU schedules
+        /// at 8192x8192 timed at both K (H200 run 22 call 4): log sd 0.18, not to the ranking
+        /// (docs/RUBRIC.md, session 21).
+        double onceFetchCycles = 2;
+        double onceIssueCycles = 0.75;
+        double onceLatencyCycles = 3.5;
+        double onceTileExponent = 0.5;
+        double instructionCacheKiB = 144;
+        double refetchCyclesPerLine = 112;
         double asyncFillUs = 1.0;           ///< the first tiles' latency, once per kernel (later blocks overlap it)
         /// The FFMA ring's terms above were fitted for ranking (Spearman ignores a common factor), and
         /// predicted 1.4x the measured times; this puts them on the measured scale, where register-staged
@@ -211,6 +225,8 @@ private:
     /// A tiled GEMM whose tiles are copied by cp.async: fills computeMs, loopLatencyMs, sharedMs,
     /// issueMs and epilogueMs of `p` (see Params::asyncTileLatencyUs and below).
     void predictAsyncGemm(const KernelFacts &k, const ProgramFacts &program, KernelPrediction &p) const;
+    /// Cycles per round of one block's code outside its k-loop (Params::onceFetchCycles).
+    double onceCycles(const KernelFacts &k, double warpsPerScheduler) const;
 
     Params m_params;
 };

@@ -132,31 +132,88 @@ TEST(RubricModelTerms, AsyncOneBlockPerSmIsNotFourTimesWorseThanFour)
 
 TEST(RubricModelTerms, AsyncShortKIsBoundByEachBlocksEpilogue)
 {
-    // K = 64: a block runs four k-tiles, then applies bias and GELU to its tile one element after
-    // another. The epilogue's PTX (outside the k-loop) costs each block; 16x8 thread tiles (128
-    // accumulators) leave fewer registers to interleave elements (H200: 16x8 thread tiles
-    // 0.39-0.67 ms against 0.34-0.38 ms for 8x8 tiles with the same 8 warps per SM).
+    // K = 64: a block runs four k-tiles, then applies bias and GELU to its tile. The code outside
+    // the k-loop runs once per block, per round the largest of its fetch, every resident warp's
+    // issue and one warp's dependent chains (H200 run 22 call 4: 1.5-5 cycles per instruction per
+    // round at 1-8 warps per scheduler).
     const ir::Graph g = ir::makeGemmBiasGelu();
     const auto problem = problemOf(g, {{"M", 8192}, {"N", 8192}, {"K", 64}});
     const auto base = predictDecisions(problem, kAsync128x128);
     auto k = base.facts.kernels.front();
     ASSERT_GT(k.epilogueOps, 0) << "bias and GELU are fused into the GEMM kernel";
     const rubric::PerfModel model;
+    const auto &c = model.params();
     k.ptxLoop.fma = 16 * 8 * 8;
     k.ptxLoop.sharedLoads = 64;
     k.ptxLoop.total = 1360;
     k.ptxMix.total = 1360; // nothing outside the loop
     const auto bare = model.predictKernel(k, base.facts);
+    EXPECT_EQ(bare.issueMs, 0);
     k.ptxMix.total = 1360 + 4750; // the GELU epilogue of 64 elements per thread
     const auto fused = model.predictKernel(k, base.facts);
     EXPECT_GT(fused.ms, 1.3 * bare.ms) << "no epilogue: " << bare.ms << " ms, GELU: " << fused.ms << " ms";
-    EXPECT_GT(fused.issueMs, bare.issueMs);
-    auto plain = k;
-    plain.epilogueOps = 0; // stores only: shorter dependent chains per instruction
-    EXPECT_LT(model.predictKernel(plain, base.facts).loopLatencyMs, fused.loopLatencyMs);
-    auto wide = k;
-    wide.ilp = 16 * 8; // 16x8 thread tile, the same instructions
-    EXPECT_GT(model.predictKernel(wide, base.facts).loopLatencyMs, 2 * fused.loopLatencyMs);
+    EXPECT_NEAR(fused.ms - bare.ms, fused.issueMs, 1e-9) << "added per round, on the measured scale";
+    // The machine code's count where it was scanned.
+    auto scanned = k;
+    scanned.sassScanned = true;
+    scanned.sassLoop.instructions = 1300;
+    scanned.sassKernel.instructions = 1300 + 4000;
+    EXPECT_NEAR(model.predictKernel(scanned, base.facts).issueMs, 4000.0 / 4750 * fused.issueMs, 1e-9);
+    // Two blocks of 8 warps per SM: 4 warps per scheduler issue it, 0.75 cycles each an instruction.
+    ASSERT_EQ(k.occupancy->activeBlocksPerSm * k.threads / 32 / 4, 4);
+    const double rounds = fused.issueMs / (4750 * 4 * c.onceIssueCycles / (base.facts.gpu->boostClockMHz * 1e3));
+    EXPECT_NEAR(rounds, std::round(rounds), 1e-9) << "whole rounds of the fetch-and-issue cost";
+    // One warp per scheduler: its dependent chains, longer with a 16x8 thread tile's 128 accumulators.
+    auto lone = k;
+    lone.occupancy->activeBlocksPerSm = 1;
+    lone.threads = 128;
+    auto wide = lone;
+    wide.ilp = 16 * 8;
+    const auto pl = model.predictKernel(lone, base.facts), pw = model.predictKernel(wide, base.facts);
+    EXPECT_NEAR(pw.issueMs / pl.issueMs, std::sqrt(2.0), 1e-9);
+}
+
+TEST(RubricModelTerms, CodeBeyondTheInstructionCacheIsFetchedEveryRound)
+{
+    // H200 run 23 call 1 (ncu), GEMM + bias + GELU at 8192x8192x128, 128x128 tiles of 16x8, two
+    // blocks of 4 warps per SM: with block_k 32 the kernel's machine code is 13120 instructions (210
+    // KB: 2507 before the k-loop, 4992 in it, 5621 after) and it waits for instructions in 50 % of
+    // its warp samples, 0.811 ms; with block_k 8, 7824 instructions (125 KB), 8 %, 0.523 ms. Both
+    // take 2.95 us per unit of K from K = 128 to 1024: the difference is once per round.
+    const ir::Graph g = ir::makeGemmBiasGelu();
+    const auto problem = problemOf(g, {{"M", 8192}, {"N", 8192}, {"K", 128}});
+    const auto base = predictDecisions(problem, kAsync128x128);
+    auto small = base.facts.kernels.front();
+    small.threads = 128; // 16x8 per thread, two blocks per SM: 2 warps per scheduler
+    small.ilp = 16 * 8;
+    small.occupancy->activeBlocksPerSm = 2;
+    small.sassScanned = true;
+    small.sassLoop.instructions = 1299;
+    small.sassKernel.instructions = 7824;
+    auto large = small;
+    large.sassKernel.instructions = 13120;
+    large.sassLoop.instructions = 4992;
+    const rubric::PerfModel model;
+    const auto &c = model.params();
+    rubric::PerfModel::Params cached = c;
+    cached.refetchCyclesPerLine = 0;
+    const auto ps = model.predictKernel(small, base.facts), pl = model.predictKernel(large, base.facts);
+    const auto pc = rubric::PerfModel(cached).predictKernel(large, base.facts);
+    // Outside the loop: 8128 against 6525 instructions. Beyond the 144 KiB cache, every round
+    // fetches the excess again: 66 KB, 112 cycles a line.
+    EXPECT_NEAR(pc.issueMs / ps.issueMs, 8128.0 / 6525, 1e-9);
+    const double excessLines = (13120 * 16 - c.instructionCacheKiB * 1024) / 128;
+    ASSERT_NEAR(excessLines, 488, 1);
+    const double clockKHz = base.facts.gpu->boostClockMHz * 1e3;
+    const double perInstruction =
+        std::max({c.onceFetchCycles, c.onceIssueCycles * 2, c.onceLatencyCycles * std::pow(2.0, c.onceTileExponent) / 2});
+    const double rounds = ps.issueMs / (6525 * perInstruction / clockKHz);
+    EXPECT_NEAR(rounds, 16, 1e-6) << "4096 tiles, 2 per SM on 132 SMs";
+    EXPECT_NEAR(pl.issueMs - pc.issueMs, rounds * excessLines * c.refetchCyclesPerLine / clockKHz, 1e-9);
+    EXPECT_GT(pl.ms, 1.2 * ps.ms) << "small " << ps.ms << " ms, large " << pl.ms << " ms (measured 0.523, 0.811)";
+    auto fits = large;
+    fits.sassKernel.instructions = 9216; // 144 KiB: fits
+    EXPECT_NEAR(model.predictKernel(fits, base.facts).issueMs / ps.issueMs, (9216.0 - 4992) / (7824 - 1299), 1e-9);
 }
 
 TEST(RubricModelTerms, AsyncLoopSpillsTakeIssueSlotsFromTheFmas)
@@ -513,20 +570,26 @@ TEST(RubricModelTerms, RegisterStagingAndTheAsyncRingShareOneScale)
     EXPECT_LT(r.ms / a.ms, 1.4) << "register staging " << r.ms << " ms, two-stage ring " << a.ms << " ms";
     EXPECT_LT(old.predictKernel(bare, base.facts).ms / old.predictKernel(ring, base.facts).ms, 0.75);
     // Register staging: the k-loop at registerLoopFactor, plus each block's prologue and epilogue (the
-    // PTX outside the loop at the ring's cycles per instruction), per round (4 rounds of 2 blocks).
+    // PTX outside the loop, no machine code scanned), per round (4 rounds of 2 blocks of 8 warps: 4
+    // warps per scheduler, so each instruction costs its issue by each of them).
     const double rounds = 4, clockHz = base.facts.gpu->boostClockMHz * 1e6;
-    const double once = (1202 - 618) * model.params().asyncEpilogueCycles / clockHz * 1e3;
+    const auto &c = model.params();
+    ASSERT_GT(c.onceIssueCycles * 4, std::max(c.onceFetchCycles, c.onceLatencyCycles / 4));
+    const double once = (1202 - 618) * c.onceIssueCycles * 4 / clockHz * 1e3;
     rubric::PerfModel::Params unit;
     unit.registerLoopFactor = 1;
     const auto r1 = rubric::PerfModel(unit).predictKernel(reg, base.facts);
     EXPECT_NEAR(r.computeMs - rounds * once - r.epilogueMs,
                 model.params().registerLoopFactor * (r1.computeMs - rounds * once - r1.epilogueMs), 1e-9);
     EXPECT_NEAR(r.loopLatencyMs - model.predictKernel(bare, base.facts).loopLatencyMs, rounds * once, 1e-9);
-    // The FFMA ring is scaled alike in every part (Params::asyncLevel); the TF32 rings are not.
+    // The FFMA ring is scaled alike in every part (Params::asyncLevel) but the code run once per
+    // block, measured per round (issueMs); the TF32 rings are not.
     rubric::PerfModel::Params ringUnit;
     ringUnit.asyncLevel = 1;
     const auto a1 = rubric::PerfModel(ringUnit).predictKernel(ring, base.facts);
-    EXPECT_NEAR(a.computeMs, model.params().asyncLevel * a1.computeMs, 1e-12);
+    EXPECT_GT(a.issueMs, 0);
+    EXPECT_DOUBLE_EQ(a.issueMs, a1.issueMs);
+    EXPECT_NEAR(a.computeMs - a.issueMs, model.params().asyncLevel * (a1.computeMs - a1.issueMs), 1e-12);
     EXPECT_NEAR(a.loopLatencyMs, model.params().asyncLevel * a1.loopLatencyMs, 1e-12);
     auto mma = ring;
     mma.tensorCores = true;
