@@ -378,13 +378,20 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     auto pnorm = [q = c.asyncChainExponent](double a, double b) { return std::pow(std::pow(a, q) + std::pow(b, q), 1 / q); };
 
     // The k-loop's issue share: FMAs against shared loads, spill traffic and the rest of its PTX.
+    // The spill traffic in the loop: where the machine code was scanned, its local loads and stores
+    // in the loop, one issue slot each (spills in the prologue or epilogue cost the loop nothing);
+    // else asyncSpillIssue slots per spilled word.
     double issueShare = std::clamp(k.fmaShare, 0.05, 1.0);
     if (k.ptxLoop.fma > 0) {
         const double other = std::max(0, k.ptxLoop.total - k.ptxLoop.fma - k.ptxLoop.sharedLoads);
-        const double spillWords = std::max(0, k.spillBytes) / 4.0;
-        issueShare = k.ptxLoop.fma / (k.ptxLoop.fma + k.ptxLoop.sharedLoads + c.asyncSpillIssue * spillWords +
-                                  c.asyncLoopOtherIssue * other);
-        if (k.spillBytes > 0)
+        double spillSlots = c.asyncSpillIssue * std::max(0, k.spillBytes) / 4.0;
+        bool loopSpills = k.spillBytes > 0;
+        if (k.sassScanned && k.sassLoop.instructions > 0) {
+            spillSlots = k.sassLoop.localLoads + k.sassLoop.localStores;
+            loopSpills = spillSlots > 0;
+        }
+        issueShare = k.ptxLoop.fma / (k.ptxLoop.fma + k.ptxLoop.sharedLoads + spillSlots + c.asyncLoopOtherIssue * other);
+        if (loopSpills)
             issueShare /= 1 + c.asyncSpilledLoopCost; // scheduled under a cap it could not meet
     }
     const double hidingWarps = k.copyStages == 2 ? c.asyncTwoStageHidingWarps : c.asyncHidingWarps;

@@ -235,6 +235,33 @@ TEST(RubricModelTerms, AsyncLoopSpillsTakeIssueSlotsFromTheFmas)
     EXPECT_DOUBLE_EQ(model.predictKernel(k, base.facts).computeMs, clean.computeMs);
 }
 
+TEST(RubricModelTerms, OnlyTheLoopsOwnSpillsCostTheLoop)
+{
+    // With the machine code scanned, the loop's own local loads and stores are its spill traffic,
+    // one issue slot each: ptxas's spill bytes count every spill in the kernel, and charged as two
+    // slots a word they were about five times the loop's local instructions (576 bytes, 67 in the
+    // loop), over-predicting spilled rings by 2-11 % on every issue-5 set; spilled kernels whose
+    // loop has none (their spills in the prologue or epilogue) by 13-25 % (docs/RUBRIC.md, session 21).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+    const auto base = predictDecisions(problem, kAsync128x128);
+    auto k = asyncLoopKernel(base.facts, 2500);
+    k.sassScanned = true;
+    k.sassLoop.instructions = 1400;
+    k.sassKernel.instructions = 2400;
+    const rubric::PerfModel model;
+    const auto clean = model.predictKernel(k, base.facts);
+    k.spillBytes = 80;
+    k.sassKernel.localLoads = k.sassKernel.localStores = 10; // all outside the loop
+    EXPECT_DOUBLE_EQ(model.predictKernel(k, base.facts).computeMs, clean.computeMs);
+    k.sassLoop.localLoads = k.sassLoop.localStores = 4;
+    const auto inLoop = model.predictKernel(k, base.facts);
+    EXPECT_GT(inLoop.computeMs, clean.computeMs);
+    auto unscanned = k;
+    unscanned.sassScanned = false; // the PTX path: 2 slots per spilled word, 40 against 8
+    EXPECT_GT(model.predictKernel(unscanned, base.facts).computeMs, inLoop.computeMs);
+}
+
 TEST(RubricModelTerms, AsyncLoopIssueFollowsTheReplayedMachineCode)
 {
     // The k-loop's SASS replayed on one scheduler (KernelFacts::sassReplay): where its warps leave
