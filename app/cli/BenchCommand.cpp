@@ -172,11 +172,14 @@ private:
             row.facts = rubric::calibrationFacts(facts, *predicted);
         }
         rubric::writeCalibrationRow(m_calibration, row);
+        m_calibration.flush(); // a sweep cut short (timeout, crash) keeps every row it timed
         if (!m_metricsAvailable || !predicted)
             return;
         // Counters refused on the first candidate, or on 3 in a row: said once, then timing only.
         std::string why;
-        if (profileDimensions(m_runner, built, facts, c, index, m_metricsFirst, m_dimensions, why)) {
+        const bool profiled = profileDimensions(m_runner, built, facts, c, index, m_metricsFirst, m_dimensions, why);
+        m_dimensions.flush();
+        if (profiled) {
             m_metricsRefused = 0;
         } else if (m_metricsFirst || ++m_metricsRefused >= 3) {
             std::fprintf(stderr, "hardware metrics are not available (%s); the bench carries on without them\n", why.c_str());
