@@ -79,6 +79,21 @@ GemmRounds gemmRounds(const KernelFacts &k, double sms, double activeBlocks, dou
     return {resident, *std::max_element(slots.begin(), slots.end())};
 }
 
+/// The share of a tiled GEMM's k-loop issue slots that go to FMAs. Register-staged tiles with the
+/// loop's machine code (sassLoop) take its FFMA share of every instruction the loop issues: their
+/// global loads, guards and shared stores are in the loop, and at unaligned shapes (scalar loads,
+/// each guarded) they are a third of it. Else a compiled k-loop's PTX: FMAs against shared-memory
+/// loads (its address arithmetic folds into the loads' offsets in SASS, so it is left out). Else
+/// the kernel's FMA share of its FLOPs.
+double gemmIssueShare(const KernelFacts &k)
+{
+    if (k.copyStages == 0 && !k.tensorCores && !k.warpgroupMma && k.sassLoop.ffma > 0)
+        return double(k.sassLoop.ffma) / k.sassLoop.instructions;
+    if (k.ptxLoop.fma > 0)
+        return double(k.ptxLoop.fma) / (k.ptxLoop.fma + k.ptxLoop.sharedLoads);
+    return std::clamp(k.fmaShare, 0.05, 1.0);
+}
+
 /// The kernel's instructions outside its k-loop, run once per block (prologue, epilogue): the machine
 /// code's where it was scanned, else the PTX's; 0 without either.
 double onceInstructions(const KernelFacts &k)
@@ -231,17 +246,7 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     double smQuant = std::ceil(perSm) / perSm;
     const bool tiledGemm = k.tiledGemm();
     const double peak = gpu.fp32Tflops * 1e12;
-    // FLOPs issue as FMAs where the kernel is FMA-heavy; the rest of the issue slots go to loads and
-    // index math. A compiled GEMM k-loop gives its own mix: FMAs against shared-memory loads (the
-    // address arithmetic of the PTX folds into the loads' offsets in SASS, so it is left out).
-    // Register-staged tiles with the k-loop's machine code (sassLoop) take its FFMA share of every
-    // instruction the loop issues: their global loads, guards and shared stores are in the loop,
-    // and at unaligned shapes (scalar loads, each guarded) they are a third of it.
-    double issueShare = tiledGemm ? std::clamp(k.fmaShare, 0.05, 1.0) : 1.0;
-    if (tiledGemm && k.ptxLoop.fma > 0)
-        issueShare = double(k.ptxLoop.fma) / (k.ptxLoop.fma + k.ptxLoop.sharedLoads);
-    if (tiledGemm && k.copyStages == 0 && !k.tensorCores && !k.warpgroupMma && k.sassLoop.ffma > 0)
-        issueShare = double(k.sassLoop.ffma) / k.sassLoop.instructions;
+    const double issueShare = tiledGemm ? gemmIssueShare(k) : 1.0;
     p.dramMs = quant * k.uniqueBytes / (bw * p.memoryHiding) * 1e3;
     p.l2Ms = quant * k.trafficBytes / (bw * m_params.l2BandwidthFactor * p.memoryHiding) * 1e3;
     if (tiledGemm && k.copyStages > 0) {
@@ -273,9 +278,10 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
         // (onceCycles): at short K per block (split K, K = 64-128) a larger share.
         const double once = onceCycles(k, resident * warpsPerBlock / m_params.schedulersPerSm) / clockHz;
         const double loop = m_params.registerLoopFactor;
-        p.loopLatencyMs = rounds * (loop * barrier + once) * 1e3;
+        p.loopLatencyMs = rounds * loop * barrier * 1e3;
         p.epilogueMs = rounds * epilogue * 1e3;
         p.sharedMs = rounds * shared * 1e3;
+        p.issueMs = rounds * once * 1e3; // as in the ring: the code outside the loop
         p.computeMs = rounds * (loop * (pipes + barrier) + epilogue + once) * 1e3;
     } else {
         p.computeMs = smQuant * issuedFlops(k) / (peak * usedSms / sms * issueShare * p.computeHiding) * 1e3;
@@ -359,11 +365,11 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
 {
     // Per SM, blocks run in rounds of `resident`. A round lasts as long as the larger of two, combined
     // as a p-norm because each hides part of the other: the SM's issue (the FMA pipe at the
-    // k-loop's issue share, the shared-memory pipe, the prologue and epilogue instructions of every
-    // resident block) and one block's own chain (k-tiles no faster than the ring delivers them, then
-    // its epilogue one dependent instruction after another). Register-staged tiles keep the
-    // barrier model above: a cp.async ring keeps stages - 1 tiles in flight across the barrier, so
-    // more resident blocks do not hide the tile latency the way they hide a register round trip.
+    // k-loop's issue share, the shared-memory pipe) and one block's own chain (k-tiles no faster
+    // than the ring delivers them); then the tile's stores, and the code outside the k-loop
+    // (prologue, epilogue: onceCycles, measured per round). Register-staged tiles keep the barrier
+    // model above: a cp.async ring keeps stages - 1 tiles in flight across the barrier, so more
+    // resident blocks do not hide the tile latency the way they hide a register round trip.
     const GpuSpec &gpu = *program.gpu;
     const ArchLimits &arch = *program.arch;
     const Params &c = m_params;
