@@ -91,6 +91,26 @@ Result<rubric::CalibrationRow> repredict(const rubric::CalibrationRow &measured,
     return row;
 }
 
+/// calibrate --by: the residual groups of every problem (rubric::groupResiduals), one table.
+void printResiduals(const std::vector<rubric::CalibrationRow> &rows, const std::vector<std::string> &by)
+{
+    std::vector<std::string> keys;
+    for (const auto &text : by)
+        for (std::size_t at = 0; at <= text.size();) {
+            const std::size_t comma = std::min(text.find(',', at), text.size());
+            if (comma > at)
+                keys.push_back(text.substr(at, comma - at));
+            at = comma + 1;
+        }
+    if (keys.empty())
+        return;
+    std::printf("\n| case | shape | group | schedules | median ln(predicted / measured), less the problem's | spread (sd) |\n");
+    std::printf("|---|---|---|---|---|---|\n");
+    for (const auto &g : rubric::groupResiduals(rows, keys))
+        std::printf("| %s | %s | %s | %d | %+.3f | %.3f |\n", g.family.c_str(), g.shape.c_str(), g.values.c_str(),
+                    g.schedules, g.median, g.spread);
+}
+
 void printSummary(const std::vector<rubric::CalibrationRow> &rows)
 {
     std::printf("| case | shape | schedules | Spearman rho (predicted vs measured) | even candidates | odd candidates "
@@ -369,6 +389,7 @@ int runCalibrate(const CalibrateOptions &options)
     }
     if (options.summaryOnly) {
         printSummary(*measured);
+        printResiduals(*measured, options.by);
         return 0;
     }
     const ArchLimits *arch = ArchDatabase::builtin().arch(options.arch);
@@ -427,6 +448,7 @@ int runCalibrate(const CalibrateOptions &options)
             rubric::writeCalibrationRow(out, r);
     }
     printSummary(done);
+    printResiduals(done, options.by);
     return failures ? 1 : 0;
 }
 

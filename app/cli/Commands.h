@@ -98,6 +98,9 @@ struct CalibrateOptions {
     /// NAME=V: the model constant this value for every prediction (re-predicted rows, --out, and the
     /// base of --vary); tries a change without rebuilding.
     std::vector<std::string> set;
+    /// KEY[,KEY...]: after the summary, ln(predicted / measured) per group of these decisions or
+    /// fact columns, against each problem's median (where the model is off, family by family).
+    std::vector<std::string> by;
 };
 /// Re-predicts measured bench candidates with the current model (no GPU) and prints Spearman's rho per case.
 int runCalibrate(const CalibrateOptions &options);

@@ -109,6 +109,9 @@ int main(int argc, char **argv)
     calibrateCmd->add_option("--vary", calibrate.vary,
                              "Model constant NAME=V1,V2,... (repeatable): rho per problem under every combination, "
                              "each candidate analysed once (docs/RUBRIC.md, Fitting)");
+    calibrateCmd->add_option("--by", calibrate.by,
+                             "KEY[,KEY...]: the residual ln(predicted / measured) per group of these schedule decisions or "
+                             "fact columns, against each problem's median (e.g. --by block_k,stages)");
     calibrateCmd->add_option("--set", calibrate.set,
                              "Model constant NAME=V (repeatable) for every prediction, --out and --vary included");
 

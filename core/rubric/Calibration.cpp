@@ -285,4 +285,61 @@ std::vector<CalibrationSummary> summarizeCalibration(const std::vector<Calibrati
     return out;
 }
 
+std::string decisionValue(const std::string &schedule, const std::string &key)
+{
+    const std::string needle = key + "=";
+    for (std::size_t at = schedule.find(needle); at != std::string::npos; at = schedule.find(needle, at + 1)) {
+        if (at > 0 && schedule[at - 1] != ' ')
+            continue; // the tail of a longer key ("thread_m" in "block_thread_m")
+        const std::size_t begin = at + needle.size();
+        return schedule.substr(begin, schedule.find_first_of(" ;", begin) - begin);
+    }
+    return {};
+}
+
+namespace {
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+} // namespace
+
+std::vector<ResidualGroup> groupResiduals(const std::vector<CalibrationRow> &rows, const std::vector<std::string> &keys)
+{
+    std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<double>>> problems;
+    for (const auto &r : rows) {
+        if (r.predictedMs <= 0 || r.measuredMs <= 0)
+            continue;
+        std::string values;
+        for (const auto &key : keys) {
+            std::string v = decisionValue(r.schedule, key);
+            for (const auto &[name, fact] : r.facts)
+                if (v.empty() && name == key)
+                    v = fact;
+            values += (values.empty() ? "" : " ") + key + "=" + (v.empty() ? "-" : v);
+        }
+        problems[{r.family, r.shape}][values].push_back(std::log(r.predictedMs / r.measuredMs));
+    }
+    std::vector<ResidualGroup> out;
+    for (const auto &[problem, groups] : problems) {
+        std::vector<double> all;
+        for (const auto &[values, residuals] : groups)
+            all.insert(all.end(), residuals.begin(), residuals.end());
+        const double center = median(all);
+        for (const auto &[values, residuals] : groups) {
+            const double mean = std::accumulate(residuals.begin(), residuals.end(), 0.0) / residuals.size();
+            double squares = 0;
+            for (const double x : residuals)
+                squares += (x - mean) * (x - mean);
+            out.push_back({problem.first, problem.second, values, static_cast<int>(residuals.size()),
+                           median(residuals) - center, std::sqrt(squares / residuals.size())});
+        }
+    }
+    return out;
+}
+
 } // namespace stitch::rubric

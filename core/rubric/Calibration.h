@@ -58,4 +58,21 @@ struct CalibrationSummary {
 };
 std::vector<CalibrationSummary> summarizeCalibration(const std::vector<CalibrationRow> &rows);
 
+/// Where the model is off, per problem: the candidates grouped by the values of `keys` (schedule
+/// decisions, "block_k", or fact columns, "sass_replay_warps"; a key neither names is "-"), each
+/// group's median and spread of ln(predicted / measured) less the problem's median. A group whose
+/// median sits far from 0 is a family the model mis-scales against the rest, which is what moves
+/// the rank correlation.
+struct ResidualGroup {
+    std::string family, shape;
+    std::string values; ///< "block_k=32 stages=3"
+    int schedules = 0;
+    double median = 0;  ///< of ln(predicted / measured), less the problem's
+    double spread = 0;  ///< standard deviation of ln(predicted / measured) within the group
+};
+std::vector<ResidualGroup> groupResiduals(const std::vector<CalibrationRow> &rows, const std::vector<std::string> &keys);
+/// The value of a schedule decision in a `describe` text ("C [gemm] block_m=128 ..."; the first
+/// group that names it), or empty.
+std::string decisionValue(const std::string &schedule, const std::string &key);
+
 } // namespace stitch::rubric

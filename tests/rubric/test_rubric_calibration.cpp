@@ -95,6 +95,37 @@ TEST(RubricCalibration, SummaryRanksEachHalfOfTheCandidates)
     EXPECT_TRUE(std::isnan(summary[1].rhoEven));
 }
 
+TEST(RubricCalibration, ResidualsGroupByDecisionsAndFacts)
+{
+    // Four block_k 8 candidates predicted right, two block_k 32 ones 2x fast: against the problem's
+    // median (0) the block_k 32 group sits at ln(0.5); a fact column groups as well.
+    std::vector<rubric::CalibrationRow> rows;
+    for (int i = 0; i < 6; ++i) {
+        const bool wide = i >= 4;
+        rubric::CalibrationRow r{"gemm", "8x8x8", i, 1.0 + i, (1.0 + i) * (wide ? 0.5 : 1.0),
+                                 std::string("C [gemm] block_m=128 thread_m=8 block_k=") + (wide ? "32" : "8") +
+                                     " stages=3; D [row_reduction] block_k=4",
+                                 {{"sass_replay_warps", i % 2 ? "2" : "1"}}};
+        rows.push_back(r);
+    }
+    EXPECT_EQ(rubric::decisionValue(rows[0].schedule, "block_k"), "8");
+    EXPECT_EQ(rubric::decisionValue(rows[0].schedule, "m"), "") << "not the tail of block_m";
+    EXPECT_EQ(rubric::decisionValue(rows[0].schedule, "stages"), "3") << "up to the group's end";
+    EXPECT_EQ(rubric::decisionValue(rows[0].schedule, "copy"), "");
+    const auto g = rubric::groupResiduals(rows, {"block_k"});
+    ASSERT_EQ(g.size(), 2u);
+    EXPECT_EQ(g[0].values, "block_k=32");
+    EXPECT_EQ(g[0].schedules, 2);
+    EXPECT_NEAR(g[0].median, std::log(0.5), 1e-12);
+    EXPECT_NEAR(g[0].spread, 0, 1e-12);
+    EXPECT_EQ(g[1].values, "block_k=8");
+    EXPECT_NEAR(g[1].median, 0, 1e-12);
+    const auto f = rubric::groupResiduals(rows, {"sass_replay_warps", "copy"});
+    ASSERT_EQ(f.size(), 2u);
+    EXPECT_EQ(f[0].values, "sass_replay_warps=1 copy=-");
+    EXPECT_EQ(f[0].schedules, 3);
+}
+
 TEST(RubricCalibration, CsvRoundTripsAndBadFilesAreLocated)
 {
     const std::string path = ::testing::TempDir() + "/calibration.csv";
