@@ -439,7 +439,11 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     }
     if (!k.tensorCores && !k.warpgroupMma)
         fmaBlock *= replayedIssue(k, c.asyncReplayExponent);
-    const double fma = resident * fmaBlock / p.computeHiding;
+    // A lone warp per scheduler whose k-loop was replayed: the replay's cycles per issue slot are
+    // that warp's own latency, the shortfall computeHiding estimates from the warp count, so it is
+    // not charged again (both took the lone warps 1.5-2.2x slow: docs/RUBRIC.md, session 21).
+    const bool loneReplayed = !k.tensorCores && !k.warpgroupMma && k.sassReplayWarps == 1 && k.sassReplay.cyclesPerTrip > 0;
+    const double fma = resident * fmaBlock / (loneReplayed ? 1.0 : p.computeHiding);
     const double throughput = fma + shared;
 
     const double blockWarps = k.tensorCores ? c.mmaBlockWarps : c.asyncBlockWarps;

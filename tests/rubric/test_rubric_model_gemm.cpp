@@ -289,6 +289,36 @@ TEST(RubricModelTerms, AsyncLoopIssueFollowsTheReplayedMachineCode)
     EXPECT_GT(fetching.computeMs, idle.computeMs);
 }
 
+TEST(RubricModelTerms, ALoneReplayedWarpIsNotChargedTheHidingAgain)
+{
+    // One block of four warps per SM (one warp per scheduler): the replay's cycles per issue slot
+    // are the lone warp's own latency; computeHiding, the same shortfall estimated from the warp
+    // count, no longer stretches its FFMA time on top (lone warps were predicted 1.5-2.2x slow on
+    // every issue-5 set). Without a replay, or with two warps, the hiding stays.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, {{"M", 4096}, {"N", 4096}, {"K", 4096}});
+    const auto base = predictDecisions(problem, kAsync128x128);
+    auto k = asyncLoopKernel(base.facts, 2500);
+    k.threads = 128;
+    k.occupancy->activeBlocksPerSm = 1;
+    const rubric::PerfModel model;
+    rubric::PerfModel::Params fewer = model.params();
+    fewer.asyncHidingWarps = 24; // half the hiding at every warp count
+    const rubric::PerfModel lessHiding(fewer);
+    ASSERT_LT(model.predictKernel(k, base.facts).computeHiding, 0.7) << "4 warps per SM hide less than 12";
+    EXPECT_GT(lessHiding.predictKernel(k, base.facts).computeMs, model.predictKernel(k, base.facts).computeMs)
+        << "no replay: the hiding counts";
+    k.sassReplayWarps = 1;
+    k.sassReplay.instructionsPerTrip = 1300;
+    k.sassReplay.cyclesPerTrip = 2.5 * 1300; // the lone warp issues every 2.5 cycles
+    EXPECT_DOUBLE_EQ(lessHiding.predictKernel(k, base.facts).computeMs, model.predictKernel(k, base.facts).computeMs);
+    auto two = k;
+    two.occupancy->activeBlocksPerSm = 2;
+    two.sassReplayWarps = 2;
+    two.sassReplay.cyclesPerTrip = 2 * 2.5 * 1300;
+    EXPECT_GT(lessHiding.predictKernel(two, base.facts).computeMs, model.predictKernel(two, base.facts).computeMs);
+}
+
 TEST(RubricModelTerms, EdgeTilesIssueTheirWholeTile)
 {
     // A tile runs whole at the edges (its rows past M on zeros, not stored): 256-row tiles over
