@@ -354,7 +354,7 @@ double PerfModel::onceCycles(const KernelFacts &k, double warpsPerScheduler) con
     const double w = std::max(1.0, warpsPerScheduler);
     const double latency = c.onceLatencyCycles * std::pow(std::max(1.0, k.ilp) / 64.0, c.onceTileExponent) / w;
     double refetch = 0; // the machine code beyond the instruction cache, fetched again every round
-    if (k.sassScanned) {
+    if (k.sassScanned && k.sassLoop.instructions > 0) { // as onceInstructions: the machine code's counts
         const double bytes = double(k.sassKernel.instructions) * cuda::kSassInstructionBytes;
         refetch = std::max(0.0, bytes - c.instructionCacheKiB * 1024) / 128 * c.refetchCyclesPerLine;
     }
