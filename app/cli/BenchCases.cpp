@@ -28,12 +28,26 @@ std::vector<std::int64_t> parseSizes(const std::string &shape, std::size_t count
     return at == shape.size() + 1 ? sizes : std::vector<std::int64_t>{};
 }
 
+/// A bench family: its program, the sizes its shape names, and the least DRAM bytes a run moves.
 struct Family {
     const char *name;
-    std::size_t dims; ///< M, N (rows) or M, N, K (GEMMs)
+    std::size_t dims;            ///< M, N (rows) or M, N, K (GEMMs)
+    ir::Graph (*graph)();
+    double (*bytes)(double M, double N, double K);
+    schedule::Precision precision = schedule::Precision::FP32;
 };
-constexpr Family kFamilies[] = {{"gemm", 3},    {"gemm_tf32", 3}, {"gemm_bias_gelu", 3},
-                                {"softmax", 2}, {"layernorm", 2}, {"chain5", 2}};
+double gemmBytes(double M, double N, double K) { return 4.0 * (M * K + K * N + M * N); }
+// Row families read and write each element once; layer norm also reads gamma and beta, the chain
+// two inputs; the fused GEMM reads its bias.
+const Family kFamilies[] = {
+    {"gemm", 3, [] { return ir::makeMatmul(); }, gemmBytes},
+    // TF32 allowed (PyTorch's allow_tf32): against cuBLAS on TF32 tensor cores.
+    {"gemm_tf32", 3, [] { return ir::makeMatmul(); }, gemmBytes, schedule::Precision::TF32},
+    {"gemm_bias_gelu", 3, [] { return ir::makeGemmBiasGelu(); }, [](double M, double N, double K) { return gemmBytes(M, N, K) + 4.0 * N; }},
+    {"softmax", 2, [] { return ir::makeSoftmaxRows(); }, [](double M, double N, double) { return 8.0 * M * N; }},
+    {"layernorm", 2, [] { return ir::makeLayerNormRows(); }, [](double M, double N, double) { return 8.0 * M * N + 8.0 * N; }},
+    {"chain5", 2, [] { return ir::makeElementwiseChain(); }, [](double M, double N, double) { return 12.0 * M * N; }},
+};
 
 } // namespace
 
@@ -53,25 +67,12 @@ Result<BenchCase> makeCase(const std::string &family, const std::string &shape)
     if (s.empty())
         return Error{ErrorKind::InvalidArgument, "bench shape '" + shape + "' of " + family + ": expected " +
                                                      (f->dims == 3 ? "MxNxK" : "MxN") + " with positive sizes"};
-    const double M = double(s[0]), N = double(s[1]);
-    ir::Graph graph = family == "gemm_bias_gelu" ? ir::makeGemmBiasGelu()
-                      : family == "softmax"      ? ir::makeSoftmaxRows()
-                      : family == "layernorm"    ? ir::makeLayerNormRows()
-                      : family == "chain5"       ? ir::makeElementwiseChain()
-                                                 : ir::makeMatmul();
-    BenchCase c{family, shape, std::move(graph), {{"M", s[0]}, {"N", s[1]}}, 0, 0};
+    const double M = double(s[0]), N = double(s[1]), K = f->dims == 3 ? double(s[2]) : 0.0;
+    BenchCase c{family, shape, f->graph(), {{"M", s[0]}, {"N", s[1]}}, 0, f->bytes(M, N, K), f->precision};
     if (f->dims == 3) {
-        const double K = double(s[2]);
         c.sizes["K"] = s[2];
         c.flops = 2.0 * M * N * K;
-        c.bytes = 4.0 * (M * K + K * N + M * N) + (family == "gemm_bias_gelu" ? 4.0 * N : 0.0);
-    } else {
-        // Read and write each element once; layer norm also reads gamma and beta, the chain two inputs.
-        c.bytes = family == "layernorm" ? 8.0 * M * N + 8.0 * N : family == "chain5" ? 12.0 * M * N : 8.0 * M * N;
     }
-    // TF32 allowed (PyTorch's allow_tf32): against cuBLAS on TF32 tensor cores.
-    if (family == "gemm_tf32")
-        c.precision = schedule::Precision::TF32;
     return c;
 }
 

@@ -26,6 +26,12 @@ double issuedFlops(const KernelFacts &k)
     return k.tileFlops > 0 ? k.tileFlops : k.flops;
 }
 
+/// Whether the kernel's hot loop was replayed (KernelFacts::sassReplay).
+bool replayed(const KernelFacts &k)
+{
+    return k.sassReplay.cyclesPerTrip > 0 && k.sassReplayWarps > 0;
+}
+
 /// The FFMA k-loop's machine code replayed on one scheduler (KernelFacts::sassReplay): its cycles
 /// per issue slot, 1 where the warps there keep the port busy, more where the static schedule's
 /// stalls, scoreboard waits and bank conflicts leave it idle (taken to the power `exponent`) or
@@ -33,7 +39,7 @@ double issuedFlops(const KernelFacts &k)
 /// "no instruction" stalls). 1 without a replay.
 double replayedIssue(const KernelFacts &k, double exponent)
 {
-    if (k.sassReplay.cyclesPerTrip <= 0 || k.sassReplayWarps <= 0)
+    if (!replayed(k))
         return 1;
     const double slots = k.sassReplayWarps * static_cast<double>(k.sassReplay.instructionsPerTrip);
     const double fetch = k.sassReplay.fetchIdleCyclesPerTrip / slots;
@@ -442,7 +448,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     // A lone warp per scheduler whose k-loop was replayed: the replay's cycles per issue slot are
     // that warp's own latency, the shortfall computeHiding estimates from the warp count, so it is
     // not charged again (both took the lone warps 1.5-2.2x slow: docs/RUBRIC.md, session 21).
-    const bool loneReplayed = !k.tensorCores && !k.warpgroupMma && k.sassReplayWarps == 1 && k.sassReplay.cyclesPerTrip > 0;
+    const bool loneReplayed = !k.tensorCores && !k.warpgroupMma && replayed(k) && k.sassReplayWarps == 1;
     const double fma = resident * fmaBlock / (loneReplayed ? 1.0 : p.computeHiding);
     const double throughput = fma + shared;
 

@@ -154,7 +154,9 @@ public:
         /// and onceLatencyCycles x (thread tile / 64)^onceTileExponent over the warps per scheduler
         /// (one warp's dependent chains, the larger the tile the fewer registers left to interleave them).
         /// Where the whole kernel's machine code exceeds the SM's instruction cache
-        /// (instructionCacheKiB), each round fetches the excess from L2 again, refetchCyclesPerLine per
+        /// (instructionCacheKiB: the cache that keeps a kernel's code between rounds, not the
+        /// scheduler's 30 KB one a replayed loop misses, IssueReplayParams::instructionCacheBytes),
+        /// each round fetches the excess from L2 again, refetchCyclesPerLine per
         /// 128-byte line (H200 run 23 call 1, ncu: a 210 KB GEMM + bias + GELU kernel waits for
         /// instructions in 50 % of its warp samples, 71 % of its epilogue's, where the same kernel with
         /// a 125 KB loop-and-epilogue waits in 8 %).
