@@ -372,7 +372,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     // Per SM, blocks run in rounds of `resident`. A round lasts as long as the larger of two, combined
     // as a p-norm because each hides part of the other: the SM's issue (the FMA pipe at the
     // k-loop's issue share, the shared-memory pipe) and one block's own chain (k-tiles no faster
-    // than the ring delivers them); then the tile's stores, and the code outside the k-loop
+    // than the ring delivers them); then one block's tile stores, and the code outside the k-loop
     // (prologue, epilogue: onceCycles, measured per round). Register-staged tiles keep the barrier
     // model above: a cp.async ring keeps stages - 1 tiles in flight across the barrier, so more
     // resident blocks do not hide the tile latency the way they hide a register round trip.
@@ -468,7 +468,12 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     for (const auto &st : k.streams)
         if (!st.shared && st.store)
             storedBytes += sectorsPerRequest(st).sectors * 32.0 * st.requests;
-    const double stores = resident * storedBytes / blocks / (bw * c.l2BandwidthFactor / sms);
+    // Per round, one block's stores at the SM's share of L2: the other resident blocks' stores go out
+    // while the rest run their k-loops (the ring keeps no barrier across blocks), so with `resident`
+    // blocks only one store phase in a round is left exposed, and a lone block's is exposed whole.
+    // (All `resident` blocks' stores, one after the other, took GEMMs of four small blocks per SM and
+    // scalar stores 5-10 % slow at short K: docs/RUBRIC.md, session 22.)
+    const double stores = storedBytes / blocks / (bw * c.l2BandwidthFactor / sms);
     p.sharedMs = rounds * shared * 1e3;
     p.loopLatencyMs = rounds * chain * 1e3;
     p.epilogueMs = rounds * stores * 1e3;

@@ -24,7 +24,7 @@ struct KernelPrediction {
     double loopLatencyMs = 0; ///< tiled GEMM: the k-loop's rounds x its latency chain (k-tile barriers, or the
                               ///< cp.async ring's chain), part of computeMs
     double clusterMs = 0; ///< launching and synchronizing thread-block clusters
-    double epilogueMs = 0; ///< GEMM: each round's tile stores at the SM's share of the L2 bandwidth (in computeMs)
+    double epilogueMs = 0; ///< GEMM: each round's tile stores at the SM's share of the L2 bandwidth (a cp.async ring: one block's; in computeMs)
     double overlapMs = 0;  ///< short-lived blocks: the memory and latency terms that waves started together
                            ///< cannot overlap (one wave: they add; more waves drift apart)
     double launchMs = 0;

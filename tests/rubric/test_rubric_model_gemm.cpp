@@ -130,6 +130,28 @@ TEST(RubricModelTerms, AsyncOneBlockPerSmIsNotFourTimesWorseThanFour)
     EXPECT_NEAR(perRoundOne, perRoundFour, 1e-9);
 }
 
+TEST(RubricModelTerms, AsyncRoundExposesOneBlocksStores)
+{
+    // K = 128: a block's tile stores are a larger share of its life. The other resident blocks run
+    // their k-loops while one block stores, so a round leaves one block's stores exposed, however
+    // many blocks share the SM (H200 run 23 call 2, GEMM 8192x8192x128: four blocks of 64x128 per SM
+    // measured 0.40-0.43 ms where every block's stores in turn predicted 0.47-0.50 ms).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, {{"M", 8192}, {"N", 8192}, {"K", 128}});
+    auto d = kAsync128x128;
+    d["block_m"] = 64;
+    const auto base = predictDecisions(problem, d);
+    const auto &k = base.facts.kernels.front();
+    const rubric::PerfModel model;
+    const auto one = model.predictKernel(withResidentBlocks(k, 1), base.facts);
+    const auto four = model.predictKernel(withResidentBlocks(k, 4), base.facts);
+    ASSERT_GT(one.epilogueMs, 0) << "the tile's stores are charged";
+    const double roundsOne = std::ceil(std::ceil(k.blocks / 132.0) / 1.0);
+    const double roundsFour = std::ceil(std::ceil(k.blocks / 132.0) / 4.0);
+    EXPECT_NEAR(one.epilogueMs / roundsOne, four.epilogueMs / roundsFour, 1e-12) << "one block's stores a round";
+    EXPECT_LT(four.epilogueMs, one.epilogueMs / 3.5) << "a quarter of the rounds (16 of 63), as many exposed stores";
+}
+
 TEST(RubricModelTerms, AsyncShortKIsBoundByEachBlocksEpilogue)
 {
     // K = 64: a block runs four k-tiles, then applies bias and GELU to its tile. The code outside
