@@ -134,6 +134,7 @@ const std::vector<std::pair<const char *, double PerfModel::Params::*>> &paramTa
         {"gemmIterationUs", &PerfModel::Params::gemmIterationUs},
         {"gemmPipeExponent", &PerfModel::Params::gemmPipeExponent},
         {"registerLoopFactor", &PerfModel::Params::registerLoopFactor},
+        {"asyncStoreFactor", &PerfModel::Params::asyncStoreFactor},
         {"streamKSharedCost", &PerfModel::Params::streamKSharedCost},
         {"warpLatencySpread", &PerfModel::Params::warpLatencySpread},
         {"waveDriftExponent", &PerfModel::Params::waveDriftExponent},
@@ -473,7 +474,7 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     // blocks only one store phase in a round is left exposed, and a lone block's is exposed whole.
     // (All `resident` blocks' stores, one after the other, took GEMMs of four small blocks per SM and
     // scalar stores 5-10 % slow at short K: docs/RUBRIC.md, session 22.)
-    const double stores = storedBytes / blocks / (bw * c.l2BandwidthFactor / sms);
+    const double stores = c.asyncStoreFactor * storedBytes / blocks / (bw * c.l2BandwidthFactor / sms);
     p.sharedMs = rounds * shared * 1e3;
     p.loopLatencyMs = rounds * chain * 1e3;
     p.epilogueMs = rounds * stores * 1e3;

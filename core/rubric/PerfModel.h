@@ -169,6 +169,13 @@ public:
         double onceTileExponent = 0.5;
         double instructionCacheKiB = 144;
         double refetchCyclesPerLine = 112;
+        /// A cp.async ring's exposed tile stores (one block's a round) take this times their sectors at
+        /// the SM's share of L2. Measured under ncu (run 24 call 1, GEMM 8192x8192x128, one block per
+        /// SM of 256x128 or 128x256 tiles): the code after the k-loop takes 2.7 and 6.6 us a round,
+        /// waiting on its stores (long scoreboard: the address register reloaded for the next row
+        /// waits until the previous row's STG.128 has read it, then the drain), where the model had
+        /// 1.1 and 2.2 us of stores and under 1 us of once-per-block code (onceCycles).
+        double asyncStoreFactor = 2;
         double asyncFillUs = 1.0;           ///< the first tiles' latency, once per kernel (later blocks overlap it)
         /// The FFMA ring's terms above were fitted for ranking (Spearman ignores a common factor), and
         /// predicted 1.4x the measured times; this puts them on the measured scale, where register-staged
