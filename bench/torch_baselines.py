@@ -64,33 +64,54 @@ def mn_str(m, n):
     return "%dx%d" % (m, n)
 
 
-def build_groups():
+# Dimensions of each family's shape, as `stitchcuda bench --shape FAMILY:SHAPE` spells it
+# (MxNxK for the GEMMs, MxN for the row and element-wise cases, a byte count for the copy).
+SHAPE_DIMS = {"gemm": 3, "gemm_tf32": 3, "gemm_bias_gelu": 3, "softmax": 2, "layernorm": 2, "chain5": 2, "copy": 1}
+
+
+def table_shapes():
+    """The fixed case table, as (family, dims) pairs."""
+    return ([("gemm", d) for d in GEMM_SHAPES] + [("gemm_tf32", d) for d in GEMM_TF32_SHAPES] +
+            [("copy", (b,)) for b in COPY_BYTES] + [("softmax", d) for d in ROW_SHAPES] +
+            [("layernorm", d) for d in ROW_SHAPES] + [("chain5", d) for d in CHAIN_SHAPES] +
+            [("gemm_bias_gelu", d) for d in GBG_SHAPES])
+
+
+def parse_shape(text):
+    """'FAMILY:SHAPE' (as `stitchcuda bench --shape`) -> (family, dims); ValueError saying why."""
+    family, sep, shape = text.partition(":")
+    if not sep or family not in SHAPE_DIMS:
+        raise ValueError("--shape %r: expected FAMILY:SHAPE with FAMILY one of %s"
+                         % (text, ", ".join(sorted(SHAPE_DIMS))))
+    parts = shape.split("x")
+    want = SHAPE_DIMS[family]
+    if len(parts) != want or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise ValueError("--shape %r: %s takes %s of positive integers" % (
+            text, family, {3: "MxNxK", 2: "MxN", 1: "a byte count"}[want]))
+    return family, tuple(int(p) for p in parts)
+
+
+def make_group(case, dims):
     """One group = one (case, shape) with its inputs shared by its implementations."""
-    groups = []
-    for (m, n, k) in GEMM_SHAPES:
-        groups.append(dict(case="gemm", shape=mnk_str(m, n, k), dims=(m, n, k),
-                           flops=2 * m * n * k, bytes=4 * (m * k + k * n + m * n)))
-    for (m, n, k) in GEMM_TF32_SHAPES:
-        groups.append(dict(case="gemm_tf32", shape=mnk_str(m, n, k), dims=(m, n, k),
-                           flops=2 * m * n * k, bytes=4 * (m * k + k * n + m * n)))
-    for nbytes in COPY_BYTES:
-        groups.append(dict(case="copy", shape=str(nbytes), dims=(nbytes,),
-                           flops=None, bytes=2 * nbytes))
-    for (m, n) in ROW_SHAPES:
-        groups.append(dict(case="softmax", shape=mn_str(m, n), dims=(m, n),
-                           flops=None, bytes=2 * m * n * 4))
-    for (m, n) in ROW_SHAPES:
-        groups.append(dict(case="layernorm", shape=mn_str(m, n), dims=(m, n),
-                           flops=None, bytes=2 * m * n * 4 + 2 * n * 4))
-    for (m, n) in CHAIN_SHAPES:
-        groups.append(dict(case="chain5", shape=mn_str(m, n), dims=(m, n),
-                           flops=None, bytes=3 * m * n * 4))
-    for (m, n, k) in GBG_SHAPES:
-        groups.append(dict(case="gemm_bias_gelu", shape=mnk_str(m, n, k), dims=(m, n, k),
-                           flops=2 * m * n * k, bytes=4 * (m * k + k * n + n + m * n)))
-    for g in groups:
-        g["impls"] = list(IMPLS[g["case"]])
-    return groups
+    if case in ("gemm", "gemm_tf32", "gemm_bias_gelu"):
+        m, n, k = dims
+        extra = n if case == "gemm_bias_gelu" else 0
+        g = dict(case=case, shape=mnk_str(m, n, k), dims=dims, flops=2 * m * n * k,
+                 bytes=4 * (m * k + k * n + extra + m * n))
+    elif case == "copy":
+        g = dict(case=case, shape=str(dims[0]), dims=dims, flops=None, bytes=2 * dims[0])
+    else:
+        m, n = dims
+        per_row = {"softmax": 2 * n * 4, "layernorm": 2 * n * 4, "chain5": 3 * n * 4}[case]
+        g = dict(case=case, shape=mn_str(m, n), dims=dims, flops=None,
+                 bytes=m * per_row + (2 * n * 4 if case == "layernorm" else 0))
+    g["impls"] = list(IMPLS[case])
+    return g
+
+
+def build_groups(shapes=None):
+    """The groups of `shapes` ((family, dims) pairs, from --shape), else of the fixed table."""
+    return [make_group(case, dims) for case, dims in (shapes or table_shapes())]
 
 
 def case_id(case, shape, impl):
@@ -444,6 +465,10 @@ def parse_args(argv):
     p.add_argument("--only", action="append", default=[], metavar="SUBSTRING",
                    help="run only cases whose id 'case:shape:impl' contains SUBSTRING "
                         "(repeatable; a case runs if any matches)")
+    p.add_argument("--shape", action="append", default=[], metavar="FAMILY:SHAPE",
+                   help="time FAMILY (gemm, gemm_tf32, gemm_bias_gelu, softmax, layernorm, chain5, copy) "
+                        "at SHAPE instead of the fixed table, as `stitchcuda bench --shape` "
+                        "(repeatable; e.g. gemm:12288x8192x160)")
     p.add_argument("--repeats", type=int, default=None,
                    help="timed runs per implementation (default 30, or 10 with --quick)")
     p.add_argument("--warmup", type=int, default=None,
@@ -462,11 +487,15 @@ def parse_args(argv):
         p.error("--repeats must be >= 1")
     if args.warmup < 0:
         p.error("--warmup must be >= 0")
+    try:
+        args.shapes = [parse_shape(t) for t in args.shape]
+    except ValueError as e:
+        p.error(str(e))
     return args
 
 
-def list_cases(only):
-    groups = build_groups()
+def list_cases(only, shapes=None):
+    groups = build_groups(shapes)
     n = 0
     for g in groups:
         for impl in g["impls"]:
@@ -487,7 +516,7 @@ def list_cases(only):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.list:
-        return list_cases(args.only)
+        return list_cases(args.only, args.shapes)
 
     # Keep stdout clean for the JSON document: anything that torch, inductor, triton or a
     # compiler subprocess prints to fd 1 while benchmarking goes to stderr instead.
@@ -565,7 +594,7 @@ def run_all(args):
     doc["tf32_state_default"] = tf32_state()
     timer = Timer(args.repeats, args.warmup, flush_bytes)
 
-    groups = build_groups()
+    groups = build_groups(args.shapes)
     t_start = time.time()
     for g in groups:
         try:
