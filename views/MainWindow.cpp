@@ -9,6 +9,7 @@
 #include "views/KernelResourcesModel.h"
 #include "views/RecentFiles.h"
 #include "views/ResourcesPanel.h"
+#include "views/RubricPanel.h"
 #include "views/SyntaxRepository.h"
 
 #include <QAction>
@@ -178,6 +179,8 @@ void MainWindow::createToolBar()
         const QString arch = architecture();
         m_devicePanel->setArchitecture(arch);
         m_compiler->setArchitecture(arch);
+        if (m_rubricPanel)
+            runRubric();
     });
     // sm_90 is the default: the H200 machines the optimizer targets.
     if (!setArchitecture(QStringLiteral("sm_90")) && m_archCombo->count() > 0)
@@ -261,7 +264,12 @@ void MainWindow::createDocks()
     graphLayout->addWidget(m_graphView);
     m_graphDock = makeDock(tr("Graph"), QStringLiteral("graphDock"), graphWidget, Qt::RightDockWidgetArea);
     tabifyDockWidget(ptxDock, m_graphDock);
-    ptxDock->raise();
+
+    m_rubricPanel = new RubricPanel(this);
+    m_rubricPanel->setObjectName(QStringLiteral("rubricPanel"));
+    m_rubricDock = makeDock(tr("Rubric"), QStringLiteral("rubricDock"), m_rubricPanel, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_graphDock, m_rubricDock);
+    m_rubricDock->raise();
 
     m_outlineDock = outlineDock;
     m_deviceDock = deviceDock;
@@ -459,6 +467,8 @@ void MainWindow::runLift()
         m_graph->setLiftResult(*result);
         m_graphSummary->setText(m_graph->summary());
         emit graphUpdated();
+        m_lifted = result;
+        runRubric();
     });
     watcher->setFuture(
         QtConcurrent::run([source = m_editor->toPlainText().toStdString(), fileName = compileFileName().toStdString()] {

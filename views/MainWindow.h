@@ -3,6 +3,7 @@
 //   file -> CodeEditor -> CompileController (worker) -> Resources / Problems / PTX docks
 //                      -> indexCudaSource (worker)   -> Outline dock
 //   DriverApi probe (worker) -> Device dock
+//                      -> liftFile (worker) -> Graph dock -> rubric::scoreSchedule (worker) -> Rubric dock
 // Every dock shows what the last current job produced; stale jobs never reach the window.
 
 #include "core/arch/ArchDatabase.h"
@@ -13,6 +14,7 @@
 #include <QMessageBox>
 
 #include <functional>
+#include <memory>
 
 QT_BEGIN_NAMESPACE
 class QAction;
@@ -23,6 +25,14 @@ class QMenu;
 class QTimer;
 class QTreeView;
 QT_END_NAMESPACE
+
+namespace stitch::frontend {
+struct LiftedProgram;
+}
+namespace stitch::rubric {
+class CompileCache;
+class Rubric;
+}
 
 namespace stitch::views {
 
@@ -35,6 +45,7 @@ class KernelOutlineModel;
 class KernelResourcesModel;
 class RecentFiles;
 class ResourcesPanel;
+class RubricPanel;
 class SyntaxRepository;
 
 class MainWindow final : public QMainWindow {
@@ -77,6 +88,7 @@ public:
     QTreeView *outlineView() const { return m_outlineView; }
     ResourcesPanel *resourcesPanel() const { return m_resourcesPanel; }
     DevicePanel *devicePanel() const { return m_devicePanel; }
+    RubricPanel *rubricPanel() const { return m_rubricPanel; }
     QString compileStatus() const;
 
 signals:
@@ -86,6 +98,8 @@ signals:
     void outlineUpdated();
     /// The Graph dock shows the lift of the current text (a graph or why there is none).
     void graphUpdated();
+    /// The Rubric dock shows the scores of the current lift's default schedule (or why there are none).
+    void rubricUpdated();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -121,6 +135,7 @@ private:
     void jumpToDiagnostic(const QModelIndex &index);
     void jumpToOutlineItem(const QModelIndex &index);
     void runLift();
+    void runRubric();
     bool isCudaDocument() const;
     void compileIfCuda();
     void selectGraphItemSource(const QModelIndex &index);
@@ -155,6 +170,8 @@ private:
     QDockWidget *m_resourcesDock = nullptr;
     QDockWidget *m_problemsDock = nullptr;
     QDockWidget *m_graphDock = nullptr;
+    RubricPanel *m_rubricPanel = nullptr;
+    QDockWidget *m_rubricDock = nullptr;
     bool m_docksSized = false;
 
     QAction *m_newAction = nullptr;
@@ -170,6 +187,13 @@ private:
     QTimer *m_outlineTimer = nullptr;
     quint64 m_outlineJob = 0;
     quint64 m_liftJob = 0;
+    /// The newest lift (success or error) the Rubric dock scores; one scoring job runs at a time and
+    /// a request while it runs is coalesced into one more (NVRTC takes seconds for a GEMM).
+    std::shared_ptr<const Result<frontend::LiftedProgram>> m_lifted;
+    std::shared_ptr<rubric::CompileCache> m_rubricCache;
+    std::shared_ptr<const rubric::Rubric> m_rubric;
+    bool m_rubricRunning = false;
+    bool m_rubricPending = false;
 };
 
 } // namespace stitch::views

@@ -43,32 +43,20 @@ int runRubric(const RubricOptions &options)
         return exitCode;
     const schedule::Schedule &sched = input->schedule;
     const schedule::Problem problem = input->problem();
-    auto program = codegen::generateProgram(problem, sched);
-    if (!program.ok())
-        return reportError(program.error());
-
     rubric::CompileCache cache;
-    std::shared_ptr<const cuda::CompileResult> compiled;
-    if (!options.noCompile) {
-        auto c = cache.compile(program->source, options.arch, program->name + ".cu");
-        if (!c.ok()) {
-            std::cerr << "stitchcuda: internal error: the generated program does not compile:\n";
-            return reportError(c.error());
-        }
-        compiled = *c;
-    }
     rubric::Rubric rubric;
-    auto scored = rubric.scoreProgram(problem, *program, compiled.get());
+    auto scored = rubric::scoreSchedule(rubric, problem, sched, options.noCompile ? nullptr : &cache);
     if (!scored.ok())
         return reportError(scored.error());
-    const rubric::RubricReport &r = *scored;
+    const bool compiled = scored->compiled != nullptr;
+    const rubric::RubricReport &r = scored->report;
 
     if (options.json) {
         nlohmann::json j;
         j["schema"] = "stitchcuda-rubric/1";
         j["file"] = options.file;
         j["arch"] = options.arch;
-        j["compiled"] = compiled != nullptr;
+        j["compiled"] = compiled;
         j["predictedMs"] = r.predictedMs;
         j["genericPredictedMs"] = r.baselinePredictedMs;
         j["hardViolation"] = r.hardViolation;

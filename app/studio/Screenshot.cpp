@@ -31,9 +31,10 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
     window.show();
 
     bool outlineDone = !options.waitForCompile;
+    bool rubricDone = !options.waitForCompile;
     auto ready = [&] {
         const bool compiled = !options.waitForCompile || window.isCompileSettled();
-        return compiled && outlineDone && window.devicePanel()->hasProbed();
+        return compiled && outlineDone && rubricDone && window.devicePanel()->hasProbed();
     };
 
     QEventLoop loop;
@@ -50,11 +51,16 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
         outlineDone = true;
         check();
     });
+    QObject::connect(&window, &views::MainWindow::rubricUpdated, &loop, [&] {
+        rubricDone = true;
+        check();
+    });
     timeout.start(options.timeoutMs);
     QTimer::singleShot(0, &loop, check);
     if (loop.exec() != 0) {
         const QString what = !window.isCompileSettled() ? QStringLiteral("compile")
                              : !outlineDone             ? QStringLiteral("outline")
+                             : !rubricDone              ? QStringLiteral("rubric")
                                                         : QStringLiteral("device probe");
         printError(QStringLiteral("timed out after %1 s waiting for the %2").arg(options.timeoutMs / 1000).arg(what));
         return 1;

@@ -184,4 +184,27 @@ std::optional<Error> CompileCache::storeError() const
     return m_storeError;
 }
 
+Result<ScheduleScore> scoreSchedule(const Rubric &rubric, const schedule::Problem &problem,
+                                    const schedule::Schedule &schedule, CompileCache *cache)
+{
+    auto program = codegen::generateProgram(problem, schedule);
+    if (!program.ok())
+        return program.error();
+    ScheduleScore out{std::move(*program), nullptr, {}};
+    if (cache) {
+        auto compiled = cache->compile(out.program.source, problem.arch.name, out.program.name + ".cu");
+        if (!compiled.ok()) {
+            Error e = compiled.error();
+            e.message = "internal error: the generated program does not compile: " + e.message;
+            return e;
+        }
+        out.compiled = *compiled;
+    }
+    auto report = rubric.scoreProgram(problem, out.program, out.compiled.get());
+    if (!report.ok())
+        return report.error();
+    out.report = std::move(*report);
+    return out;
+}
+
 } // namespace stitch::rubric

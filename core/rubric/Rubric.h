@@ -112,4 +112,17 @@ private:
     std::optional<Error> m_storeError;
 };
 
+/// The program a schedule generates, compiled and scored: what `stitchcuda rubric` prints and the
+/// studio's Rubric dock draws.
+struct ScheduleScore {
+    codegen::GeneratedProgram program;
+    std::shared_ptr<const cuda::CompileResult> compiled; ///< null when scored without NVRTC
+    RubricReport report;
+};
+
+/// generateProgram -> NVRTC through `cache` (none: not compiled, registers estimated, no PTX mix)
+/// -> Rubric::scoreProgram. A generated program NVRTC rejects is an internal error, said so.
+Result<ScheduleScore> scoreSchedule(const Rubric &rubric, const schedule::Problem &problem,
+                                    const schedule::Schedule &schedule, CompileCache *cache);
+
 } // namespace stitch::rubric

@@ -621,3 +621,39 @@ INSTANTIATE_TEST_SUITE_P(Programs, RubricFixtures, ::testing::Range<std::size_t>
                          [](const ::testing::TestParamInfo<std::size_t> &info) { return cases()[info.param].name; });
 
 // The model's terms that the H200 calibration (docs/RUBRIC.md) added: the per-SM tail of a tiled
+
+TEST(RubricFacade, ScoreScheduleGeneratesCompilesThroughTheCacheAndScores)
+{
+    // What `stitchcuda rubric` and the studio's Rubric dock share: the schedule's program, NVRTC
+    // through the cache (a second score is a memory hit), every dimension; without a cache, scored
+    // on estimated registers. A compiler that rejects the program is an internal error, said so.
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemm1024);
+    const auto sched = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(sched.ok()) << sched.error().toString();
+    const rubric::Rubric r;
+    rubric::CompileCache cache;
+    auto first = rubric::scoreSchedule(r, problem, *sched, &cache);
+    ASSERT_TRUE(first.ok()) << first.error().toString();
+    ASSERT_NE(first->compiled, nullptr);
+    EXPECT_EQ(first->report.program.size(), 8u);
+    EXPECT_EQ(first->report.kernels.size(), 1u);
+    EXPECT_GT(first->report.predictedMs, 0);
+    auto again = rubric::scoreSchedule(r, problem, *sched, &cache);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(cache.stats().compiled, 1);
+    EXPECT_EQ(cache.stats().memoryHits, 1);
+    EXPECT_EQ(again->report.predictedMs, first->report.predictedMs);
+
+    auto estimated = rubric::scoreSchedule(r, problem, *sched, nullptr);
+    ASSERT_TRUE(estimated.ok());
+    EXPECT_EQ(estimated->compiled, nullptr);
+    EXPECT_EQ(estimated->report.program.size(), 7u) << "no instruction mix without the PTX";
+
+    rubric::CompileCache rejecting(std::nullopt, [](const std::string &, const std::string &, const std::string &) {
+        return Result<cuda::CompileResult>(makeError(ErrorKind::Compile, "planted failure"));
+    });
+    auto failed = rubric::scoreSchedule(r, problem, *sched, &rejecting);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.error().message, "internal error: the generated program does not compile: planted failure");
+}

@@ -11,9 +11,11 @@
 #include "views/MainWindow.h"
 #include "views/RecentFiles.h"
 #include "views/ResourcesPanel.h"
+#include "views/RubricPanel.h"
 #include "views/SyntaxRepository.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -42,6 +44,8 @@ private slots:
     void devicePanelReportsProbe();
     void graphDockShowsLiftedProgram();
     void graphDockExplainsALiftError();
+    void rubricDockScoresTheLiftedProgram();
+    void rubricDockSaysWhyItCannotScore();
 
 private:
     void waitForCompile();
@@ -319,6 +323,59 @@ void TestMainWindow::graphDockExplainsALiftError()
     const QModelIndex first = m_window->graphModel()->index(0, GraphModel::TextColumn, why);
     QVERIFY(first.data().toString().contains(QStringLiteral("Q")));
     QCOMPARE(first.data(GraphModel::BeginLineRole).toInt(), 4);
+}
+
+void TestMainWindow::rubricDockScoresTheLiftedProgram()
+{
+    // The lift's default schedule, generated, compiled by NVRTC and scored: eight dimensions for the
+    // program and for its one kernel, drawn as a radar; switching the architecture scores again.
+    QSignalSpy updated(m_window.get(), &MainWindow::rubricUpdated);
+    QVERIFY(m_window->openFile(QStringLiteral(STITCHCUDA_SOURCE_DIR "/examples/matmul.te")));
+    RubricPanel *panel = m_window->rubricPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->summary().startsWith(QStringLiteral("1 kernel")), test::CompileTimeoutMs);
+    QVERIFY(updated.count() >= 1);
+    QVERIFY2(panel->summary().contains(QStringLiteral("predicted")), qPrintable(panel->summary()));
+    QVERIFY(!panel->summary().contains(QStringLiteral("not compiled")));
+    QAbstractItemModelTester tester(panel->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(panel->model()->rowCount(), 8);
+    QCOMPARE(panel->model()->index(0, RubricModel::DimensionColumn).data().toString(), QStringLiteral("coalescing"));
+    for (int row = 0; row < 8; ++row) {
+        const double score = panel->model()->index(row, 0).data(RubricModel::ScoreRole).toDouble();
+        QVERIFY(score >= 0 && score <= 5);
+        QVERIFY(!panel->model()->index(row, RubricModel::SentenceColumn).data().toString().isEmpty());
+        QVERIFY(panel->model()->index(row, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Evidence")));
+    }
+    QCOMPARE(panel->chart()->vertices().size(), 8);
+    QCOMPARE(panel->scopeBox()->count(), 2); // the program and kernel C
+    panel->scopeBox()->setCurrentIndex(1);
+    QVERIFY(panel->model()->rowCount() >= 6);
+    QCOMPARE(panel->chart()->vertices().size(), panel->model()->rowCount());
+
+    const int before = updated.count();
+    QVERIFY(m_window->setArchitecture(QStringLiteral("sm_80")));
+    QTRY_VERIFY_WITH_TIMEOUT(updated.count() > before && panel->summary().startsWith(QStringLiteral("1 kernel")),
+                             test::CompileTimeoutMs);
+}
+
+void TestMainWindow::rubricDockSaysWhyItCannotScore()
+{
+    // A size without a value: the rubric needs concrete sizes and says which one is missing.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("symbolic.te"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("graph scale\nsize N\ninput A: f32[N]\noutput B: f32[N]\nB[i] = A[i] * 2\n");
+    file.close();
+    QVERIFY(m_window->openFile(path));
+    RubricPanel *panel = m_window->rubricPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->summary().contains(QStringLiteral("size 'N' has no value")), test::CompileTimeoutMs);
+    QCOMPARE(panel->model()->rowCount(), 0);
+    QVERIFY(panel->chart()->vertices().isEmpty());
+    QVERIFY(!panel->scopeBox()->isEnabled());
+
+    // A lift error: the dock says the program was not lifted.
+    m_window->editor()->setPlainText(QStringLiteral("graph bad\ninput A: f32[4]\noutput B: f32[4]\nB[i] = A[i] * Q[i]\n"));
+    QTRY_VERIFY_WITH_TIMEOUT(panel->summary().contains(QStringLiteral("not lifted")), test::CompileTimeoutMs);
 }
 
 #include "tst_mainwindow.moc"
