@@ -2,6 +2,7 @@
 
 #include "views/CodeEditor.h"
 #include "views/CompileController.h"
+#include "views/DecisionsPanel.h"
 #include "views/DevicePanel.h"
 #include "views/DiagnosticsModel.h"
 #include "views/GraphModel.h"
@@ -269,6 +270,23 @@ void MainWindow::createDocks()
     m_rubricPanel->setObjectName(QStringLiteral("rubricPanel"));
     m_rubricDock = makeDock(tr("Rubric"), QStringLiteral("rubricDock"), m_rubricPanel, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_graphDock, m_rubricDock);
+
+    m_decisionsPanel = new DecisionsPanel(this);
+    m_decisionsPanel->setObjectName(QStringLiteral("decisionsPanel"));
+    connect(m_decisionsPanel, &DecisionsPanel::decisionChanged, this, &MainWindow::overrideDecision);
+    connect(m_decisionsPanel, &DecisionsPanel::resetRequested, this, &MainWindow::resetDecisions);
+    m_decisionsDock =
+        makeDock(tr("Decisions"), QStringLiteral("decisionsDock"), m_decisionsPanel, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_rubricDock, m_decisionsDock);
+
+    m_generatedView = new CodeEditor(m_syntax, this);
+    m_generatedView->setObjectName(QStringLiteral("generatedView"));
+    m_generatedView->setReadOnly(true);
+    m_generatedView->setDefinition(m_syntax.cudaDefinition());
+    m_generatedView->setPlaceholderText(tr("The CUDA program generated for the scored schedule appears here."));
+    m_generatedDock =
+        makeDock(tr("Generated"), QStringLiteral("generatedDock"), m_generatedView, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_decisionsDock, m_generatedDock);
     m_rubricDock->raise();
 
     m_outlineDock = outlineDock;
@@ -458,8 +476,9 @@ void MainWindow::runLift()
     // The Parse agent's lift of the same text, on a worker; only the newest result is shown.
     using LiftResult = std::shared_ptr<Result<frontend::LiftedProgram>>;
     const quint64 job = ++m_liftJob;
+    auto source = std::make_shared<const std::string>(m_editor->toPlainText().toStdString());
     auto *watcher = new QFutureWatcher<LiftResult>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job] {
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job, source] {
         watcher->deleteLater();
         if (job != m_liftJob)
             return;
@@ -467,13 +486,17 @@ void MainWindow::runLift()
         m_graph->setLiftResult(*result);
         m_graphSummary->setText(m_graph->summary());
         emit graphUpdated();
+        if (m_liftedSource && *m_liftedSource == *source)
+            return; // the same text lifted again (outline refresh): its schedule and scores stand
+        m_liftedSource = source;
         m_lifted = result;
+        m_userSchedule.reset(); // the overrides were for the previous text
+        m_overridden.clear();
         runRubric();
     });
-    watcher->setFuture(
-        QtConcurrent::run([source = m_editor->toPlainText().toStdString(), fileName = compileFileName().toStdString()] {
-            return std::make_shared<Result<frontend::LiftedProgram>>(frontend::liftFile(source, fileName));
-        }));
+    watcher->setFuture(QtConcurrent::run([source, fileName = compileFileName().toStdString()] {
+        return std::make_shared<Result<frontend::LiftedProgram>>(frontend::liftFile(*source, fileName));
+    }));
 }
 
 void MainWindow::selectGraphItemSource(const QModelIndex &index)

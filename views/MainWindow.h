@@ -9,12 +9,16 @@
 #include "core/arch/ArchDatabase.h"
 #include "core/cuda/NvrtcCompiler.h"
 #include "core/frontend/CudaSourceIndex.h"
+#include "core/schedule/Schedule.h"
 
 #include <QMainWindow>
 #include <QMessageBox>
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 QT_BEGIN_NAMESPACE
 class QAction;
@@ -38,6 +42,7 @@ namespace stitch::views {
 
 class CodeEditor;
 class CompileController;
+class DecisionsPanel;
 class GraphModel;
 class DevicePanel;
 class DiagnosticsModel;
@@ -89,6 +94,8 @@ public:
     ResourcesPanel *resourcesPanel() const { return m_resourcesPanel; }
     DevicePanel *devicePanel() const { return m_devicePanel; }
     RubricPanel *rubricPanel() const { return m_rubricPanel; }
+    DecisionsPanel *decisionsPanel() const { return m_decisionsPanel; }
+    CodeEditor *generatedView() const { return m_generatedView; }
     QString compileStatus() const;
 
 signals:
@@ -98,7 +105,8 @@ signals:
     void outlineUpdated();
     /// The Graph dock shows the lift of the current text (a graph or why there is none).
     void graphUpdated();
-    /// The Rubric dock shows the scores of the current lift's default schedule (or why there are none).
+    /// The Rubric, Decisions and Generated docks show the current lift's schedule (the default, or
+    /// the user's overrides), its scores and its program (or why there are none).
     void rubricUpdated();
 
 protected:
@@ -136,6 +144,8 @@ private:
     void jumpToOutlineItem(const QModelIndex &index);
     void runLift();
     void runRubric();
+    void overrideDecision(int group, const QString &key, int value);
+    void resetDecisions();
     bool isCudaDocument() const;
     void compileIfCuda();
     void selectGraphItemSource(const QModelIndex &index);
@@ -172,6 +182,10 @@ private:
     QDockWidget *m_graphDock = nullptr;
     RubricPanel *m_rubricPanel = nullptr;
     QDockWidget *m_rubricDock = nullptr;
+    DecisionsPanel *m_decisionsPanel = nullptr;
+    QDockWidget *m_decisionsDock = nullptr;
+    CodeEditor *m_generatedView = nullptr;
+    QDockWidget *m_generatedDock = nullptr;
     bool m_docksSized = false;
 
     QAction *m_newAction = nullptr;
@@ -190,10 +204,14 @@ private:
     /// The newest lift (success or error) the Rubric dock scores; one scoring job runs at a time and
     /// a request while it runs is coalesced into one more (NVRTC takes seconds for a GEMM).
     std::shared_ptr<const Result<frontend::LiftedProgram>> m_lifted;
+    std::shared_ptr<const std::string> m_liftedSource; ///< the text m_lifted came from
     std::shared_ptr<rubric::CompileCache> m_rubricCache;
     std::shared_ptr<const rubric::Rubric> m_rubric;
     bool m_rubricRunning = false;
     bool m_rubricPending = false;
+    schedule::Schedule m_scoredSchedule;        ///< the schedule of the last scoring job
+    std::optional<schedule::Schedule> m_userSchedule; ///< with the user's overrides (until the next lift)
+    std::vector<std::string> m_overridden;      ///< "group.key" of each override
 };
 
 } // namespace stitch::views

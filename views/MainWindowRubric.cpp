@@ -1,6 +1,9 @@
-// MainWindow's Rubric dock: the newest lift, scored under its default schedule on a worker.
-//   m_lifted (runLift) + architecture -> defaultSchedule -> rubric::scoreSchedule (NVRTC through
-//   m_rubricCache) -> RubricPanel
+// MainWindow's Rubric, Decisions and Generated docks: the newest lift's schedule (the default, or
+// the user's overrides), generated, compiled and scored on a worker.
+//   m_lifted (runLift) + architecture + m_userSchedule -> defaultSchedule / describeDecisions ->
+//   rubric::scoreSchedule (NVRTC through m_rubricCache) -> RubricPanel, DecisionsPanel, Generated
+#include "views/CodeEditor.h"
+#include "views/DecisionsPanel.h"
 #include "views/MainWindow.h"
 #include "views/RubricPanel.h"
 
@@ -11,11 +14,18 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 namespace stitch::views {
 
 namespace {
 
-using ScoreResult = std::shared_ptr<const Result<rubric::ScheduleScore>>;
+/// What one scoring job hands back to the window.
+struct ScoringJob {
+    std::shared_ptr<const Result<rubric::ScheduleScore>> score;
+    schedule::Schedule schedule; ///< the one scored (empty when there was none)
+    std::vector<GroupDecisions> decisions;
+};
 
 /// Why the lift cannot be scored as it stands, or an empty string when it can.
 QString whyNotScored(const Result<frontend::LiftedProgram> *lifted, const ArchLimits *arch, const QString &archName)
@@ -39,6 +49,28 @@ QString whyNotScored(const Result<frontend::LiftedProgram> *lifted, const ArchLi
     return {};
 }
 
+ScoringJob score(const frontend::LiftedProgram &p, const ArchLimits &arch, const std::optional<schedule::Schedule> &user,
+                 const rubric::Rubric &rubric, rubric::CompileCache &cache)
+{
+    using Scored = Result<rubric::ScheduleScore>;
+    const schedule::Problem problem{p.graph, p.sizes, arch, user ? user->precision : schedule::Precision::FP32};
+    ScoringJob job;
+    if (user) {
+        job.schedule = *user;
+        job.schedule.arch = arch.name;
+    } else {
+        auto def = schedule::defaultSchedule(problem);
+        if (!def.ok()) {
+            job.score = std::make_shared<const Scored>(def.error());
+            return job;
+        }
+        job.schedule = std::move(*def);
+    }
+    job.decisions = describeDecisions(job.schedule, problem);
+    job.score = std::make_shared<const Scored>(rubric::scoreSchedule(rubric, problem, job.schedule, &cache));
+    return job;
+}
+
 } // namespace
 
 void MainWindow::runRubric()
@@ -52,6 +84,9 @@ void MainWindow::runRubric()
     const QString why = whyNotScored(m_lifted.get(), arch, archName);
     if (!why.isEmpty()) {
         m_rubricPanel->setMessage(why);
+        m_decisionsPanel->setMessage(why);
+        m_generatedView->clear();
+        m_scoredSchedule = {};
         emit rubricUpdated();
         return;
     }
@@ -59,9 +94,10 @@ void MainWindow::runRubric()
         m_rubricCache = std::make_shared<rubric::CompileCache>();
     if (!m_rubric)
         m_rubric = std::make_shared<const rubric::Rubric>();
-    m_rubricPanel->setMessage(tr("Scoring the default schedule for %1 (generating, compiling with NVRTC)...").arg(archName));
+    m_rubricPanel->setMessage(tr("Scoring the %1 schedule for %2 (generating, compiling with NVRTC)...")
+                                  .arg(m_userSchedule ? tr("your") : tr("default"), archName));
     m_rubricRunning = true;
-    auto *watcher = new QFutureWatcher<ScoreResult>(this);
+    auto *watcher = new QFutureWatcher<ScoringJob>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
         watcher->deleteLater();
         m_rubricRunning = false;
@@ -70,18 +106,44 @@ void MainWindow::runRubric()
             runRubric();
             return;
         }
-        m_rubricPanel->setResult(watcher->result());
+        const ScoringJob job = watcher->result();
+        m_scoredSchedule = job.schedule;
+        m_rubricPanel->setResult(job.score, m_userSchedule.has_value());
+        if (job.decisions.empty())
+            m_decisionsPanel->setMessage(m_rubricPanel->summary());
+        else
+            m_decisionsPanel->setDecisions(job.decisions, m_overridden);
+        if (job.score && job.score->ok())
+            m_generatedView->setPlainText(QString::fromStdString((*job.score)->program.source));
+        else
+            m_generatedView->setPlainText(tr("// Not generated: %1")
+                                              .arg(job.score ? QString::fromStdString(job.score->error().message)
+                                                             : QString()));
         emit rubricUpdated();
     });
-    watcher->setFuture(QtConcurrent::run([lifted = m_lifted, arch, cache = m_rubricCache, rubric = m_rubric]() -> ScoreResult {
-        const frontend::LiftedProgram &p = **lifted;
-        const schedule::Problem problem{p.graph, p.sizes, *arch, schedule::Precision::FP32};
-        auto sched = schedule::defaultSchedule(problem);
-        if (!sched.ok())
-            return std::make_shared<const Result<rubric::ScheduleScore>>(sched.error());
-        return std::make_shared<const Result<rubric::ScheduleScore>>(
-            rubric::scoreSchedule(*rubric, problem, *sched, cache.get()));
-    }));
+    watcher->setFuture(QtConcurrent::run([lifted = m_lifted, arch, user = m_userSchedule, cache = m_rubricCache,
+                                          rubric = m_rubric] { return score(**lifted, *arch, user, *rubric, *cache); }));
+}
+
+void MainWindow::overrideDecision(int group, const QString &key, int value)
+{
+    schedule::Schedule s = m_userSchedule ? *m_userSchedule : m_scoredSchedule;
+    if (group < 0 || group >= static_cast<int>(s.groups.size()))
+        return;
+    schedule::KernelGroup &g = s.groups[static_cast<std::size_t>(group)];
+    g.set(key.toStdString(), value);
+    const std::string id = g.name + "." + key.toStdString();
+    if (std::find(m_overridden.begin(), m_overridden.end(), id) == m_overridden.end())
+        m_overridden.push_back(id);
+    m_userSchedule = std::move(s);
+    runRubric();
+}
+
+void MainWindow::resetDecisions()
+{
+    m_userSchedule.reset();
+    m_overridden.clear();
+    runRubric();
 }
 
 } // namespace stitch::views

@@ -218,7 +218,7 @@ void RubricPanel::setMessage(const QString &text)
     m_chart->setScores({});
 }
 
-void RubricPanel::setResult(std::shared_ptr<const Result<rubric::ScheduleScore>> result)
+void RubricPanel::setResult(std::shared_ptr<const Result<rubric::ScheduleScore>> result, bool yours)
 {
     if (!result || !result->ok()) {
         setMessage(result ? tr("Not scored: %1").arg(qs(result->error().message)) : tr("Not scored"));
@@ -227,8 +227,9 @@ void RubricPanel::setResult(std::shared_ptr<const Result<rubric::ScheduleScore>>
     m_result = std::move(result);
     const rubric::ScheduleScore &s = **m_result;
     const rubric::RubricReport &r = s.report;
-    m_summary->setText(tr("%1 kernel(s), default schedule; predicted %2 us (estimated; a generic schedule %3 us)%4%5")
+    m_summary->setText(tr("%1 kernel(s), %2; predicted %3 us (estimated; a generic schedule %4 us)%5%6")
                            .arg(r.kernels.size())
+                           .arg(yours ? tr("your schedule") : tr("default schedule"))
                            .arg(r.predictedMs * 1e3, 0, 'f', 1)
                            .arg(r.baselinePredictedMs * 1e3, 0, 'f', 1)
                            .arg(s.compiled ? QString() : tr("; not compiled: registers estimated"))

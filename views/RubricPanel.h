@@ -71,8 +71,8 @@ public:
     explicit RubricPanel(QWidget *parent = nullptr);
 
     /// A scored program (the scope box lists the program and each kernel), or the error that
-    /// stopped scoring.
-    void setResult(std::shared_ptr<const Result<rubric::ScheduleScore>> result);
+    /// stopped scoring; `yours`: the schedule has the user's overrides (else the default).
+    void setResult(std::shared_ptr<const Result<rubric::ScheduleScore>> result, bool yours = false);
     /// Nothing to score, and why (no graph, sizes missing, an unknown architecture, scoring).
     void setMessage(const QString &text);
 

@@ -3,6 +3,7 @@
 
 #include "views/CodeEditor.h"
 #include "views/CompileController.h"
+#include "views/DecisionsPanel.h"
 #include "views/DevicePanel.h"
 #include "views/DiagnosticsModel.h"
 #include "views/GraphModel.h"
@@ -16,6 +17,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -46,6 +48,7 @@ private slots:
     void graphDockExplainsALiftError();
     void rubricDockScoresTheLiftedProgram();
     void rubricDockSaysWhyItCannotScore();
+    void decisionOverrideRescoresAndRegenerates();
 
 private:
     void waitForCompile();
@@ -376,6 +379,51 @@ void TestMainWindow::rubricDockSaysWhyItCannotScore()
     // A lift error: the dock says the program was not lifted.
     m_window->editor()->setPlainText(QStringLiteral("graph bad\ninput A: f32[4]\noutput B: f32[4]\nB[i] = A[i] * Q[i]\n"));
     QTRY_VERIFY_WITH_TIMEOUT(panel->summary().contains(QStringLiteral("not lifted")), test::CompileTimeoutMs);
+}
+
+void TestMainWindow::decisionOverrideRescoresAndRegenerates()
+{
+    // The Decisions dock shows the scored schedule; another legal value of block_m is scored and
+    // generated as "your schedule"; an illegal value cannot be picked; the reset brings back the default.
+    QSignalSpy updated(m_window.get(), &MainWindow::rubricUpdated);
+    QVERIFY(m_window->openFile(QStringLiteral(STITCHCUDA_SOURCE_DIR "/examples/matmul.te")));
+    RubricPanel *rubric = m_window->rubricPanel();
+    DecisionsPanel *decisions = m_window->decisionsPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(rubric->summary().startsWith(QStringLiteral("1 kernel")), test::CompileTimeoutMs);
+    QVERIFY(rubric->summary().contains(QStringLiteral("default schedule")));
+    QCOMPARE(decisions->decisions().size(), std::size_t(1));
+    const GroupDecisions g = decisions->decisions().front(); // a copy: the dock replaces its rows
+    QCOMPARE(g.strategy, std::string("gemm"));
+    const auto blockM = std::find_if(g.rows.begin(), g.rows.end(), [](const DecisionRow &r) { return r.key == "block_m"; });
+    QVERIFY(blockM != g.rows.end());
+    QCOMPARE(blockM->category, std::string("parallel_mapping"));
+    QVERIFY(m_window->generatedView()->toPlainText().contains(
+        QStringLiteral("block_m=%1 ").arg(blockM->value)));
+    int other = -1, illegal = -1;
+    for (const auto &o : blockM->options) {
+        if (o.legal && o.value != blockM->value && other < 0)
+            other = o.value;
+        if (!o.legal && illegal < 0)
+            illegal = o.value;
+    }
+    QVERIFY(other > 0);
+    if (illegal > 0)
+        QVERIFY(!decisions->choose(0, QStringLiteral("block_m"), illegal));
+
+    const int before = updated.count();
+    QVERIFY(decisions->choose(0, QStringLiteral("block_m"), other));
+    QTRY_VERIFY2_WITH_TIMEOUT(updated.count() > before && rubric->summary().contains(QStringLiteral("your schedule")),
+                              qPrintable(rubric->summary()), test::CompileTimeoutMs);
+    QVERIFY2(rubric->summary().startsWith(QStringLiteral("1 kernel")), qPrintable(rubric->summary()));
+    QVERIFY(m_window->generatedView()->toPlainText().contains(QStringLiteral("block_m=%1 ").arg(other)));
+    QVERIFY(decisions->summary().contains(QStringLiteral("1 decision(s) overridden")));
+    QVERIFY(decisions->resetButton()->isEnabled());
+
+    const int overridden = updated.count();
+    decisions->resetButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(updated.count() > overridden && rubric->summary().contains(QStringLiteral("default schedule")),
+                             test::CompileTimeoutMs);
+    QVERIFY(m_window->generatedView()->toPlainText().contains(QStringLiteral("block_m=%1 ").arg(blockM->value)));
 }
 
 #include "tst_mainwindow.moc"

@@ -1,0 +1,151 @@
+#include "DecisionsPanel.h"
+
+#include "core/schedule/GroupAnalysis.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QStandardItemModel>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace stitch::views {
+
+namespace {
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+/// "parallel_mapping" -> "parallel mapping".
+QString agentLabel(const std::string &category)
+{
+    return qs(category).replace(QLatin1Char('_'), QLatin1Char(' '));
+}
+
+} // namespace
+
+std::vector<GroupDecisions> describeDecisions(const schedule::Schedule &sched, const schedule::Problem &problem)
+{
+    std::vector<GroupDecisions> out;
+    for (const auto &g : sched.groups) {
+        auto analysis = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
+        if (!analysis.ok())
+            continue;
+        GroupDecisions gd{g.name, schedule::strategyName(g.strategy), {}};
+        for (const auto &d : schedule::decisionDefs(g.strategy))
+            gd.rows.push_back({d.key, schedule::categoryName(d.category), d.help, g.value(d.key),
+                               schedule::legalValues(*analysis, g, d.key, problem)});
+        out.push_back(std::move(gd));
+    }
+    return out;
+}
+
+DecisionsPanel::DecisionsPanel(QWidget *parent)
+    : QWidget(parent), m_summary(new QLabel(this)), m_reset(new QPushButton(tr("Default schedule"), this)),
+      m_tree(new QTreeWidget(this))
+{
+    m_summary->setWordWrap(true);
+    m_reset->setToolTip(tr("Drop every override and score the default schedule again"));
+    m_reset->setEnabled(false);
+    m_tree->setColumnCount(ColumnCount);
+    m_tree->setHeaderLabels({tr("Decision"), tr("Agent"), tr("Value")});
+    m_tree->setUniformRowHeights(true);
+    m_tree->header()->setSectionResizeMode(DecisionColumn, QHeaderView::ResizeToContents);
+    m_tree->header()->setSectionResizeMode(AgentColumn, QHeaderView::ResizeToContents);
+    m_tree->header()->setStretchLastSection(true);
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_summary, 1);
+    top->addWidget(m_reset);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(m_tree);
+    connect(m_reset, &QPushButton::clicked, this, &DecisionsPanel::resetRequested);
+    setMessage(tr("The decisions of the scored schedule appear here."));
+}
+
+void DecisionsPanel::setMessage(const QString &text)
+{
+    m_groups.clear();
+    m_tree->clear();
+    m_summary->setText(text);
+}
+
+void DecisionsPanel::setDecisions(std::vector<GroupDecisions> groups, const std::vector<std::string> &overridden)
+{
+    m_groups = std::move(groups);
+    m_tree->clear();
+    int decisions = 0;
+    for (int gi = 0; gi < static_cast<int>(m_groups.size()); ++gi) {
+        const GroupDecisions &g = m_groups[static_cast<std::size_t>(gi)];
+        auto *top = new QTreeWidgetItem(m_tree, {tr("%1 [%2]").arg(qs(g.name), qs(g.strategy))});
+        top->setFirstColumnSpanned(true);
+        for (const DecisionRow &row : g.rows) {
+            ++decisions;
+            const bool isOverride =
+                std::find(overridden.begin(), overridden.end(), g.name + "." + row.key) != overridden.end();
+            auto *item = new QTreeWidgetItem(top, {qs(row.key) + (isOverride ? tr(" (yours)") : QString()),
+                                                   agentLabel(row.category)});
+            item->setToolTip(DecisionColumn, qs(row.help));
+            auto *box = new QComboBox(m_tree);
+            box->setObjectName(qs(g.name + "." + row.key));
+            auto *model = qobject_cast<QStandardItemModel *>(box->model());
+            int illegal = 0;
+            for (const auto &o : row.options) {
+                box->addItem(o.legal ? qs(o.text) : tr("%1 (illegal)").arg(qs(o.text)), o.value);
+                if (!o.legal) {
+                    ++illegal;
+                    box->setItemData(box->count() - 1, qs(o.why), Qt::ToolTipRole);
+                    if (model && o.value != row.value)
+                        model->item(box->count() - 1)->setEnabled(false);
+                }
+            }
+            box->setCurrentIndex(box->findData(row.value));
+            box->setToolTip(illegal ? tr("%1 of %2 values are illegal given the other decisions (hover one for why)")
+                                          .arg(illegal)
+                                          .arg(row.options.size())
+                                    : tr("every value is legal given the other decisions"));
+            m_tree->setItemWidget(item, ValueColumn, box);
+            connect(box, &QComboBox::activated, this, [this, gi, key = qs(row.key), box](int index) {
+                emit decisionChanged(gi, key, box->itemData(index).toInt());
+            });
+        }
+    }
+    m_tree->expandAll();
+    m_reset->setEnabled(!overridden.empty());
+    m_summary->setText(overridden.empty()
+                           ? tr("Default schedule: %1 decisions in %2 kernel(s). Pick another value to override one.")
+                                 .arg(decisions)
+                                 .arg(m_groups.size())
+                           : tr("Your schedule: %1 decision(s) overridden.").arg(overridden.size()));
+}
+
+bool DecisionsPanel::choose(int group, const QString &key, int value)
+{
+    if (group < 0 || group >= static_cast<int>(m_groups.size()))
+        return false;
+    const GroupDecisions &g = m_groups[static_cast<std::size_t>(group)];
+    auto *box = m_tree->findChild<QComboBox *>(qs(g.name) + QLatin1Char('.') + key);
+    if (!box)
+        return false;
+    const int index = box->findData(value);
+    auto *model = qobject_cast<QStandardItemModel *>(box->model());
+    if (index < 0 || (model && !model->item(index)->isEnabled()))
+        return false;
+    box->setCurrentIndex(index);
+    emit box->activated(index);
+    return true;
+}
+
+QString DecisionsPanel::summary() const
+{
+    return m_summary->text();
+}
+
+} // namespace stitch::views
