@@ -185,10 +185,26 @@ void CodeEditor::paintLineNumbers(QPaintEvent *event)
     }
 }
 
+void CodeEditor::setLineHighlights(const QList<QPair<int, QColor>> &lines)
+{
+    m_lineHighlights = lines;
+    updateExtraSelections();
+}
+
 void CodeEditor::updateExtraSelections()
 {
     m_wasEmpty = document()->isEmpty();
     QList<QTextEdit::ExtraSelection> selections;
+    for (const auto &[lineNumber, color] : m_lineHighlights) {
+        const QTextBlock block = document()->findBlockByNumber(lineNumber - 1);
+        if (!block.isValid())
+            continue;
+        QTextEdit::ExtraSelection line;
+        line.format.setBackground(color);
+        line.format.setProperty(QTextFormat::FullWidthSelection, true);
+        line.cursor = QTextCursor(block);
+        selections.append(line);
+    }
     // An empty document shows its placeholder text, which a full-width line highlight would hide.
     if (!document()->isEmpty()) {
         QTextEdit::ExtraSelection line;

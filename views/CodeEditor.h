@@ -37,6 +37,9 @@ public:
     void setDiagnostics(const std::vector<Diagnostic> &diagnostics);
     void clearDiagnostics();
     int diagnosticCount() const { return static_cast<int>(m_markers.size()); }
+    /// Paints the background of whole lines (1-based), e.g. a diff's changed lines; replaces older ones.
+    void setLineHighlights(const QList<QPair<int, QColor>> &lines);
+    int lineHighlightCount() const { return static_cast<int>(m_lineHighlights.size()); }
     /// Messages of the diagnostics on a 1-based line (for tooltips and tests).
     QStringList diagnosticsAt(int line) const;
 
@@ -75,6 +78,7 @@ private:
     KSyntaxHighlighting::Theme m_theme;
     LineNumberArea *m_lineNumberArea = nullptr;
     std::vector<Marker> m_markers;
+    QList<QPair<int, QColor>> m_lineHighlights;
     bool m_wasEmpty = true;
 };
 

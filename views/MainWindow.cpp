@@ -3,6 +3,7 @@
 #include "views/CodeEditor.h"
 #include "views/CompileController.h"
 #include "views/DecisionsPanel.h"
+#include "views/GeneratedPanel.h"
 #include "views/DevicePanel.h"
 #include "views/DiagnosticsModel.h"
 #include "views/GraphModel.h"
@@ -279,13 +280,10 @@ void MainWindow::createDocks()
         makeDock(tr("Decisions"), QStringLiteral("decisionsDock"), m_decisionsPanel, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_rubricDock, m_decisionsDock);
 
-    m_generatedView = new CodeEditor(m_syntax, this);
-    m_generatedView->setObjectName(QStringLiteral("generatedView"));
-    m_generatedView->setReadOnly(true);
-    m_generatedView->setDefinition(m_syntax.cudaDefinition());
-    m_generatedView->setPlaceholderText(tr("The CUDA program generated for the scored schedule appears here."));
+    m_generatedPanel = new GeneratedPanel(m_syntax, this);
+    m_generatedPanel->setObjectName(QStringLiteral("generatedPanel"));
     m_generatedDock =
-        makeDock(tr("Generated"), QStringLiteral("generatedDock"), m_generatedView, Qt::RightDockWidgetArea);
+        makeDock(tr("Generated"), QStringLiteral("generatedDock"), m_generatedPanel, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_decisionsDock, m_generatedDock);
     m_rubricDock->raise();
 
@@ -329,6 +327,11 @@ void MainWindow::updateCursorStatus()
 QString MainWindow::compileStatus() const
 {
     return m_compileStatus->text();
+}
+
+CodeEditor *MainWindow::generatedView() const
+{
+    return m_generatedPanel->current();
 }
 
 bool MainWindow::setArchitecture(const QString &arch)

@@ -43,6 +43,7 @@ namespace stitch::views {
 class CodeEditor;
 class CompileController;
 class DecisionsPanel;
+class GeneratedPanel;
 class GraphModel;
 class DevicePanel;
 class DiagnosticsModel;
@@ -95,7 +96,9 @@ public:
     DevicePanel *devicePanel() const { return m_devicePanel; }
     RubricPanel *rubricPanel() const { return m_rubricPanel; }
     DecisionsPanel *decisionsPanel() const { return m_decisionsPanel; }
-    CodeEditor *generatedView() const { return m_generatedView; }
+    GeneratedPanel *generatedPanel() const { return m_generatedPanel; }
+    /// The generated program's view (GeneratedPanel::current).
+    CodeEditor *generatedView() const;
     QString compileStatus() const;
 
 signals:
@@ -184,7 +187,7 @@ private:
     QDockWidget *m_rubricDock = nullptr;
     DecisionsPanel *m_decisionsPanel = nullptr;
     QDockWidget *m_decisionsDock = nullptr;
-    CodeEditor *m_generatedView = nullptr;
+    GeneratedPanel *m_generatedPanel = nullptr;
     QDockWidget *m_generatedDock = nullptr;
     bool m_docksSized = false;
 

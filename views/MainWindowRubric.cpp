@@ -4,6 +4,7 @@
 //   rubric::scoreSchedule (NVRTC through m_rubricCache) -> RubricPanel, DecisionsPanel, Generated
 #include "views/CodeEditor.h"
 #include "views/DecisionsPanel.h"
+#include "views/GeneratedPanel.h"
 #include "views/MainWindow.h"
 #include "views/RubricPanel.h"
 
@@ -85,7 +86,7 @@ void MainWindow::runRubric()
     if (!why.isEmpty()) {
         m_rubricPanel->setMessage(why);
         m_decisionsPanel->setMessage(why);
-        m_generatedView->clear();
+        m_generatedPanel->setMessage(why);
         m_scoredSchedule = {};
         emit rubricUpdated();
         return;
@@ -114,11 +115,10 @@ void MainWindow::runRubric()
         else
             m_decisionsPanel->setDecisions(job.decisions, m_overridden);
         if (job.score && job.score->ok())
-            m_generatedView->setPlainText(QString::fromStdString((*job.score)->program.source));
+            m_generatedPanel->setProgram(QString::fromStdString((*job.score)->program.source));
         else
-            m_generatedView->setPlainText(tr("// Not generated: %1")
-                                              .arg(job.score ? QString::fromStdString(job.score->error().message)
-                                                             : QString()));
+            m_generatedPanel->setMessage(
+                tr("Not generated: %1").arg(job.score ? QString::fromStdString(job.score->error().message) : QString()));
         emit rubricUpdated();
     });
     watcher->setFuture(QtConcurrent::run([lifted = m_lifted, arch, user = m_userSchedule, cache = m_rubricCache,

@@ -4,6 +4,7 @@
 #include "views/CodeEditor.h"
 #include "views/CompileController.h"
 #include "views/DecisionsPanel.h"
+#include "views/GeneratedPanel.h"
 #include "views/DevicePanel.h"
 #include "views/DiagnosticsModel.h"
 #include "views/GraphModel.h"
@@ -16,6 +17,7 @@
 #include "views/SyntaxRepository.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -417,6 +419,18 @@ void TestMainWindow::decisionOverrideRescoresAndRegenerates()
     QVERIFY2(rubric->summary().startsWith(QStringLiteral("1 kernel")), qPrintable(rubric->summary()));
     QVERIFY(m_window->generatedView()->toPlainText().contains(QStringLiteral("block_m=%1 ").arg(other)));
     QVERIFY(decisions->summary().contains(QStringLiteral("1 decision(s) overridden")));
+    // The Generated dock shows the previous program beside the new one, what changed marked.
+    GeneratedPanel *generated = m_window->generatedPanel();
+    QVERIFY(generated->compareBox()->isChecked());
+    QVERIFY(generated->previous()->toPlainText().contains(QStringLiteral("block_m=%1 ").arg(blockM->value)));
+    QVERIFY2(generated->summary().contains(QStringLiteral("changed")), qPrintable(generated->summary()));
+    QVERIFY(generated->previous()->lineHighlightCount() > 0);
+    QVERIFY(generated->current()->lineHighlightCount() > 0);
+    QCOMPARE(generated->previous()->blockCount(), generated->current()->blockCount()); // rows aligned
+    generated->compareBox()->setChecked(false);
+    QCOMPARE(generated->current()->toPlainText(), generated->currentSource());
+    QCOMPARE(generated->current()->lineHighlightCount(), 0);
+    generated->compareBox()->setChecked(true);
     QVERIFY(decisions->resetButton()->isEnabled());
 
     const int overridden = updated.count();

@@ -1,0 +1,135 @@
+#include "views/GeneratedPanel.h"
+
+#include "views/CodeEditor.h"
+#include "views/SyntaxRepository.h"
+
+#include "core/common/LineDiff.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace stitch::views {
+
+namespace {
+
+const QColor kRemoved(255, 205, 205);
+const QColor kAdded(205, 240, 205);
+const QColor kChanged(255, 240, 190);
+
+} // namespace
+
+GeneratedPanel::GeneratedPanel(SyntaxRepository &syntax, QWidget *parent)
+    : QWidget(parent), m_previous(new CodeEditor(syntax, this)), m_current(new CodeEditor(syntax, this)),
+      m_compare(new QCheckBox(tr("Beside the previous schedule's"), this)), m_summary(new QLabel(this))
+{
+    for (CodeEditor *e : {m_previous, m_current}) {
+        e->setReadOnly(true);
+        e->setDefinition(syntax.cudaDefinition());
+        e->setLineWrapMode(QPlainTextEdit::NoWrap);
+    }
+    m_previous->setObjectName(QStringLiteral("previousProgram"));
+    m_current->setObjectName(QStringLiteral("generatedView"));
+    m_current->setPlaceholderText(tr("The CUDA program generated for the scored schedule appears here."));
+    m_compare->setChecked(true);
+    m_compare->setToolTip(tr("Show the program generated before this one beside it, changed lines marked"));
+    m_summary->setWordWrap(true);
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_previous);
+    split->addWidget(m_current);
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_summary, 1);
+    top->addWidget(m_compare);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(split);
+    // The two sides scroll together: their rows are aligned.
+    connect(m_previous->verticalScrollBar(), &QScrollBar::valueChanged, m_current->verticalScrollBar(),
+            &QScrollBar::setValue);
+    connect(m_current->verticalScrollBar(), &QScrollBar::valueChanged, m_previous->verticalScrollBar(),
+            &QScrollBar::setValue);
+    connect(m_compare, &QCheckBox::toggled, this, &GeneratedPanel::refresh);
+    refresh();
+}
+
+void GeneratedPanel::setProgram(const QString &source)
+{
+    if (source != m_currentSource) {
+        if (!m_currentSource.isEmpty())
+            m_previousSource = m_currentSource;
+        m_currentSource = source;
+    }
+    refresh();
+}
+
+void GeneratedPanel::setMessage(const QString &text)
+{
+    if (!m_currentSource.isEmpty())
+        m_previousSource = m_currentSource;
+    m_currentSource.clear();
+    refresh();
+    m_current->setPlainText(QStringLiteral("// %1").arg(text));
+    m_summary->setText(text);
+}
+
+void GeneratedPanel::refresh()
+{
+    const bool compare = m_compare->isChecked() && !m_previousSource.isEmpty() && !m_currentSource.isEmpty();
+    m_previous->setVisible(compare);
+    if (!compare) {
+        m_current->setLineHighlights({});
+        m_current->setPlainText(m_currentSource);
+        const int lines = m_currentSource.isEmpty() ? 0 : int(splitLines(m_currentSource.toStdString()).size());
+        m_summary->setText(m_currentSource.isEmpty() ? tr("No program yet.") : tr("%1 lines generated.").arg(lines));
+        return;
+    }
+    const auto left = splitLines(m_previousSource.toStdString());
+    const auto right = splitLines(m_currentSource.toStdString());
+    const auto rows = diffLines(left, right);
+    QStringList leftText, rightText;
+    QList<QPair<int, QColor>> leftMarks, rightMarks;
+    int changed = 0, removed = 0, added = 0;
+    for (const DiffRow &row : rows) {
+        const int number = static_cast<int>(leftText.size()) + 1;
+        leftText << (row.left >= 0 ? QString::fromStdString(left[std::size_t(row.left)]) : QString());
+        rightText << (row.right >= 0 ? QString::fromStdString(right[std::size_t(row.right)]) : QString());
+        switch (row.kind) {
+        case DiffRow::Kind::Same: break;
+        case DiffRow::Kind::Changed:
+            ++changed;
+            leftMarks.append({number, kChanged});
+            rightMarks.append({number, kChanged});
+            break;
+        case DiffRow::Kind::Removed:
+            ++removed;
+            leftMarks.append({number, kRemoved});
+            break;
+        case DiffRow::Kind::Added:
+            ++added;
+            rightMarks.append({number, kAdded});
+            break;
+        }
+    }
+    m_previous->setPlainText(leftText.join(QLatin1Char('\n')));
+    m_current->setPlainText(rightText.join(QLatin1Char('\n')));
+    m_previous->setLineHighlights(leftMarks);
+    m_current->setLineHighlights(rightMarks);
+    m_summary->setText(changed + removed + added == 0
+                           ? tr("The same program as before (%1 lines).").arg(right.size())
+                           : tr("Left: the previous program; right: this one. %1 changed, %2 removed, %3 added "
+                                "line(s); rows are aligned (blank rows fill the gaps).")
+                                 .arg(changed)
+                                 .arg(removed)
+                                 .arg(added));
+}
+
+QString GeneratedPanel::summary() const
+{
+    return m_summary->text();
+}
+
+} // namespace stitch::views
