@@ -12,6 +12,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace stitch::views {
 
@@ -30,17 +32,38 @@ QString agentLabel(const std::string &category)
 
 } // namespace
 
-std::vector<GroupDecisions> describeDecisions(const schedule::Schedule &sched, const schedule::Problem &problem)
+std::vector<GroupDecisions> describeDecisions(const schedule::Schedule &sched, const schedule::Problem &problem,
+                                              const rubric::Rubric *rubric)
 {
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    auto estimate = [&](const schedule::Schedule &s) {
+        if (!rubric)
+            return none;
+        auto scored = rubric::scoreSchedule(*rubric, problem, s, nullptr);
+        return scored.ok() ? scored->report.predictedMs : none;
+    };
+    const double current = estimate(sched);
     std::vector<GroupDecisions> out;
-    for (const auto &g : sched.groups) {
+    for (std::size_t gi = 0; gi < sched.groups.size(); ++gi) {
+        const schedule::KernelGroup &g = sched.groups[gi];
         auto analysis = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
         if (!analysis.ok())
             continue;
-        GroupDecisions gd{g.name, schedule::strategyName(g.strategy), {}};
-        for (const auto &d : schedule::decisionDefs(g.strategy))
-            gd.rows.push_back({d.key, schedule::categoryName(d.category), d.help, g.value(d.key),
-                               schedule::legalValues(*analysis, g, d.key, problem)});
+        GroupDecisions gd{g.name, schedule::strategyName(g.strategy), {}, current};
+        for (const auto &d : schedule::decisionDefs(g.strategy)) {
+            DecisionRow row{d.key, schedule::categoryName(d.category), d.help, g.value(d.key),
+                            schedule::legalValues(*analysis, g, d.key, problem), {}};
+            for (const auto &o : row.options) {
+                if (!o.legal || o.value == row.value) {
+                    row.estimatedMs.push_back(o.value == row.value ? current : none);
+                    continue;
+                }
+                schedule::Schedule alternative = sched;
+                alternative.groups[gi].set(d.key, o.value);
+                row.estimatedMs.push_back(estimate(alternative));
+            }
+            gd.rows.push_back(std::move(row));
+        }
         out.push_back(std::move(gd));
     }
     return out;
@@ -84,7 +107,12 @@ void DecisionsPanel::setDecisions(std::vector<GroupDecisions> groups, const std:
     int decisions = 0;
     for (int gi = 0; gi < static_cast<int>(m_groups.size()); ++gi) {
         const GroupDecisions &g = m_groups[static_cast<std::size_t>(gi)];
-        auto *top = new QTreeWidgetItem(m_tree, {tr("%1 [%2]").arg(qs(g.name), qs(g.strategy))});
+        auto *top = new QTreeWidgetItem(
+            m_tree, {std::isfinite(g.estimatedMs) && g.estimatedMs > 0
+                         ? tr("%1 [%2]: estimated %3 us as it is; each other value's estimate is in its list")
+                               .arg(qs(g.name), qs(g.strategy))
+                               .arg(g.estimatedMs * 1e3, 0, 'f', 1)
+                         : tr("%1 [%2]").arg(qs(g.name), qs(g.strategy))});
         top->setFirstColumnSpanned(true);
         for (const DecisionRow &row : g.rows) {
             ++decisions;
@@ -97,8 +125,16 @@ void DecisionsPanel::setDecisions(std::vector<GroupDecisions> groups, const std:
             box->setObjectName(qs(g.name + "." + row.key));
             auto *model = qobject_cast<QStandardItemModel *>(box->model());
             int illegal = 0;
-            for (const auto &o : row.options) {
-                box->addItem(o.legal ? qs(o.text) : tr("%1 (illegal)").arg(qs(o.text)), o.value);
+            for (std::size_t oi = 0; oi < row.options.size(); ++oi) {
+                const auto &o = row.options[oi];
+                const double ms = oi < row.estimatedMs.size() ? row.estimatedMs[oi] : std::nan("");
+                QString text = o.legal ? qs(o.text) : tr("%1 (illegal)").arg(qs(o.text));
+                if (o.legal && o.value != row.value && std::isfinite(ms) && g.estimatedMs > 0)
+                    text += tr("  %1 us (%2%3%)")
+                                .arg(ms * 1e3, 0, 'f', 1)
+                                .arg(ms >= g.estimatedMs ? QStringLiteral("+") : QString())
+                                .arg((ms / g.estimatedMs - 1) * 100, 0, 'f', 0);
+                box->addItem(text, o.value);
                 if (!o.legal) {
                     ++illegal;
                     box->setItemData(box->count() - 1, qs(o.why), Qt::ToolTipRole);
@@ -107,10 +143,12 @@ void DecisionsPanel::setDecisions(std::vector<GroupDecisions> groups, const std:
                 }
             }
             box->setCurrentIndex(box->findData(row.value));
-            box->setToolTip(illegal ? tr("%1 of %2 values are illegal given the other decisions (hover one for why)")
-                                          .arg(illegal)
-                                          .arg(row.options.size())
-                                    : tr("every value is legal given the other decisions"));
+            box->setToolTip((illegal ? tr("%1 of %2 values are illegal given the other decisions (hover one for why).")
+                                           .arg(illegal)
+                                           .arg(row.options.size())
+                                     : tr("Every value is legal given the other decisions.")) +
+                            tr("\nTimes: the performance model's estimate for the schedule with that value instead "
+                               "(registers estimated, not compiled), against this value's."));
             m_tree->setItemWidget(item, ValueColumn, box);
             connect(box, &QComboBox::activated, this, [this, gi, key = qs(row.key), box](int index) {
                 emit decisionChanged(gi, key, box->itemData(index).toInt());

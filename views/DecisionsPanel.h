@@ -5,6 +5,7 @@
 // value overrides the decision; the window then generates, compiles and scores the new schedule.
 //   schedule + legalValues (worker, MainWindow) -> DecisionsPanel -> decisionChanged -> MainWindow
 
+#include "core/rubric/Rubric.h"
 #include "core/schedule/Space.h"
 
 #include <QWidget>
@@ -28,17 +29,24 @@ struct DecisionRow {
     std::string help;
     int value = 0;
     std::vector<schedule::ValueOption> options;
+    /// The performance model's time for the schedule with each option instead (same order; NaN
+    /// where the option is illegal or nothing could be generated), registers estimated, as for
+    /// GroupDecisions::estimatedMs: the rubric of the alternatives.
+    std::vector<double> estimatedMs;
 };
 
 struct GroupDecisions {
     std::string name;     ///< the kernel
     std::string strategy; ///< strategyName
     std::vector<DecisionRow> rows;
+    double estimatedMs = 0; ///< the schedule as it is, on the same terms as the alternatives
 };
 
 /// Every decision of every group of `schedule` with its legal values for `problem` (a group the
-/// analysis rejects is left out).
-std::vector<GroupDecisions> describeDecisions(const schedule::Schedule &schedule, const schedule::Problem &problem);
+/// analysis rejects is left out); with `rubric`, each legal alternative's predicted time too (one
+/// generation and static score per alternative, no NVRTC).
+std::vector<GroupDecisions> describeDecisions(const schedule::Schedule &schedule, const schedule::Problem &problem,
+                                              const rubric::Rubric *rubric = nullptr);
 
 class DecisionsPanel final : public QWidget {
     Q_OBJECT

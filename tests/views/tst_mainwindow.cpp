@@ -25,6 +25,7 @@
 #include <QTemporaryDir>
 #include <QTextBlock>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include <memory>
@@ -409,6 +410,15 @@ void TestMainWindow::decisionOverrideRescoresAndRegenerates()
             illegal = o.value;
     }
     QVERIFY(other > 0);
+    // The rubric of the alternatives: each legal value's estimated time, in its list entry.
+    QVERIFY(g.estimatedMs > 0);
+    int estimated = 0;
+    for (std::size_t i = 0; i < blockM->options.size(); ++i)
+        estimated += blockM->options[i].legal && blockM->options[i].value != blockM->value && blockM->estimatedMs[i] > 0;
+    QVERIFY(estimated > 0);
+    auto *box = decisions->tree()->findChild<QComboBox *>(QStringLiteral("%1.block_m").arg(QString::fromStdString(g.name)));
+    QVERIFY(box);
+    QVERIFY(box->itemText(box->findData(other)).contains(QStringLiteral(" us (")));
     if (illegal > 0)
         QVERIFY(!decisions->choose(0, QStringLiteral("block_m"), illegal));
 
