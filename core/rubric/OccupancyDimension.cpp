@@ -54,11 +54,17 @@ protected:
         // H200's achieved-occupancy counter checks, docs/RUBRIC.md).
         const double reached = occupancyFigure(k);
         s.score = occupancyScore(reached, occupancyTarget(k));
-        const double fill = static_cast<double>(k.blocks) / (p.gpu->multiprocessors * double(o.activeBlocksPerSm));
+        const std::int64_t launched = k.launchedBlocks(); // stream-K: its shared blocks and the whole tiles
+        const double fill = static_cast<double>(launched) / (p.gpu->multiprocessors * double(o.activeBlocksPerSm));
         s.evidence = res + ": " + std::to_string(o.activeBlocksPerSm) + " blocks/SM, " +
                      std::to_string(o.activeWarpsPerSm) + " of " + std::to_string(p.arch->maxWarpsPerSm) +
                      " warps = " + percent(o.occupancy) + " (limited by " + o.limiter + "); grid " +
-                     std::to_string(k.blocks) + " blocks = " + fmt(fill, 2) + " waves on " +
+                     std::to_string(launched) + " blocks" +
+                     (k.streamK && launched != k.blocks
+                          ? " (stream-K: " + std::to_string(k.streamKBlocks) + " sharing the k steps of " +
+                                std::to_string(k.streamKTiles) + " of " + std::to_string(k.blocks) + " tiles)"
+                          : std::string()) +
+                     " = " + fmt(fill, 2) + " waves on " +
                      std::to_string(p.gpu->multiprocessors) + " SMs";
         const bool short_ = reached < o.occupancy * 0.9;
         if (short_)

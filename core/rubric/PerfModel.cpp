@@ -345,8 +345,10 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
     // kernel time) and stay only their own life (Little's law), leaving slots the calculator
     // counts as resident empty.
     const double theoretical = k.occupancy->occupancy;
-    // (CUPTI averages over the SMs that are active, so a small grid counts per busy SM.)
-    const double perActiveSm = blocks / std::min(blocks, sms);
+    // (CUPTI averages over the SMs that are active, so a small grid counts per busy SM; a stream-K
+    // grid launches its shared blocks besides the whole tiles: those are the blocks that fill SMs.)
+    const double launched = static_cast<double>(k.launchedBlocks());
+    const double perActiveSm = launched / std::min(launched, sms);
     double resident = std::min(activeBlocks, perActiveSm);
     const bool arrivalBound = p.bound == "latency" || p.bound == "launch" || p.clusterMs > work;
     if (arrivalBound && lifeUs > 0 && p.ms > 0)
