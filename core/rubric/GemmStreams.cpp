@@ -27,6 +27,37 @@ TensorLayout partialSumsLayout(std::int64_t split, std::int64_t M, std::int64_t 
     return workspaceLayout(std::int64_t(1) << 50, {split, M, N});
 }
 TensorLayout transposedBLayout(std::int64_t N, std::int64_t K) { return workspaceLayout(std::int64_t(1) << 51, {N, K}); }
+constexpr std::int64_t kStreamKPartialsBase = std::int64_t(1) << 52;
+
+/// Stream-K's shared tiles (GemmStreamK.cpp): blocks 0..SKB-1 split the `tiles` tiles' `steps` k
+/// steps each evenly (block b from steps x tiles x b / SKB); a tile met by two or more blocks is
+/// shared: each of its parts stores its partial sums, and the last to arrive reads the others'.
+struct StreamKParts {
+    std::int64_t stores = 0; ///< partial tiles written
+    std::int64_t loads = 0;  ///< partial tiles read back
+};
+StreamKParts streamKParts(std::int64_t tiles, std::int64_t steps, int blocks)
+{
+    StreamKParts out;
+    if (tiles <= 0 || steps <= 0 || blocks <= 0)
+        return out;
+    const std::int64_t total = tiles * steps;
+    std::vector<int> parts(static_cast<std::size_t>(tiles), 0);
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::int64_t first = total * b / blocks, end = total * (b + 1) / blocks;
+        if (end <= first)
+            continue;
+        for (std::int64_t t = first / steps; t <= (end - 1) / steps; ++t)
+            ++parts[static_cast<std::size_t>(t)];
+    }
+    for (int p : parts) {
+        if (p >= 2) {
+            out.stores += p;
+            out.loads += p - 1;
+        }
+    }
+    return out;
+}
 
 } // namespace
 
@@ -205,6 +236,23 @@ void StreamBuilder::gemm()
                     return -1;
                 return partial ? l.at({0, i, j}) : l.at({i, j});
             });
+    }
+    if (facts.streamK && facts.streamKBlocks > 0 && facts.streamKTiles > 0) {
+        // Stream-K's partial sums: one float per accumulator of the tile's part, lanes consecutive
+        // (__stcg / __ldcg at workspace + accumulator x threads + threadIdx.x).
+        const StreamKParts parts = streamKParts(facts.streamKTiles, kTiles, facts.streamKBlocks);
+        const int threads = std::max(facts.threads, 1);
+        const double perThread = static_cast<double>(BM) * BN / threads;
+        const double warpsPerBlock = std::max(1.0, std::ceil(threads / 32.0));
+        auto slot = [threads](std::int64_t block, int t) -> std::int64_t {
+            return kStreamKPartialsBase + (block * 2 * threads + t) * 4;
+        };
+        if (parts.stores > 0)
+            add("store stream-K partial sums: 4 B per lane, consecutive", false, true, 4,
+                static_cast<double>(parts.stores) * perThread * warpsPerBlock, slot);
+        if (parts.loads > 0)
+            add("read stream-K partial sums: 4 B per lane, consecutive", false, false, 4,
+                static_cast<double>(parts.loads) * perThread * warpsPerBlock, slot);
     }
     if (SPLIT == 1) {
         for (const auto *op : a.ops) {

@@ -657,3 +657,33 @@ TEST(RubricFacade, ScoreScheduleGeneratesCompilesThroughTheCacheAndScores)
     ASSERT_FALSE(failed.ok());
     EXPECT_EQ(failed.error().message, "internal error: the generated program does not compile: planted failure");
 }
+
+TEST(RubricCoalescing, StreamKPartialSumsAreStreamsOfTheirOwn)
+{
+    // 1024^3 in 128x128 tiles: 64 tiles, every one shared by stream-K's 264 blocks (two per SM). Each
+    // part of a shared tile stores its partial sums and the last to arrive reads the others', one
+    // float per accumulator, lanes consecutive. The H200 counted exactly these requests (run 24
+    // call 6, bench --metrics: 163,904 global store requests with the 32,768 of C and the flags'
+    // resets; 262,144 loads with the 131,072 of the A and B tiles).
+    const ir::Graph g = ir::makeMatmul();
+    const auto problem = problemOf(g, kGemm1024);
+    std::map<std::string, int> d = kTile128;
+    d["thread_m"] = 16;
+    d["stream_k"] = 1;
+    d["min_blocks"] = 2;
+    const auto k = factsOf(problem, generate(problem, scheduleWith(problem, d)));
+    ASSERT_TRUE(k.streamK);
+    EXPECT_EQ(k.streamKBlocks, 264);
+    EXPECT_EQ(k.streamKTiles, 64);
+    const auto *stores = stream(k, "store stream-K partial sums");
+    const auto *loads = stream(k, "read stream-K partial sums");
+    ASSERT_NE(stores, nullptr);
+    ASSERT_NE(loads, nullptr);
+    EXPECT_EQ(stores->requests, 163840);
+    EXPECT_EQ(loads->requests, 131072);
+    EXPECT_EQ(rubric::sectorsPerRequest(*stores).sectors, 4) << "coalesced: 32 lanes x 4 B";
+    // Without stream-K, no partial sums.
+    d["stream_k"] = 0;
+    const auto plain = factsOf(problem, generate(problem, scheduleWith(problem, d)));
+    EXPECT_EQ(stream(plain, "store stream-K partial sums"), nullptr);
+}
