@@ -2,6 +2,8 @@
 
 #include "core/schedule/GroupAnalysis.h"
 
+#include "views/Text.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -16,21 +18,6 @@
 #include <limits>
 
 namespace stitch::views {
-
-namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
-
-/// "parallel_mapping" -> "parallel mapping".
-QString agentLabel(const std::string &category)
-{
-    return qs(category).replace(QLatin1Char('_'), QLatin1Char(' '));
-}
-
-} // namespace
 
 std::vector<GroupDecisions> describeDecisions(const schedule::Schedule &sched, const schedule::Problem &problem,
                                               const rubric::Rubric *rubric)
@@ -119,7 +106,7 @@ void DecisionsPanel::setDecisions(std::vector<GroupDecisions> groups, const std:
             const bool isOverride =
                 std::find(overridden.begin(), overridden.end(), g.name + "." + row.key) != overridden.end();
             auto *item = new QTreeWidgetItem(top, {qs(row.key) + (isOverride ? tr(" (yours)") : QString()),
-                                                   agentLabel(row.category)});
+                                                   spacedName(row.category)});
             item->setToolTip(DecisionColumn, qs(row.help));
             auto *box = new QComboBox(m_tree);
             box->setObjectName(qs(g.name + "." + row.key));

@@ -1,4 +1,5 @@
 #include "views/GraphModel.h"
+#include "views/Text.h"
 
 #include <QBrush>
 #include <QFont>
@@ -7,8 +8,6 @@
 namespace stitch::views {
 
 namespace {
-
-QString qs(const std::string &s) { return QString::fromStdString(s); }
 
 QString plural(std::size_t n, const char *one, const char *many)
 {

@@ -1,5 +1,7 @@
 #include "RubricPanel.h"
 
+#include "views/Text.h"
+
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -11,21 +13,6 @@
 #include <numbers>
 
 namespace stitch::views {
-
-namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
-
-/// "arithmetic_intensity" -> "arithmetic intensity".
-QString dimensionLabel(const std::string &name)
-{
-    return qs(name).replace(QLatin1Char('_'), QLatin1Char(' '));
-}
-
-} // namespace
 
 // ------------------------------------------------------------------------------------------------
 // RubricModel
@@ -55,7 +42,7 @@ QVariant RubricModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case DimensionColumn: return dimensionLabel(s.dimension);
+        case DimensionColumn: return spacedName(s.dimension);
         case ScoreColumn:
             return QStringLiteral("%1/5%2%3")
                 .arg(s.score, 0, 'f', 1)
@@ -100,7 +87,7 @@ void RadarChart::setScores(const std::vector<rubric::RubricScore> &scores)
     m_scores = scores;
     QStringList tips;
     for (const auto &s : m_scores)
-        tips << QStringLiteral("%1: %2/5").arg(dimensionLabel(s.dimension)).arg(s.score, 0, 'f', 1);
+        tips << QStringLiteral("%1: %2/5").arg(spacedName(s.dimension)).arg(s.score, 0, 'f', 1);
     setToolTip(tips.join(QLatin1Char('\n')));
     update();
 }
@@ -157,7 +144,7 @@ void RadarChart::paintEvent(QPaintEvent *)
         p.drawLine(centre(), spokePoint(i, 5));
         // The label just outside the outer ring, anchored away from the centre.
         const QPointF tip = spokePoint(i, 5.6);
-        const QString label = dimensionLabel(s.dimension);
+        const QString label = spacedName(s.dimension);
         const double w = fm.horizontalAdvance(label), h = fm.height();
         double x = tip.x() - w / 2;
         if (tip.x() > centre().x() + 1)
