@@ -3,10 +3,9 @@
 // group: the agent that owns it (parallel mapping, memory access, instruction scheduling), its
 // value, and every other value with why it is illegal given the other decisions. Picking another
 // value overrides the decision; the window then generates, compiles and scores the new schedule.
-//   schedule + legalValues (worker, MainWindow) -> DecisionsPanel -> decisionChanged -> MainWindow
+//   rubric::describeDecisions (worker, MainWindow) -> DecisionsPanel -> decisionChanged -> MainWindow
 
-#include "core/rubric/Rubric.h"
-#include "core/schedule/Space.h"
+#include "core/rubric/Alternatives.h"
 
 #include <QWidget>
 
@@ -22,31 +21,8 @@ QT_END_NAMESPACE
 
 namespace stitch::views {
 
-/// One decision of one group, with its candidate values judged against the others.
-struct DecisionRow {
-    std::string key;
-    std::string category; ///< categoryName: the agent that decides it
-    std::string help;
-    int value = 0;
-    std::vector<schedule::ValueOption> options;
-    /// The performance model's time for the schedule with each option instead (same order; NaN
-    /// where the option is illegal or nothing could be generated), registers estimated, as for
-    /// GroupDecisions::estimatedMs: the rubric of the alternatives.
-    std::vector<double> estimatedMs;
-};
-
-struct GroupDecisions {
-    std::string name;     ///< the kernel
-    std::string strategy; ///< strategyName
-    std::vector<DecisionRow> rows;
-    double estimatedMs = 0; ///< the schedule as it is, on the same terms as the alternatives
-};
-
-/// Every decision of every group of `schedule` with its legal values for `problem` (a group the
-/// analysis rejects is left out); with `rubric`, each legal alternative's predicted time too (one
-/// generation and static score per alternative, no NVRTC).
-std::vector<GroupDecisions> describeDecisions(const schedule::Schedule &schedule, const schedule::Problem &problem,
-                                              const rubric::Rubric *rubric = nullptr);
+using rubric::DecisionRow;
+using rubric::GroupDecisions;
 
 class DecisionsPanel final : public QWidget {
     Q_OBJECT

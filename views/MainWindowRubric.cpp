@@ -67,7 +67,7 @@ ScoringJob score(const frontend::LiftedProgram &p, const ArchLimits &arch, const
         }
         job.schedule = std::move(*def);
     }
-    job.decisions = describeDecisions(job.schedule, problem, &rubric);
+    job.decisions = rubric::describeDecisions(job.schedule, problem, &rubric);
     job.score = std::make_shared<const Scored>(rubric::scoreSchedule(rubric, problem, job.schedule, &cache));
     return job;
 }

@@ -112,6 +112,7 @@ struct RubricOptions {
     bool json = false;
     bool noCompile = false;            ///< skip NVRTC: estimated registers, no instruction mix
     bool tf32 = false;                 ///< allow TF32 tensor cores (the default schedule's precision)
+    bool alternatives = false;         ///< also every decision's other values: why illegal, or their estimated time
 };
 /// Scores the generated program on every rubric dimension (docs/RUBRIC.md). Exit 1 on a hard violation.
 int runRubric(const RubricOptions &options);

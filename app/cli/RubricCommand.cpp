@@ -7,11 +7,13 @@
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
 #include "core/frontend/Lift.h"
+#include "core/rubric/Alternatives.h"
 #include "core/rubric/Rubric.h"
 #include "core/schedule/Space.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -33,6 +35,66 @@ void printScore(const rubric::RubricScore &s, const char *indent)
     std::printf("%s    evidence: %s\n", indent, s.evidence.c_str());
 }
 
+nlohmann::json alternativesJson(const std::vector<rubric::GroupDecisions> &groups)
+{
+    auto ms = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto &g : groups) {
+        nlohmann::json gj = {{"kernel", g.name}, {"strategy", g.strategy}, {"estimatedMs", ms(g.estimatedMs)}};
+        gj["decisions"] = nlohmann::json::array();
+        for (const auto &row : g.rows) {
+            nlohmann::json rj = {{"key", row.key}, {"agent", row.category}, {"value", row.value}};
+            rj["options"] = nlohmann::json::array();
+            for (std::size_t i = 0; i < row.options.size(); ++i) {
+                const auto &o = row.options[i];
+                nlohmann::json oj = {{"value", o.value}, {"text", o.text}, {"legal", o.legal}};
+                if (!o.legal)
+                    oj["why"] = o.why;
+                else
+                    oj["estimatedMs"] = ms(i < row.estimatedMs.size() ? row.estimatedMs[i] : NAN);
+                rj["options"].push_back(oj);
+            }
+            gj["decisions"].push_back(rj);
+        }
+        out.push_back(gj);
+    }
+    return out;
+}
+
+/// Each decision on a line: its value, then each other legal value's estimated time against the
+/// schedule's, then the illegal ones with why.
+void printAlternatives(const std::vector<rubric::GroupDecisions> &groups)
+{
+    for (const auto &g : groups) {
+        std::printf("\nalternatives for %s [%s]: the model's time with each other value (registers estimated, "
+                    "not compiled; %.1f us as it is)\n",
+                    g.name.c_str(), g.strategy.c_str(), g.estimatedMs * 1e3);
+        for (const auto &row : g.rows) {
+            std::string legal, illegal;
+            std::string current;
+            for (std::size_t i = 0; i < row.options.size(); ++i) {
+                const auto &o = row.options[i];
+                if (o.value == row.value) {
+                    current = o.text;
+                } else if (o.legal) {
+                    const double v = i < row.estimatedMs.size() ? row.estimatedMs[i] : NAN;
+                    char buf[64];
+                    if (std::isfinite(v) && g.estimatedMs > 0)
+                        std::snprintf(buf, sizeof buf, " %s %.1f us (%+.0f%%)", o.text.c_str(), v * 1e3,
+                                      (v / g.estimatedMs - 1) * 100);
+                    else
+                        std::snprintf(buf, sizeof buf, " %s (not generated)", o.text.c_str());
+                    legal += buf;
+                } else {
+                    illegal += "\n      " + o.text + ": " + o.why;
+                }
+            }
+            std::printf("  %-14s %-24s [%s]%s%s\n", row.key.c_str(), row.category.c_str(), current.c_str(),
+                        legal.c_str(), illegal.c_str());
+        }
+    }
+}
+
 } // namespace
 
 int runRubric(const RubricOptions &options)
@@ -50,6 +112,9 @@ int runRubric(const RubricOptions &options)
         return reportError(scored.error());
     const bool compiled = scored->compiled != nullptr;
     const rubric::RubricReport &r = scored->report;
+    std::vector<rubric::GroupDecisions> alternatives;
+    if (options.alternatives)
+        alternatives = rubric::describeDecisions(sched, problem, &rubric);
 
     if (options.json) {
         nlohmann::json j;
@@ -76,6 +141,8 @@ int runRubric(const RubricOptions &options)
         j["program"] = nlohmann::json::array();
         for (const auto &s : r.program)
             j["program"].push_back(scoreJson(s));
+        if (options.alternatives)
+            j["alternatives"] = alternativesJson(alternatives);
         std::cout << j.dump(2) << "\n";
         return r.hardViolation ? 1 : 0;
     }
@@ -93,6 +160,7 @@ int runRubric(const RubricOptions &options)
     std::printf("\nprogram\n");
     for (const auto &s : r.program)
         printScore(s, "  ");
+    printAlternatives(alternatives);
     std::printf("\nStatic scores; how each agrees with the H200's CUPTI counters and how well the model ranks\n"
                 "measured times is in docs/RUBRIC.md (Calibration on the GPU).\n");
     return r.hardViolation ? 1 : 0;
