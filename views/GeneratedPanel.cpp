@@ -71,7 +71,8 @@ void GeneratedPanel::setMessage(const QString &text)
     if (!m_currentSource.isEmpty())
         m_previousSource = m_currentSource;
     m_currentSource.clear();
-    refresh();
+    m_previous->setVisible(false); // nothing to compare with
+    m_current->setLineHighlights({});
     m_current->setPlainText(QStringLiteral("// %1").arg(text));
     m_summary->setText(text);
 }

@@ -71,8 +71,12 @@ std::vector<DiffRow> diffLines(const std::vector<std::string> &a, const std::vec
             continue;
         }
         std::vector<int> removed, added;
-        for (; k < ops.size() && ops[k].kind != Kind::Same; ++k)
-            (ops[k].kind == Kind::Removed ? removed : added).push_back(ops[k].kind == Kind::Removed ? ops[k].left : ops[k].right);
+        for (; k < ops.size() && ops[k].kind != Kind::Same; ++k) {
+            if (ops[k].kind == Kind::Removed)
+                removed.push_back(ops[k].left);
+            else
+                added.push_back(ops[k].right);
+        }
         const std::size_t pairs = std::min(removed.size(), added.size());
         for (std::size_t p = 0; p < std::max(removed.size(), added.size()); ++p) {
             if (p < pairs)

@@ -100,6 +100,16 @@ double gemmIssueShare(const KernelFacts &k)
     return std::clamp(k.fmaShare, 0.05, 1.0);
 }
 
+/// The bytes of the sectors a kernel's global stores write (C's tile, split-K or stream-K partial sums).
+double storedSectorBytes(const KernelFacts &k)
+{
+    double bytes = 0;
+    for (const auto &st : k.streams)
+        if (!st.shared && st.store)
+            bytes += sectorsPerRequest(st).sectors * 32.0 * st.requests;
+    return bytes;
+}
+
 /// The kernel's instructions outside its k-loop, run once per block (prologue, epilogue): the machine
 /// code's where it was scanned, else the PTX's; 0 without either.
 double onceInstructions(const KernelFacts &k)
@@ -276,11 +286,7 @@ KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFac
         const double e = m_params.gemmPipeExponent;
         const double pipes = std::pow(std::pow(fma, e) + std::pow(shared, e), 1 / e);
         const double barrier = k.loopIterations * m_params.gemmIterationUs * 1e-6 / resident;
-        double storedBytes = 0;
-        for (const auto &st : k.streams)
-            if (!st.shared && st.store)
-                storedBytes += sectorsPerRequest(st).sectors * 32.0 * st.requests;
-        const double epilogue = resident * storedBytes / blocks / (bw * m_params.l2BandwidthFactor / sms);
+        const double epilogue = resident * storedSectorBytes(k) / blocks / (bw * m_params.l2BandwidthFactor / sms);
         // Each block also runs its prologue and epilogue once, per round as in the cp.async ring
         // (onceCycles): at short K per block (split K, K = 64-128) a larger share.
         const double once = onceCycles(k, resident * warpsPerBlock / m_params.schedulersPerSm) / clockHz;
@@ -467,16 +473,12 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
     // added after the ring's terms are put on the measured scale.
     const double once = onceCycles(k, warps / c.schedulersPerSm) / clockHz;
 
-    double storedBytes = 0;
-    for (const auto &st : k.streams)
-        if (!st.shared && st.store)
-            storedBytes += sectorsPerRequest(st).sectors * 32.0 * st.requests;
     // Per round, one block's stores at the SM's share of L2: the other resident blocks' stores go out
     // while the rest run their k-loops (the ring keeps no barrier across blocks), so with `resident`
     // blocks only one store phase in a round is left exposed, and a lone block's is exposed whole.
     // (All `resident` blocks' stores, one after the other, took GEMMs of four small blocks per SM and
     // scalar stores 5-10 % slow at short K: docs/RUBRIC.md, session 22.)
-    const double stores = c.asyncStoreFactor * storedBytes / blocks / (bw * c.l2BandwidthFactor / sms);
+    const double stores = c.asyncStoreFactor * storedSectorBytes(k) / blocks / (bw * c.l2BandwidthFactor / sms);
     p.sharedMs = rounds * shared * 1e3;
     p.loopLatencyMs = rounds * chain * 1e3;
     p.epilogueMs = rounds * stores * 1e3;
