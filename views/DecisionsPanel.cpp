@@ -24,7 +24,9 @@ DecisionsPanel::DecisionsPanel(QWidget *parent)
     m_reset->setToolTip(tr("Drop every override and score the default schedule again"));
     m_reset->setEnabled(false);
     m_tree->setColumnCount(ColumnCount);
-    m_tree->setHeaderLabels({tr("Decision"), tr("Agent"), tr("Value")});
+    m_tree->setHeaderLabels({tr("Decision"), tr("Agent's area"), tr("Value")});
+    m_tree->headerItem()->setToolTip(AgentColumn, tr("The agent that will own this decision; today every default comes "
+                                                     "from the measured heuristics, not from a trained policy"));
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setSectionResizeMode(DecisionColumn, QHeaderView::ResizeToContents);
     m_tree->header()->setSectionResizeMode(AgentColumn, QHeaderView::ResizeToContents);
@@ -105,7 +107,8 @@ void DecisionsPanel::setDecisions(std::vector<GroupDecisions> groups, const std:
     m_tree->expandAll();
     m_reset->setEnabled(!overridden.empty());
     m_summary->setText(overridden.empty()
-                           ? tr("Default schedule: %1 decisions in %2 kernel(s). Pick another value to override one.")
+                           ? tr("Default schedule (the measured heuristics; no trained agent yet): %1 decisions in %2 kernel(s). "
+                                 "Pick another value to override one.")
                                  .arg(decisions)
                                  .arg(m_groups.size())
                            : tr("Your schedule: %1 decision(s) overridden.").arg(overridden.size()));
