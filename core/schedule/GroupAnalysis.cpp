@@ -349,6 +349,11 @@ Result<GroupAnalysis> analyzeGroup(const ir::Graph &graph, const std::vector<std
 
 std::vector<KernelGroup> fuseGreedy(const ir::Graph &graph)
 {
+    return fuseGroups(graph, [](const FusionCandidate &) { return true; });
+}
+
+std::vector<KernelGroup> fuseGroups(const ir::Graph &graph, const FusionDecider &decide)
+{
     std::vector<KernelGroup> groups;
     std::set<std::string> assigned;
     std::set<TensorId> available; // computed by emitted groups, or inputs
@@ -393,12 +398,15 @@ std::vector<KernelGroup> fuseGreedy(const ir::Graph &graph)
                     if (std::find(candidate.begin(), candidate.end(), op.name) != candidate.end())
                         orderedNames.push_back(op.name);
                 Strategy s = g.strategy;
-                bool fits = analyzeGroup(graph, orderedNames, s).ok();
+                auto analysis = analyzeGroup(graph, orderedNames, s);
+                bool fits = analysis.ok();
                 if (!fits && s == Strategy::Elementwise && analyzeGroup(graph, orderedNames, Strategy::RowReduction).ok()) {
                     s = Strategy::RowReduction;
                     fits = true;
                 }
-                if (fits) {
+                const FusionCandidate offer{g.ops, g.strategy, next.name, fits, s,
+                                            fits ? std::string() : analysis.error().message};
+                if (decide(offer) && fits) {
                     g.ops = orderedNames;
                     g.strategy = s;
                     inGroup.insert(next.output.id);

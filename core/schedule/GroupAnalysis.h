@@ -9,6 +9,7 @@
 #include "core/ir/Graph.h"
 #include "core/schedule/Schedule.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,27 @@ struct GroupAnalysis {
 /// InvalidArgument naming the op and the reason when they do not.
 Result<GroupAnalysis> analyzeGroup(const ir::Graph &graph, const std::vector<std::string> &ops, Strategy strategy);
 
-/// The default fusion: walks the ops in program order, starts a group with the most specific
-/// strategy the op fits (gemm, row_reduction, elementwise, generic) and adds following ops that
-/// read it while the group still fits. Names kernels after their ops.
+/// A producer/consumer edge the fusion walk meets: `op` reads the group being grown and its other
+/// inputs are ready, so it could join the group's kernel.
+struct FusionCandidate {
+    std::vector<std::string> groupOps; ///< the group so far, in program order
+    Strategy groupStrategy = Strategy::Generic;
+    std::string op;                    ///< the op that could join
+    bool fits = false;                 ///< the group with `op` still fits a strategy
+    Strategy strategyIfFused = Strategy::Generic;
+    std::string why;                   ///< when it does not fit: the analysis' reason
+};
+/// Whether to fuse a candidate that fits (called for the ones that do not fit too, whose answer is
+/// ignored, so that callers can record them).
+using FusionDecider = std::function<bool(const FusionCandidate &)>;
+
+/// The fusion walk: takes the ops in program order, starts a group with the most specific strategy
+/// the op fits (gemm, row_reduction, elementwise, generic) and offers each following op that reads
+/// the group (and whose other inputs are ready) to `decide` while the group still fits. Names
+/// kernels after their ops, unique and identifier-safe.
+std::vector<KernelGroup> fuseGroups(const ir::Graph &graph, const FusionDecider &decide);
+
+/// The default fusion: fuseGroups fusing every candidate that fits.
 std::vector<KernelGroup> fuseGreedy(const ir::Graph &graph);
 
 } // namespace stitch::schedule

@@ -218,6 +218,28 @@ void elementwiseHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem 
 
 } // namespace
 
+Status applyHeuristics(const GroupAnalysis &a, KernelGroup &g, const Problem &problem, TensorCoreDefault tensorCores)
+{
+    g.values.clear();
+    switch (g.strategy) {
+    case Strategy::Gemm: gemmHeuristic(a, g, problem, tensorCores); break;
+    case Strategy::RowReduction: rowHeuristic(a, g, problem); break;
+    case Strategy::Elementwise: elementwiseHeuristic(a, g, problem); break;
+    case Strategy::Generic: break;
+    }
+    // GELU's 1 + erf(z) by erfc (docs/SCHEDULE.md): fewer instructions, and accurate where
+    // 1 + erff(z) cancels (docs/PERFORMANCE.md, run 13: 3% of GEMM + bias + GELU at K = 128).
+    if (g.strategy != Strategy::Generic && computesOnePlusErf(a))
+        g.set("erf", 1);
+    repair(a, g, problem);
+    if (auto v = checkGroup(a, g, problem); !v.empty())
+        return makeError(ErrorKind::InvalidArgument, "group " + g.name + ": " + v.front().message);
+    // Record every decision explicitly: the schedule file shows the whole picture.
+    for (const auto &d : decisionDefs(g.strategy))
+        g.set(d.key, g.value(d.key));
+    return Ok{};
+}
+
 Result<Schedule> defaultSchedule(const Problem &problem, TensorCoreDefault tensorCores)
 {
     Schedule s;
@@ -228,24 +250,8 @@ Result<Schedule> defaultSchedule(const Problem &problem, TensorCoreDefault tenso
         auto a = analyzeGroup(problem.graph, g.ops, g.strategy);
         if (!a.ok())
             return a.error();
-        switch (g.strategy) {
-        case Strategy::Gemm: gemmHeuristic(*a, g, problem, tensorCores); break;
-        case Strategy::RowReduction: rowHeuristic(*a, g, problem); break;
-        case Strategy::Elementwise: elementwiseHeuristic(*a, g, problem); break;
-        case Strategy::Generic: break;
-        }
-        // GELU's 1 + erf(z) by erfc (docs/SCHEDULE.md): fewer instructions, and accurate where
-        // 1 + erff(z) cancels (docs/PERFORMANCE.md, run 13: 3% of GEMM + bias + GELU at K = 128).
-        if (g.strategy != Strategy::Generic && computesOnePlusErf(*a))
-            g.set("erf", 1);
-        repair(*a, g, problem);
-        if (auto v = checkGroup(*a, g, problem); !v.empty()) {
-            // Cannot happen for the generic strategy; fall back to it for the op(s) that failed.
-            return makeError(ErrorKind::InvalidArgument, "group " + g.name + ": " + v.front().message);
-        }
-        // Record every decision explicitly: the schedule file shows the whole picture.
-        for (const auto &d : decisionDefs(g.strategy))
-            g.set(d.key, g.value(d.key));
+        if (auto st = applyHeuristics(*a, g, problem, tensorCores); !st)
+            return st.error();
     }
     return s;
 }

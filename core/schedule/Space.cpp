@@ -328,4 +328,39 @@ std::vector<KernelGroup> sampleLegal(const GroupAnalysis &analysis, const Kernel
     return out;
 }
 
+std::optional<KernelGroup> completeGroup(const GroupAnalysis &analysis, const KernelGroup &group,
+                                         const Problem &problem, const std::vector<std::string> &fixed, int budget)
+{
+    const auto &defs = decisionDefs(group.strategy);
+    const std::set<std::string> fixedKeys(fixed.begin(), fixed.end());
+    if (checkGroup(analysis, group, problem).empty())
+        return group;
+    if (brokenForGood(analysis, group, problem, fixedKeys))
+        return std::nullopt;
+    // The current value first: a completion changes as little as it can.
+    std::vector<std::vector<int>> orders(defs.size());
+    for (std::size_t d = 0; d < defs.size(); ++d) {
+        const int current = group.value(defs[d].key);
+        orders[d].push_back(current);
+        if (fixedKeys.contains(defs[d].key))
+            continue;
+        for (int v : defs[d].candidates)
+            if (v != current)
+                orders[d].push_back(v);
+    }
+    std::optional<KernelGroup> found;
+    KernelGroup g = group;
+    std::set<std::string> assigned = fixedKeys;
+    prunedWalk(
+        analysis, problem, defs, 0, g, assigned, [&](std::size_t d) -> const std::vector<int> & { return orders[d]; },
+        [&](const KernelGroup &leaf) {
+            if (!checkGroup(analysis, leaf, problem).empty())
+                return false;
+            found = leaf;
+            return true;
+        },
+        &budget);
+    return found;
+}
+
 } // namespace stitch::schedule

@@ -14,6 +14,7 @@
 #include "core/schedule/Schedule.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,21 @@ enum class TensorCoreDefault { Fastest, WarpMma };
 
 /// Greedy fusion and, for each group, the best legal decisions by the built-in heuristics.
 Result<Schedule> defaultSchedule(const Problem &problem, TensorCoreDefault tensorCores = TensorCoreDefault::Fastest);
+
+/// Sets every decision of `group` (its strategy and ops as given) by the built-in heuristics, as
+/// defaultSchedule does for each group of the greedy fusion. The heuristics' values are legal.
+Status applyHeuristics(const GroupAnalysis &analysis, KernelGroup &group, const Problem &problem,
+                       TensorCoreDefault tensorCores = TensorCoreDefault::Fastest);
+
+/// A legal schedule of the group that keeps the values of the decisions in `fixed`: a pruned
+/// depth-first walk (as enumerateLegal's) that tries each other decision's current value first,
+/// then its other candidates in their order, so a group that is already legal comes back as it is
+/// and one that is not changes as few later decisions as it can. nullopt when no completion exists
+/// or none was found within `budget` values tried (the agents mask such a value: "no legal
+/// completion").
+std::optional<KernelGroup> completeGroup(const GroupAnalysis &analysis, const KernelGroup &group,
+                                         const Problem &problem, const std::vector<std::string> &fixed,
+                                         int budget = 20000);
 
 /// Checks that the groups cover every op once, in an order that respects the dataflow, that each
 /// group fits its strategy and that every decision is legal. InvalidArgument naming the group,
