@@ -1,60 +1,100 @@
 #pragma once
-// The interface every optimization agent implements (Parse, Parallel mapping, Memory access,
-// Instruction scheduling, Stitch).
-//   Graph + decisions so far -> Agent::decisionPoints -> Agent::decide -> Decision -> rubric -> reward
-// Only the interface lives here so far: the agents themselves come with their own issue. Randomness
-// enters through the context's generator so every run can be replayed from its seed.
+// The agents: who decides what, the question each decision is, and where the probabilities come from.
+//   Graph -> Parse (the lifter) -> Stitch (fusion) -> Parallel mapping -> Memory access
+//         -> Instruction scheduling -> Stitch (conflicts, code generation) -> program
+// Stitch plans the fusion first because the others decide per kernel; it integrates last. Each
+// learning agent is one policy network (learning/Networks.h); the heuristic and uniform sources
+// stand in for it where a comparison needs them (docs/AGENTS.md).
 
-#include "core/arch/ArchDatabase.h"
+#include "core/agents/learning/Networks.h"
+#include "core/common/Result.h"
 
-#include <random>
 #include <string>
 #include <vector>
 
-namespace stitch::ir {
-class Graph;
-}
-
 namespace stitch::agents {
 
-/// What an agent may read when it decides.
-struct AgentContext {
-    const ir::Graph &graph;
-    const ArchLimits &arch;
-    std::mt19937_64 &rng; ///< the only source of randomness
-};
+enum class AgentKind { Parse, Stitch, ParallelMapping, MemoryAccess, InstructionScheduling };
+inline constexpr AgentKind kAllAgents[] = {AgentKind::Parse, AgentKind::Stitch, AgentKind::ParallelMapping,
+                                           AgentKind::MemoryAccess, AgentKind::InstructionScheduling};
+const char *agentName(AgentKind agent);  ///< "parse", "stitch", "parallel_mapping", "memory_access", "instruction_scheduling"
+const char *agentTitle(AgentKind agent); ///< "Parse", "Stitch", "Parallel mapping", ...
+/// Accepts the name or the title; the error lists the agents.
+Result<AgentKind> parseAgent(const std::string &text);
+/// The network that decides for a learning agent (Parse has none).
+LearningAgent learningAgent(AgentKind agent);
 
-/// One value an agent could choose, with the reason when it is excluded.
-struct DecisionOption {
-    std::string value;        ///< e.g. "BM=128"
+/// One value a decision can take.
+struct Option {
+    int value = 0;
+    std::string text;  ///< "128", "async", "fuse"
     bool legal = true;
-    std::string whyIllegal;   ///< e.g. "needs 72 KiB of shared memory, sm_75 allows 64 KiB"
+    std::string why;   ///< why it is illegal: the rule it breaks, or "no legal completion"
 };
 
-/// A question an agent answers, such as "block tile of group 0".
-struct DecisionPoint {
-    std::string agent;
-    std::string name;
-    std::vector<DecisionOption> options;
+/// One question an agent answers.
+struct DecisionStep {
+    AgentKind agent = AgentKind::ParallelMapping;
+    std::size_t group = 0;   ///< the kernel group it concerns (fusion: the group being grown)
+    std::string groupName;
+    std::string key;         ///< "fuse", "strategy", or a schedule decision ("block_m")
+    std::string subject;     ///< fusion: the op that could join the group; else the group name
+    std::string help;
+    std::vector<Option> options; ///< at most kMaxActions
+    int heuristicIndex = 0;  ///< the option the built-in heuristics take
+    int pinnedIndex = -1;    ///< the option a pin fixes (-1: none)
+
+    std::vector<std::uint8_t> mask() const;
+    int legalCount() const;
+    /// "memory_access.block_k@gemm" (the pin syntax)
+    std::string id() const;
 };
 
-/// The answer, with the policy's probabilities so the studio can explain it.
-struct Decision {
-    std::string point;
-    std::size_t chosen = 0;
-    std::vector<double> probabilities; ///< one per option of the point, summing to 1
-    bool overriddenByUser = false;
+/// A decision fixed by the user: AGENT.KEY[@GROUP_OR_OP]=VALUE.
+struct Pin {
+    AgentKind agent = AgentKind::ParallelMapping;
+    std::string key;
+    std::string where; ///< a group's name or one of its ops; empty: every group with that decision
+    std::string value; ///< the value's text or number
+    std::string text;  ///< as given
 };
+/// Parses "memory_access.block_k=16" or "stitch.fuse@H=off". The agent and key are checked here
+/// (an unknown one is an error naming it and the ones that exist); the value against the decision's
+/// candidates when the step is reached.
+Result<Pin> parsePin(const std::string &text);
 
-class Agent {
+/// Where an agent's probabilities over a step's options come from.
+class PolicySource {
 public:
-    virtual ~Agent() = default;
-    virtual std::string name() const = 0;
-    /// Whether this agent has anything to decide for the graph (e.g. Stitch needs two kernels).
-    virtual bool applies(const AgentContext &context) const = 0;
-    /// The questions this agent answers for the graph, with legal and illegal options.
-    virtual std::vector<DecisionPoint> decisionPoints(const AgentContext &context) const = 0;
-    virtual Decision decide(const AgentContext &context, const DecisionPoint &point) = 0;
+    virtual ~PolicySource() = default;
+    virtual std::string name() const = 0; ///< "network sm_90.agents", "heuristics", "uniform"
+    virtual PolicyOutput evaluate(const DecisionStep &step, const std::vector<float> &observation) const = 0;
+};
+
+/// The trained (or untrained) networks.
+class NetworkPolicy final : public PolicySource {
+public:
+    NetworkPolicy(const AgentNetworks &networks, std::string label) : m_networks(networks), m_label(std::move(label)) {}
+    std::string name() const override { return m_label; }
+    PolicyOutput evaluate(const DecisionStep &step, const std::vector<float> &observation) const override;
+
+private:
+    const AgentNetworks &m_networks;
+    std::string m_label;
+};
+
+/// Today's heuristics as a policy: all the probability on the heuristics' option.
+class HeuristicPolicy final : public PolicySource {
+public:
+    std::string name() const override { return "heuristics"; }
+    PolicyOutput evaluate(const DecisionStep &step, const std::vector<float> &observation) const override;
+};
+
+/// Every legal option alike.
+class UniformPolicy final : public PolicySource {
+public:
+    std::string name() const override { return "uniform"; }
+    PolicyOutput evaluate(const DecisionStep &step, const std::vector<float> &observation) const override;
 };
 
 } // namespace stitch::agents

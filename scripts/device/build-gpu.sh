@@ -12,10 +12,12 @@ stitch_prefix=/tmp/stitch-prefix
 mkdir -p "$stitch_prefix"
 for f in .devcarry/debs/*.deb; do dpkg -x "$f" "$stitch_prefix"; done
 export LD_LIBRARY_PATH="$stitch_prefix/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
+# The agents' networks (core/agents/learning) build against PyTorch's own LibTorch there.
+torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)
 stitch_build() {
     local t0=$SECONDS
     cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTITCHCUDA_BUILD_STUDIO=OFF \
-        -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_PREFIX_PATH="$stitch_prefix/usr" \
+        -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_PREFIX_PATH="$stitch_prefix/usr;$torch_prefix" \
         -DSTITCHCUDA_DEPS_DIR="$PWD/.devcarry" > "$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; return 1; }
     if [ -n "${BUILD_TARGETS:-}" ]; then
         # shellcheck disable=SC2086

@@ -1,0 +1,78 @@
+#pragma once
+// Rubric-based agentic RL: the agents learn from the rubric after every decision and from the
+// program's time at the end (PPO, maskable; docs/AGENTS.md).
+//   generated problems -> episodes (Environment + the networks, sampled) -> dense rewards (rubric)
+//   + final reward (ln speedup over the input) -> GAE -> AgentNetworks::update -> checkpoint, CSV
+// Deterministic for a seed and thread count: each update's episodes draw from a generator seeded by
+// (seed, update), so a resumed run continues exactly as an uninterrupted one.
+
+#include "core/agents/Problems.h"
+#include "core/agents/learning/Networks.h"
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stitch::agents {
+
+struct TrainOptions {
+    std::string arch = "sm_90";
+    int episodes = 2000;          ///< in all, counting those of a resumed checkpoint
+    int episodesPerUpdate = 16;
+    std::uint64_t seed = 1;
+    std::string checkpoint;       ///< written after every update (and read with resume)
+    bool resume = false;
+    std::string csv;              ///< one row per update: the reward and loss curves
+    bool sparseOnly = false;      ///< the ablation: the final reward alone, no rubric reward
+    int trainingProblems = 256;   ///< the generated problems episodes draw from
+    int hidden = 128;
+    double gamma = 1.0, lambda = 0.95;
+    PpoConfig ppo;
+    std::string command;          ///< stored in the checkpoint's metadata
+    /// Every this many updates, the agents' greedy schedules on the held-out problems against the
+    /// search baseline (compile-free estimates): the CSV's held_out column. 0: never.
+    int evalEvery = 0;
+    int baselineEvaluations = 2000;
+    /// The search baselines, kept between runs (computed and written when missing or made with
+    /// other settings); empty: computed in memory.
+    std::string baselines;
+};
+
+/// The held-out figure: the geometric mean (and the lowest) over the held-out problems of the
+/// search baseline's estimated time over the agents' greedy schedule's.
+struct HeldOutFigure {
+    double geomean = 0, lowest = 0;
+    int problems = 0;
+};
+
+struct TrainProgress {
+    int episode = 0, episodes = 0, update = 0;
+    double meanFinalReward = 0;   ///< ln speedup over the input, mean of the update's episodes
+    double meanReturn = 0;
+    UpdateStats stats;
+    double seconds = 0;
+    std::optional<HeldOutFigure> heldOut; ///< on evaluation updates
+};
+
+struct TrainSummary {
+    int episodes = 0, updates = 0;
+    double seconds = 0;
+    double lastMeanFinalReward = 0;
+};
+
+Result<TrainSummary> train(const TrainOptions &options, const std::function<void(const TrainProgress &)> &progress = {},
+                           const std::atomic<bool> *cancel = nullptr);
+
+/// The search baselines of the held-out problems: read from `path` when it holds them for these
+/// settings, else computed (searchBaseline, estimates only) and written there (when not empty).
+Result<std::vector<double>> heldOutBaselines(const std::string &arch, int evaluations, std::uint64_t seed,
+                                             const std::string &path);
+/// The agents' greedy schedules on the held-out problems against `baselines` (estimates).
+HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &arch, const std::vector<double> &baselines);
+
+/// The CSV header train writes.
+const char *trainingCsvHeader();
+
+} // namespace stitch::agents
