@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up, builds and opens the studio on the bundled example. Without a display it runs the CLI
-# on the same file instead and prints the report.
+# Sets up, builds and opens the studio on the bundled example. Without a display the agents
+# optimize the same file on the command line (`stitchcuda optimize`) and print their report.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
@@ -10,10 +10,8 @@ example=examples/matmul_naive.cu
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$bin/stitchcuda-studio" ]; then
     exec "$bin/stitchcuda-studio" "$example" "$@"
 fi
-echo "No display: running the command line on $example"
+echo "No display: the agents optimize $example on the command line"
 echo
 "$bin/stitchcuda" info
 echo
-"$bin/stitchcuda" outline "$example"
-echo
-exec "$bin/stitchcuda" compile "$example" --arch sm_90
+exec "$bin/stitchcuda" optimize "$example" --arch sm_90 --budget 16 --out build/optimized --trace build/optimized/trace.json

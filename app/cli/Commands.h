@@ -117,6 +117,54 @@ struct RubricOptions {
 /// Scores the generated program on every rubric dimension (docs/RUBRIC.md). Exit 1 on a hard violation.
 int runRubric(const RubricOptions &options);
 
+struct OptimizeOptions {
+    std::string file;                  ///< .te or liftable .cu
+    std::string arch = "sm_90";
+    std::vector<std::string> sizes;    ///< NAME=VALUE over the file's own sizes
+    bool tf32 = false;
+    int budget = 0;                    ///< candidates of the policy-guided search
+    std::vector<std::string> pins;     ///< AGENT.DECISION[@KERNEL]=VALUE
+    unsigned long long seed = 1;
+    std::string out;                   ///< folder for the program, its schedule and plan
+    std::string trace;                 ///< the trace JSON (docs/AGENTS.md)
+    std::string checkpoint;            ///< default: the shipped one for the architecture
+    std::string policy = "agents";     ///< agents, heuristics or uniform
+    bool json = false;                 ///< print the trace instead of the report
+    bool noCompile = false;            ///< confirm with the compile-free estimate (no NVRTC)
+};
+/// The agents' schedule for a program (docs/AGENTS.md). Exit 1 when nothing could be lifted.
+int runOptimize(const OptimizeOptions &options);
+
+struct TrainOptions {
+    std::string arch = "sm_90";
+    int episodes = 2000;
+    int episodesPerUpdate = 16;
+    unsigned long long seed = 1;
+    std::string checkpoint;            ///< default ARCH.agents
+    std::string csv;                   ///< default CHECKPOINT.csv
+    bool resume = false;
+    bool sparseOnly = false;           ///< the ablation: no rubric reward
+    int problems = 256;                ///< generated training problems
+    std::string command;               ///< the command line, stored in the checkpoint
+    int evalEvery = 0;                 ///< updates between held-out evaluations (0: none)
+    std::string baselines;             ///< the held-out search baselines, kept in this file
+};
+/// Trains the agents with PPO (docs/AGENTS.md).
+int runTrain(const TrainOptions &options);
+
+struct EvaluateAgentsOptions {
+    std::string checkpoint;
+    std::string arch = "sm_90";
+    int evaluations = 2000;            ///< of the search baseline, per problem
+    int budget = 16;
+    std::vector<std::string> only;     ///< held-out problems whose text contains one of these
+    std::vector<std::string> problems; ///< FAMILY:SHAPE instead of the held-out list
+    bool noCompile = false;            ///< compare estimates only (no NVRTC)
+    unsigned long long seed = 1;
+};
+/// The agents against the search baseline on the held-out problems (docs/AGENTS.md's table).
+int runEvaluateAgents(const EvaluateAgentsOptions &options);
+
 /// Reads a whole file; on failure prints "stitchcuda: cannot read FILE: reason" and returns false.
 bool readFile(const std::string &path, std::string &out);
 

@@ -66,7 +66,6 @@ int runGenerate(const GenerateOptions &options)
         for (const auto &o : lifted->opaque)
             std::cerr << "  " << o.why.toString() << "\n";
     }
-    const ir::SizeBindings &sizes = input->sizes;
     const schedule::Schedule &sched = input->schedule;
     const schedule::Problem problem = input->problem();
     auto program = codegen::generateProgram(problem, sched);
@@ -102,37 +101,49 @@ int runGenerate(const GenerateOptions &options)
             std::cout << "\n" << program->source;
         return 0;
     }
+    return writeGenerated(options.out, *program, *input, options.file) ? 0 : 2;
+}
+
+bool writeGenerated(const std::string &out, const codegen::GeneratedProgram &generated, const ProblemInput &input,
+                    const std::string &file)
+{
+    const codegen::GeneratedProgram *program = &generated;
+    const frontend::LiftedProgram *lifted = &input.lifted;
+    const ir::SizeBindings &sizes = input.sizes;
+    const schedule::Schedule &sched = generated.schedule;
     std::error_code ec;
-    fs::create_directories(options.out, ec);
+    fs::create_directories(out, ec);
     if (ec) {
-        std::cerr << "stitchcuda: cannot create " << options.out << ": " << ec.message() << "\n";
-        return 2;
+        std::cerr << "stitchcuda: cannot create " << out << ": " << ec.message() << "\n";
+        return false;
     }
-    const fs::path dir = options.out;
+    const fs::path dir = out;
     const std::string source = program->name + ".cu";
     if (!writeText(dir / source, program->source) ||
         !writeText(dir / (program->name + ".schedule.json"), schedule::toJson(sched)))
-        return 2;
+        return false;
     auto plan = codegen::toLaunchPlan(*program, lifted->graph, sizes);
-    if (!plan.ok())
-        return reportError(plan.error());
+    if (!plan.ok()) {
+        reportError(plan.error());
+        return false;
+    }
     // The plan `stitchcuda run` reads: the generated program, the lifted graph as the CPU
     // reference, and what the performance model needs where no GPU is present.
     runner::PlanFile planFile;
     planFile.path = (dir / (program->name + ".plan.json")).string();
     planFile.sourcePath = (dir / source).string();
     planFile.plan = std::move(*plan);
-    const std::string graphFile = fs::absolute(options.file).lexically_normal().string();
+    const std::string graphFile = fs::absolute(file).lexically_normal().string();
     planFile.cpuReference = runner::PlanCpuReference{graphFile, sizes, {}};
     planFile.model = runner::PlanFile::Model{graphFile, (dir / (program->name + ".schedule.json")).string(), sizes};
     planFile.precision =
         program->schedule.precision == schedule::Precision::TF32 ? runner::PrecisionPolicy::TF32 : runner::PrecisionPolicy::FP32;
     if (!writeText(planFile.path, runner::planFileText(planFile)))
-        return 2;
+        return false;
     std::printf("\nwrote %s, %s.schedule.json and %s.plan.json (stitchcuda run %s) to %s\n", source.c_str(),
                 program->name.c_str(), program->name.c_str(), (dir / (program->name + ".plan.json")).string().c_str(),
-                options.out.c_str());
-    return 0;
+                out.c_str());
+    return true;
 }
 
 } // namespace stitch::cli

@@ -3,6 +3,7 @@
 // bound, the target architecture and the schedule (a file, or the built-in default).
 
 #include "core/arch/ArchDatabase.h"
+#include "core/codegen/Program.h"
 #include "core/common/Result.h"
 #include "core/frontend/Lift.h"
 #include "core/schedule/Schedule.h"
@@ -37,5 +38,10 @@ struct ProblemInput {
 std::optional<ProblemInput> loadProblem(const std::string &file, const std::vector<std::string> &sizes,
                                         const std::string &arch, const std::string &schedulePath, bool tf32,
                                         int &exitCode);
+
+/// Writes NAME.cu, NAME.schedule.json and NAME.plan.json (the program, its schedule, and the
+/// launch plan `stitchcuda run` verifies and times) to `out`; prints what it wrote or why not.
+bool writeGenerated(const std::string &out, const codegen::GeneratedProgram &program, const ProblemInput &input,
+                    const std::string &file);
 
 } // namespace stitch::cli

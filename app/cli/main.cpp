@@ -127,6 +127,56 @@ int main(int argc, char **argv)
     rubricCmd->add_flag("--alternatives", rubric.alternatives,
                         "Also every decision's other values: why each illegal one is, each legal one's estimated time");
 
+    stitch::cli::OptimizeOptions optimize;
+    auto *optimizeCmd = app.add_subcommand("optimize", "The agents decide the schedule and Stitch writes the program (docs/AGENTS.md)");
+    optimizeCmd->add_option("file", optimize.file, "Tensor-expression (.te) or liftable CUDA (.cu) file")->required();
+    optimizeCmd->add_option("--arch", optimize.arch, "Target architecture")->capture_default_str();
+    optimizeCmd->add_option("--size", optimize.sizes, "Size value, NAME=VALUE (repeatable)");
+    optimizeCmd->add_flag("--tf32", optimize.tf32, "Allow TF32 tensor cores");
+    optimizeCmd->add_option("--budget", optimize.budget, "Candidates of the policy-guided search (0: the agents' greedy schedule)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 4096));
+    optimizeCmd->add_option("--pin", optimize.pins,
+                            "Fix a decision, AGENT.DECISION[@KERNEL_OR_OP]=VALUE (repeatable; e.g. memory_access.block_k=16)");
+    optimizeCmd->add_option("--seed", optimize.seed, "Seed of the search (and of --policy sampling)")->capture_default_str();
+    optimizeCmd->add_option("--out", optimize.out, "Write NAME.cu, NAME.schedule.json and NAME.plan.json here");
+    optimizeCmd->add_option("--trace", optimize.trace, "Write the optimization trace (JSON) here");
+    optimizeCmd->add_option("--checkpoint", optimize.checkpoint, "The agents' weights (default: the shipped ones for --arch)");
+    optimizeCmd->add_option("--policy", optimize.policy, "agents, heuristics or uniform (for comparisons)")->capture_default_str();
+    optimizeCmd->add_flag("--json", optimize.json, "Print the trace instead of the report");
+    optimizeCmd->add_flag("--no-compile", optimize.noCompile, "Confirm candidates with the compile-free estimate (no NVRTC)");
+
+    stitch::cli::TrainOptions trainOpts;
+    auto *trainCmd = app.add_subcommand("train", "Train the agents with PPO on generated problems (docs/AGENTS.md)");
+    trainCmd->add_option("--arch", trainOpts.arch, "Target architecture")->capture_default_str();
+    trainCmd->add_option("--episodes", trainOpts.episodes, "Episodes in all")->capture_default_str()->check(CLI::Range(1, 10000000));
+    trainCmd->add_option("--episodes-per-update", trainOpts.episodesPerUpdate, "Episodes per PPO update")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 4096));
+    trainCmd->add_option("--seed", trainOpts.seed, "Seed (weights, problems, episodes)")->capture_default_str();
+    trainCmd->add_option("--checkpoint", trainOpts.checkpoint, "Checkpoint to write (default ARCH.agents)");
+    trainCmd->add_option("--csv", trainOpts.csv, "Reward and loss curves (default CHECKPOINT.csv)");
+    trainCmd->add_option("--problems", trainOpts.problems, "Generated training problems")->capture_default_str()->check(CLI::Range(1, 100000));
+    trainCmd->add_flag("--resume", trainOpts.resume, "Continue from --checkpoint");
+    trainCmd->add_option("--eval-every", trainOpts.evalEvery,
+                         "Updates between evaluations on the held-out problems (the CSV's held_out column; 0: none)")
+        ->capture_default_str();
+    trainCmd->add_option("--baselines", trainOpts.baselines, "Keep the held-out search baselines in this JSON file");
+    trainCmd->add_flag("--sparse-only", trainOpts.sparseOnly, "The ablation: the final reward alone, no rubric reward");
+
+    stitch::cli::EvaluateAgentsOptions evaluateAgents;
+    auto *evaluateCmd = app.add_subcommand("evaluate-agents", "The agents against the search baseline on the held-out problems");
+    evaluateCmd->add_option("--checkpoint", evaluateAgents.checkpoint, "The agents' weights (default: the shipped ones)");
+    evaluateCmd->add_option("--arch", evaluateAgents.arch, "Target architecture")->capture_default_str();
+    evaluateCmd->add_option("--evaluations", evaluateAgents.evaluations, "Schedules the search baseline evaluates per problem")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000000));
+    evaluateCmd->add_option("--budget", evaluateAgents.budget, "Candidates of the policy-guided search")->capture_default_str();
+    evaluateCmd->add_option("--only", evaluateAgents.only, "Held-out problems containing this (repeatable)");
+    evaluateCmd->add_option("--problem", evaluateAgents.problems, "FAMILY:SHAPE instead of the held-out list (repeatable)");
+    evaluateCmd->add_flag("--no-compile", evaluateAgents.noCompile, "Compare compile-free estimates (no NVRTC)");
+    evaluateCmd->add_option("--seed", evaluateAgents.seed, "Seed of the search")->capture_default_str();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
@@ -150,5 +200,14 @@ int main(int argc, char **argv)
         return stitch::cli::runBench(bench);
     if (*rubricCmd)
         return stitch::cli::runRubric(rubric);
+    if (*optimizeCmd)
+        return stitch::cli::runOptimize(optimize);
+    if (*trainCmd) {
+        for (int i = 0; i < argc; ++i)
+            trainOpts.command += (i ? " " : "") + std::string(i == 0 ? "stitchcuda" : argv[i]);
+        return stitch::cli::runTrain(trainOpts);
+    }
+    if (*evaluateCmd)
+        return stitch::cli::runEvaluateAgents(evaluateAgents);
     return 2;
 }

@@ -1,0 +1,129 @@
+// `stitchcuda evaluate-agents`: the agents against the search baseline on the held-out problems,
+// beside today's heuristics and the untrained networks (the table in docs/AGENTS.md).
+#include "Commands.h"
+
+#include "core/agents/Checkpoints.h"
+#include "core/agents/Features.h"
+#include "core/agents/Optimizer.h"
+#include "core/agents/Problems.h"
+#include "core/agents/Search.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+namespace stitch::cli {
+
+namespace {
+
+/// The greedy episode's schedule under `policy`, confirmed.
+agents::Score greedy(const schedule::Problem &problem, agents::Evaluator &evaluator, const agents::PolicySource &policy,
+                     double *decideMs = nullptr)
+{
+    agents::Environment env(problem, evaluator);
+    if (!env.reset().ok())
+        return {};
+    std::mt19937_64 rng(1);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!agents::rollout(env, policy, agents::Pick::Greedy, rng, {}).ok())
+        return {};
+    if (decideMs)
+        *decideMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return evaluator.confirm(problem, env.schedule());
+}
+
+} // namespace
+
+int runEvaluateAgents(const EvaluateAgentsOptions &options)
+{
+    const ArchLimits *arch = ArchDatabase::builtin().arch(options.arch);
+    if (!arch) {
+        std::cerr << "stitchcuda: unknown architecture '" << options.arch << "'\n";
+        return 2;
+    }
+    std::vector<agents::ProblemSpec> specs;
+    if (!options.problems.empty()) {
+        for (const auto &text : options.problems) {
+            auto spec = agents::parseProblemSpec(text);
+            if (!spec.ok()) {
+                std::cerr << "stitchcuda: " << spec.error().message << "\n";
+                return 2;
+            }
+            specs.push_back(*spec);
+        }
+    } else {
+        for (const auto &s : agents::heldOutSpecs()) {
+            bool keep = options.only.empty();
+            for (const auto &o : options.only)
+                keep = keep || s.text().find(o) != std::string::npos;
+            if (keep)
+                specs.push_back(s);
+        }
+    }
+    auto loaded = agents::loadAgents(options.checkpoint, options.arch);
+    if (!loaded.ok()) {
+        std::cerr << "stitchcuda: " << loaded.error().message << "\n";
+        return 2;
+    }
+    const agents::NetworkPolicy trained(*loaded->networks, "agents");
+    const auto untrainedNets = agents::AgentNetworks::create({agents::observationSize(), loaded->networks->config().hidden,
+                                                              options.seed});
+    const agents::NetworkPolicy untrained(*untrainedNets, "untrained");
+    const agents::HeuristicPolicy heuristics;
+
+    rubric::Rubric rubric;
+    rubric::CompileCache cache;
+    agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache);
+    std::printf("agents: %s (%s); search baseline: %d evaluations; times by the %s\n\n", loaded->path.c_str(),
+                loaded->note.c_str(), options.evaluations,
+                options.noCompile ? "compile-free estimate" : "full model (NVRTC build) where confirmed");
+    std::printf("| problem | search baseline | heuristics | untrained | agents (greedy) | agents, budget %d | decide |\n",
+                options.budget);
+    std::printf("|---|---|---|---|---|---|---|\n");
+    double logH = 0, logU = 0, logG = 0, logB = 0, minG = 1e9, minB = 1e9;
+    int n = 0;
+    for (const auto &spec : specs) {
+        auto tp = agents::makeProblem(spec, *arch);
+        if (!tp.ok()) {
+            std::cerr << "stitchcuda: " << spec.text() << ": " << tp.error().message << "\n";
+            return 1;
+        }
+        const schedule::Problem problem = (*tp)->problem();
+        const agents::SearchResult base = agents::searchBaseline(problem, evaluator, options.evaluations, options.seed);
+        if (!base.bestScore.ok) {
+            std::cerr << "stitchcuda: " << spec.text() << ": the search found no schedule\n";
+            return 1;
+        }
+        auto defaults = schedule::defaultSchedule(problem);
+        const agents::Score h = defaults.ok() ? evaluator.confirm(problem, *defaults) : agents::Score{};
+        const agents::Score u = greedy(problem, evaluator, untrained);
+        double decideMs = 0;
+        const agents::Score g = greedy(problem, evaluator, trained, &decideMs);
+        agents::OptimizeOptions oo;
+        oo.seed = options.seed;
+        oo.budget = options.budget;
+        agents::Optimizer opt(problem, evaluator, trained, oo);
+        auto trace = opt.run();
+        const double b = trace.ok() ? trace->finalMs : 0;
+        auto ratio = [&](double ms) { return ms > 0 ? base.bestScore.ms / ms : 0.0; };
+        const double rh = ratio(h.ms), ru = ratio(u.ms), rg = ratio(g.ms), rb = ratio(b);
+        std::printf("| %s | %.4f ms (%d) | %.3f | %.3f | %.3f | %.3f | %.1f ms |\n", spec.text().c_str(),
+                    base.bestScore.ms, base.evaluations, rh, ru, rg, rb, decideMs);
+        std::fflush(stdout);
+        logH += std::log(std::max(rh, 1e-9));
+        logU += std::log(std::max(ru, 1e-9));
+        logG += std::log(std::max(rg, 1e-9));
+        logB += std::log(std::max(rb, 1e-9));
+        minG = std::min(minG, rg);
+        minB = std::min(minB, rb);
+        ++n;
+    }
+    if (n > 0)
+        std::printf("| geometric mean (lowest) | 1 | %.3f | %.3f | %.3f (%.3f) | %.3f (%.3f) | |\n", std::exp(logH / n),
+                    std::exp(logU / n), std::exp(logG / n), minG, std::exp(logB / n), minB);
+    std::printf("\nratios: the search baseline's time over each schedule's (1 = as fast as the baseline)\n");
+    return 0;
+}
+
+} // namespace stitch::cli

@@ -1,0 +1,188 @@
+// `stitchcuda optimize`: the agents decide the schedule (and, with a budget, search around their
+// choices), Stitch integrates, and the program, its schedule, its plan and the trace are written.
+#include "Commands.h"
+#include "ProblemInput.h"
+
+#include "core/agents/Checkpoints.h"
+#include "core/agents/Optimizer.h"
+#include "core/codegen/Program.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+namespace stitch::cli {
+
+namespace {
+
+std::string msText(double ms)
+{
+    char buf[64];
+    if (ms >= 1)
+        std::snprintf(buf, sizeof buf, "%.3f ms", ms);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f us", ms * 1000.0);
+    return buf;
+}
+
+agents::TraceStage parseStage(const ProblemInput &in)
+{
+    agents::TraceStage s;
+    s.agent = agents::AgentKind::Parse;
+    const auto &g = in.lifted.graph;
+    s.summary = "lifted " + std::to_string(g.ops().size()) + " op" + (g.ops().size() == 1 ? "" : "s") + " from " +
+                in.lifted.language;
+    if (!in.lifted.launches.empty())
+        s.summary += " (" + std::to_string(in.lifted.launches.size()) + " launch" +
+                     (in.lifted.launches.size() == 1 ? "" : "es") + ")";
+    std::string sizes;
+    for (const auto &[n, v] : in.sizes)
+        sizes += (sizes.empty() ? "" : " ") + n + "=" + std::to_string(v);
+    if (!sizes.empty())
+        s.summary += ", sizes " + sizes;
+    for (const auto &op : g.ops())
+        s.notes.push_back(op.name + ": " + op.output.name);
+    for (const auto &o : in.lifted.opaque)
+        s.notes.push_back("opaque kernel " + o.name + ": " + o.why.toString());
+    return s;
+}
+
+bool writeFile(const std::string &path, const std::string &text)
+{
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) {
+        std::cerr << "stitchcuda: cannot write " << path << "\n";
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+int runOptimize(const OptimizeOptions &options)
+{
+    int exitCode = 2;
+    auto input = loadProblem(options.file, options.sizes, options.arch, "", options.tf32, exitCode);
+    if (!input)
+        return exitCode;
+    std::vector<agents::Pin> pins;
+    for (const auto &text : options.pins) {
+        auto pin = agents::parsePin(text);
+        if (!pin.ok()) {
+            std::cerr << "stitchcuda: " << pin.error().message << "\n";
+            return 2;
+        }
+        pins.push_back(*pin);
+    }
+    if (input->lifted.graph.ops().empty()) {
+        std::cerr << "stitchcuda: " << options.file << ": nothing to optimize: no kernel could be lifted\n";
+        for (const auto &o : input->lifted.opaque)
+            std::cerr << "  " << o.why.toString() << "\n";
+        return 1;
+    }
+    // The policy: the trained agents, or a named stand-in for comparisons.
+    std::unique_ptr<agents::PolicySource> policy;
+    agents::LoadedAgents loaded;
+    std::string policyNote;
+    if (options.policy == "heuristics") {
+        policy = std::make_unique<agents::HeuristicPolicy>();
+    } else if (options.policy == "uniform") {
+        policy = std::make_unique<agents::UniformPolicy>();
+    } else if (options.policy == "agents") {
+        auto l = agents::loadAgents(options.checkpoint, options.arch);
+        if (!l.ok()) {
+            if (!options.checkpoint.empty() || l.error().kind != ErrorKind::Io) {
+                std::cerr << "stitchcuda: " << l.error().message << "\n";
+                return 2;
+            }
+            std::cerr << "stitchcuda: warning: " << l.error().message << "; the heuristics decide\n";
+            policy = std::make_unique<agents::HeuristicPolicy>();
+        } else {
+            loaded = std::move(*l);
+            policy = std::make_unique<agents::NetworkPolicy>(*loaded.networks, "agents (" + loaded.path + ")");
+            policyNote = "agents " + loaded.note;
+        }
+    } else {
+        std::cerr << "stitchcuda: --policy takes agents, heuristics or uniform\n";
+        return 2;
+    }
+
+    const schedule::Problem problem = input->problem();
+    rubric::Rubric rubric;
+    rubric::CompileCache cache;
+    agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache);
+    agents::OptimizeOptions oo;
+    oo.seed = options.seed;
+    oo.budget = options.budget;
+    oo.pins = pins;
+    agents::Optimizer optimizer(problem, evaluator, *policy, oo);
+    auto trace = optimizer.run(parseStage(*input), [&](const agents::OptimizeProgress &p) {
+        if (p.stage == "search" && !options.json)
+            std::fprintf(stderr, "\rsearch: %d of %d candidates", p.candidates, p.budget);
+    });
+    if (options.budget > 1 && !options.json)
+        std::fprintf(stderr, "\n");
+    if (!trace.ok()) {
+        std::cerr << "stitchcuda: " << trace.error().message << "\n";
+        return trace.error().kind == ErrorKind::InvalidArgument ? 2 : 1;
+    }
+    trace->source = options.file;
+
+    auto program = codegen::generateProgram(problem, trace->schedule);
+    if (!program.ok()) {
+        std::cerr << "stitchcuda: internal error: the chosen schedule does not generate:\n";
+        return reportError(program.error());
+    }
+    if (!options.trace.empty() && !writeFile(options.trace, agents::traceToJson(*trace)))
+        return 2;
+    if (options.json) {
+        std::cout << agents::traceToJson(*trace);
+    } else {
+        std::printf("%s: %zu op%s for %s, %s\n\n", options.file.c_str(), problem.graph.ops().size(),
+                    problem.graph.ops().size() == 1 ? "" : "s", options.arch.c_str(),
+                    policyNote.empty() ? policy->name().c_str() : policyNote.c_str());
+        std::printf("%-24s %s\n", "Parse", trace->parse.summary.c_str());
+        agents::AgentKind shown = agents::AgentKind::Parse;
+        int forced = 0;
+        for (const auto &d : trace->decisions) {
+            int legal = 0;
+            for (const auto &o : d.options)
+                legal += o.legal ? 1 : 0;
+            if (legal < 2 && !d.pinned) {
+                ++forced;
+                continue;
+            }
+            if (d.agent != shown) {
+                shown = d.agent;
+                std::printf("%s\n", agents::agentTitle(d.agent));
+            }
+            std::printf("  %s@%s\n      %s\n", d.key.c_str(), d.key == "fuse" ? d.subject.c_str() : d.group.c_str(),
+                        d.rationale.c_str());
+        }
+        if (forced > 0)
+            std::printf("  (%d decision%s with one legal value not shown)\n", forced, forced == 1 ? "" : "s");
+        for (const auto &n : trace->fusionNotes)
+            std::printf("  fusion: %s\n", n.c_str());
+        std::printf("%-24s %s\n", "Stitch", trace->integrate.summary.c_str());
+        for (const auto &n : trace->integrate.notes)
+            std::printf("%-24s %s\n", "", n.c_str());
+        // The rubric, before and after.
+        const agents::Score before = evaluator.confirm(problem, rubric::genericSchedule(problem));
+        const agents::Score after = evaluator.confirm(problem, trace->schedule);
+        std::printf("\n%-22s %10s %10s\n", "rubric", "input", "optimized");
+        for (int i = 0; i < agents::kStaticDimensionCount; ++i)
+            std::printf("%-22s %10.1f %10.1f\n", agents::kStaticDimensions[i], before.dimensions[i], after.dimensions[i]);
+        std::printf("%-22s %10s %10s  (%s; %.1f ms to decide)\n", "time", msText(trace->inputMs).c_str(),
+                    msText(trace->finalMs).c_str(),
+                    trace->finalMeasured ? "measured" : trace->finalCompiled ? "model, NVRTC build" : "model, estimated",
+                    trace->decideMs);
+        std::printf("(the input as written is modelled as the generic schedule: one thread per output)\n");
+    }
+    if (!options.out.empty() && !writeGenerated(options.out, *program, *input, options.file))
+        return 2;
+    return 0;
+}
+
+} // namespace stitch::cli
