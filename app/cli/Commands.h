@@ -131,6 +131,7 @@ struct OptimizeOptions {
     std::string policy = "agents";     ///< agents, heuristics or uniform
     bool json = false;                 ///< print the trace instead of the report
     bool noCompile = false;            ///< confirm with the compile-free estimate (no NVRTC)
+    std::string measured;              ///< a folder of bench --calibration CSVs: measured times win
 };
 /// The agents' schedule for a program (docs/AGENTS.md). Exit 1 when nothing could be lifted.
 int runOptimize(const OptimizeOptions &options);
@@ -161,9 +162,25 @@ struct EvaluateAgentsOptions {
     std::vector<std::string> problems; ///< FAMILY:SHAPE instead of the held-out list
     bool noCompile = false;            ///< compare estimates only (no NVRTC)
     unsigned long long seed = 1;
+    /// bench --calibration CSVs: instead of the held-out table, whether the candidate the agents rank
+    /// first in each measured set is among the fastest measured.
+    std::vector<std::string> measured;
 };
 /// The agents against the search baseline on the held-out problems (docs/AGENTS.md's table).
 int runEvaluateAgents(const EvaluateAgentsOptions &options);
+
+struct RetrainOptions {
+    std::vector<std::string> traces;
+    std::string checkpoint;            ///< default: the shipped one for the architecture
+    std::string out;                   ///< default: the checkpoint itself
+    std::string arch = "sm_90";
+    int updates = 20;
+    unsigned long long seed = 1;
+    std::string baselines;
+    bool noHeldOut = false;
+};
+/// Retrains the agents toward the overrides of traces that won (docs/AGENTS.md).
+int runRetrain(const RetrainOptions &options);
 
 /// Reads a whole file; on failure prints "stitchcuda: cannot read FILE: reason" and returns false.
 bool readFile(const std::string &path, std::string &out);

@@ -3,6 +3,7 @@
 #include "Commands.h"
 
 #include "core/agents/Checkpoints.h"
+#include "core/agents/MeasuredSets.h"
 #include "core/agents/Features.h"
 #include "core/agents/Optimizer.h"
 #include "core/agents/Problems.h"
@@ -31,6 +32,36 @@ agents::Score greedy(const schedule::Problem &problem, agents::Evaluator &evalua
     if (decideMs)
         *decideMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return evaluator.confirm(problem, env.schedule());
+}
+
+/// Each measured set: the candidate the agents rank first (their log-likelihood of it) against the
+/// set's measured best.
+int rankMeasured(const EvaluateAgentsOptions &options, const agents::PolicySource &policy, agents::Evaluator &evaluator,
+                 const std::string &checkpoint)
+{
+    std::printf("agents: %s; each set's candidates ranked by the agents' log-likelihood (ties: the model)\n\n",
+                checkpoint.c_str());
+    std::printf("| measured set | candidates (reachable) | measured best | agents' first | best / first |\n");
+    std::printf("|---|---|---|---|---|\n");
+    double logs = 0;
+    int n = 0;
+    for (const auto &file : options.measured) {
+        auto sets = agents::rankMeasuredSets(file, policy, evaluator, options.arch);
+        if (!sets.ok()) {
+            std::cerr << "stitchcuda: " << sets.error().message << "\n";
+            return 2;
+        }
+        for (const auto &s : *sets) {
+            std::printf("| %s %s:%s | %d (%d) | %.4f ms | %.4f ms | %.3f |\n", s.file.c_str(), s.family.c_str(),
+                        s.shape.c_str(), s.candidates, s.reachable, s.bestMs, s.firstMs, s.ratio());
+            std::fflush(stdout);
+            logs += std::log(s.ratio());
+            ++n;
+        }
+    }
+    if (n > 0)
+        std::printf("| geometric mean over %d sets | | | | %.3f |\n", n, std::exp(logs / n));
+    return 0;
 }
 
 } // namespace
@@ -75,6 +106,8 @@ int runEvaluateAgents(const EvaluateAgentsOptions &options)
     rubric::Rubric rubric;
     rubric::CompileCache cache;
     agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache);
+    if (!options.measured.empty())
+        return rankMeasured(options, trained, evaluator, loaded->path);
     std::printf("agents: %s (%s); search baseline: %d evaluations; times by the %s\n\n", loaded->path.c_str(),
                 loaded->note.c_str(), options.evaluations,
                 options.noCompile ? "compile-free estimate" : "full model (NVRTC build) where confirmed");

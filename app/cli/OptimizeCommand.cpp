@@ -4,6 +4,7 @@
 #include "ProblemInput.h"
 
 #include "core/agents/Checkpoints.h"
+#include "core/agents/MeasuredSets.h"
 #include "core/agents/Optimizer.h"
 #include "core/codegen/Program.h"
 
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 
 namespace stitch::cli {
 
@@ -112,7 +114,16 @@ int runOptimize(const OptimizeOptions &options)
     const schedule::Problem problem = input->problem();
     rubric::Rubric rubric;
     rubric::CompileCache cache;
-    agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache);
+    std::optional<agents::MeasuredStore> measured;
+    if (!options.measured.empty()) {
+        auto store = agents::MeasuredStore::loadFolder(options.measured, options.arch);
+        if (!store.ok()) {
+            std::cerr << "stitchcuda: " << store.error().message << "\n";
+            return 2;
+        }
+        measured = std::move(*store);
+    }
+    agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache, measured ? &*measured : nullptr);
     agents::OptimizeOptions oo;
     oo.seed = options.seed;
     oo.budget = options.budget;
@@ -129,6 +140,9 @@ int runOptimize(const OptimizeOptions &options)
         return trace.error().kind == ErrorKind::InvalidArgument ? 2 : 1;
     }
     trace->source = options.file;
+    readFile(options.file, trace->sourceText);
+    for (const auto &[n, v] : input->sizes)
+        trace->sizes[n] = v;
 
     auto program = codegen::generateProgram(problem, trace->schedule);
     if (!program.ok()) {

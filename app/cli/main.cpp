@@ -144,6 +144,9 @@ int main(int argc, char **argv)
     optimizeCmd->add_option("--checkpoint", optimize.checkpoint, "The agents' weights (default: the shipped ones for --arch)");
     optimizeCmd->add_option("--policy", optimize.policy, "agents, heuristics or uniform (for comparisons)")->capture_default_str();
     optimizeCmd->add_flag("--json", optimize.json, "Print the trace instead of the report");
+    optimizeCmd->add_option("--measured", optimize.measured,
+                            "A folder of bench --calibration CSVs (e.g. bench/results): a candidate timed there counts "
+                            "with its measured time");
     optimizeCmd->add_flag("--no-compile", optimize.noCompile, "Confirm candidates with the compile-free estimate (no NVRTC)");
 
     stitch::cli::TrainOptions trainOpts;
@@ -176,6 +179,20 @@ int main(int argc, char **argv)
     evaluateCmd->add_option("--problem", evaluateAgents.problems, "FAMILY:SHAPE instead of the held-out list (repeatable)");
     evaluateCmd->add_flag("--no-compile", evaluateAgents.noCompile, "Compare compile-free estimates (no NVRTC)");
     evaluateCmd->add_option("--seed", evaluateAgents.seed, "Seed of the search")->capture_default_str();
+    evaluateCmd->add_option("--measured", evaluateAgents.measured,
+                            "A bench --calibration CSV: rank each measured set's candidates by the agents (repeatable)");
+
+    stitch::cli::RetrainOptions retrainOpts;
+    auto *retrainCmd = app.add_subcommand("retrain", "Retrain the agents from traces with your overrides (docs/AGENTS.md)");
+    retrainCmd->add_option("--from", retrainOpts.traces, "Trace files (stitchcuda optimize --pin ... --trace T.json)")
+        ->required();
+    retrainCmd->add_option("--checkpoint", retrainOpts.checkpoint, "The agents to start from (default: the shipped ones)");
+    retrainCmd->add_option("--out", retrainOpts.out, "Where to write the retrained agents (default: --checkpoint)");
+    retrainCmd->add_option("--arch", retrainOpts.arch, "Target architecture")->capture_default_str();
+    retrainCmd->add_option("--updates", retrainOpts.updates, "PPO updates")->capture_default_str()->check(CLI::Range(0, 100000));
+    retrainCmd->add_option("--seed", retrainOpts.seed, "Seed")->capture_default_str();
+    retrainCmd->add_option("--baselines", retrainOpts.baselines, "The held-out search baselines (JSON, kept between runs)");
+    retrainCmd->add_flag("--no-held-out", retrainOpts.noHeldOut, "Skip the held-out figure before and after");
 
     try {
         app.parse(argc, argv);
@@ -209,5 +226,7 @@ int main(int argc, char **argv)
     }
     if (*evaluateCmd)
         return stitch::cli::runEvaluateAgents(evaluateAgents);
+    if (*retrainCmd)
+        return stitch::cli::runRetrain(retrainOpts);
     return 2;
 }

@@ -61,6 +61,14 @@ std::vector<std::uint8_t> DecisionStep::mask() const
     return m;
 }
 
+std::vector<std::uint8_t> DecisionStep::legalMask() const
+{
+    std::vector<std::uint8_t> m(kMaxActions, 0);
+    for (std::size_t i = 0; i < options.size() && i < m.size(); ++i)
+        m[i] = options[i].legal ? 1 : 0;
+    return m;
+}
+
 int DecisionStep::legalCount() const
 {
     const auto m = mask();

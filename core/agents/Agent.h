@@ -44,7 +44,10 @@ struct DecisionStep {
     int heuristicIndex = 0;  ///< the option the built-in heuristics take
     int pinnedIndex = -1;    ///< the option a pin fixes (-1: none)
 
+    /// The options an agent may take: the legal ones, or the pinned one alone.
     std::vector<std::uint8_t> mask() const;
+    /// The legal options, pin or not (what retraining imitates against).
+    std::vector<std::uint8_t> legalMask() const;
     int legalCount() const;
     /// "memory_access.block_k@gemm" (the pin syntax)
     std::string id() const;

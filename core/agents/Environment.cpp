@@ -406,22 +406,16 @@ void Environment::prepareDecisionStep()
     for (std::size_t i = 0; i < def->candidates.size() && i < static_cast<std::size_t>(kMaxActions); ++i) {
         const int v = def->candidates[i];
         Option o{v, def->valueText(v), true, {}};
-        std::optional<KernelGroup> done;
-        if (pin && v != group.value(slot.key)) {
+        KernelGroup candidate = group;
+        candidate.set(slot.key, v);
+        std::optional<KernelGroup> done = schedule::completeGroup(*a, candidate, m_problem, fixed);
+        if (!done) {
             o.legal = false;
-            o.why = "pinned to " + def->valueText(group.value(slot.key)) + " by " + pin->text;
-        } else {
-            KernelGroup candidate = group;
-            candidate.set(slot.key, v);
-            done = schedule::completeGroup(*a, candidate, m_problem, fixed);
-            if (!done) {
-                o.legal = false;
-                for (const auto &d : direct)
-                    if (d.value == v && !d.legal)
-                        o.why = d.why;
-                if (o.why.empty())
-                    o.why = "no legal completion of " + group.name + " with the decisions already taken";
-            }
+            for (const auto &d : direct)
+                if (d.value == v && !d.legal)
+                    o.why = d.why;
+            if (o.why.empty())
+                o.why = "no legal completion of " + group.name + " with the decisions already taken";
         }
         if (v == heuristicValue)
             m_step.heuristicIndex = static_cast<int>(i);

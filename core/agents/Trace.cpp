@@ -95,6 +95,8 @@ std::string traceToJson(const Trace &t)
     j["schema"] = "stitchcuda-trace/1";
     j["version"] = Trace::kVersion;
     j["source"] = t.source;
+    j["source_text"] = t.sourceText;
+    j["sizes"] = t.sizes;
     j["arch"] = t.arch;
     j["precision"] = t.precision;
     j["policy"] = t.policy;
@@ -184,6 +186,15 @@ Result<Trace> parseTrace(const std::string &text, const std::string &fileName)
                                   ", this build reads " + std::to_string(Trace::kVersion) + ")");
         Trace t;
         t.source = r.str(j, "source", "trace");
+        t.sourceText = r.str(j, "source_text", "trace");
+        const json &sizes = r.member(j, "sizes", "trace");
+        if (!sizes.is_object())
+            r.fail("sizes", "expected an object of sizes");
+        for (const auto &[name, value] : sizes.items()) {
+            if (!value.is_number_integer())
+                r.fail("sizes." + name, "expected a whole number");
+            t.sizes[name] = value.get<std::int64_t>();
+        }
         t.arch = r.str(j, "arch", "trace");
         t.precision = r.str(j, "precision", "trace");
         t.policy = r.str(j, "policy", "trace");

@@ -9,6 +9,7 @@
 #include "core/schedule/Schedule.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,8 @@ struct TraceCandidate {
 struct Trace {
     static constexpr int kVersion = 1;
     std::string source;      ///< the input file
+    std::string sourceText;  ///< its text, so the trace replays (and retrains) without the file
+    std::map<std::string, std::int64_t> sizes; ///< the sizes it was optimized for
     std::string arch;
     std::string precision;
     std::string policy;      ///< PolicySource::name()

@@ -94,6 +94,65 @@ HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &ar
     return f;
 }
 
+Result<EpisodeBatch> collectEpisodes(const AgentNetworks &nets, const std::vector<schedule::Problem> &problems,
+                                     int episodes, std::mt19937_64 &rng, Evaluator &evaluator, bool sparseOnly,
+                                     double gamma, double lambda)
+{
+    EpisodeBatch out;
+    if (problems.empty())
+        return out;
+    NetworkPolicy policy(nets, "training");
+    double finalSum = 0, returnSum = 0;
+    for (int e = 0; e < episodes; ++e) {
+        const schedule::Problem &problem = problems[rng() % problems.size()];
+        Environment env(problem, evaluator);
+        if (auto st = env.reset(); !st)
+            return annotate(st.error(), "episode on " + problem.graph.name());
+        std::vector<StepRecord> steps;
+        auto st = rollout(env, policy, Pick::Sample, rng, [&](StepRecord &&r) { steps.push_back(std::move(r)); });
+        if (!st)
+            return annotate(st.error(), "episode on " + problem.graph.name());
+        const double final = Environment::finalReward(env.current());
+        finalSum += final;
+        // Rewards, then GAE backwards over the whole episode (forced steps included).
+        const std::size_t n = steps.size();
+        std::vector<double> rewards(n), advantages(n);
+        for (std::size_t i = 0; i < n; ++i)
+            rewards[i] = sparseOnly ? 0.0 : steps[i].reward;
+        if (n > 0)
+            rewards[n - 1] += final;
+        double next = 0, gae = 0;
+        for (std::size_t i = n; i-- > 0;) {
+            const double delta = rewards[i] + gamma * next - steps[i].policy.value;
+            gae = delta + gamma * lambda * gae;
+            advantages[i] = gae;
+            next = steps[i].policy.value;
+        }
+        double ret = 0;
+        for (double r : rewards)
+            ret += r;
+        returnSum += ret;
+        for (std::size_t i = 0; i < n; ++i) {
+            const StepRecord &r = steps[i];
+            if (r.step.legalCount() < 2 || r.step.pinnedIndex >= 0)
+                continue; // nothing was chosen
+            Transition t;
+            t.agent = static_cast<int>(learningAgent(r.step.agent));
+            t.observation = r.observation;
+            t.mask = r.step.mask();
+            t.action = r.action;
+            t.logProb = std::log(std::max(r.policy.probabilities[r.action], 1e-12));
+            t.value = r.policy.value;
+            t.advantage = advantages[i];
+            t.ret = advantages[i] + r.policy.value;
+            out.transitions.push_back(std::move(t));
+        }
+    }
+    out.meanFinalReward = finalSum / episodes;
+    out.meanReturn = returnSum / episodes;
+    return out;
+}
+
 Result<TrainSummary> train(const TrainOptions &options, const std::function<void(const TrainProgress &)> &progress,
                            const std::atomic<bool> *cancel)
 {
@@ -158,58 +217,15 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
         if (cancel && *cancel)
             return makeError(ErrorKind::Cancelled, "training cancelled");
         std::mt19937_64 rng(options.seed * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(u));
-        NetworkPolicy policy(*nets, "training");
-        std::vector<Transition> batch;
-        double finalSum = 0, returnSum = 0;
-        for (int e = 0; e < options.episodesPerUpdate; ++e) {
-            const schedule::Problem &problem = views[rng() % views.size()];
-            Environment env(problem, evaluator);
-            if (auto st = env.reset(); !st)
-                return annotate(st.error(), "episode on " + problem.graph.name());
-            std::vector<StepRecord> steps;
-            auto st = rollout(env, policy, Pick::Sample, rng, [&](StepRecord &&r) { steps.push_back(std::move(r)); });
-            if (!st)
-                return annotate(st.error(), "episode on " + problem.graph.name());
-            const double final = Environment::finalReward(env.current());
-            finalSum += final;
-            // Rewards, then GAE backwards over the whole episode (forced steps included).
-            const std::size_t n = steps.size();
-            std::vector<double> rewards(n), advantages(n);
-            for (std::size_t i = 0; i < n; ++i)
-                rewards[i] = options.sparseOnly ? 0.0 : steps[i].reward;
-            if (n > 0)
-                rewards[n - 1] += final;
-            double next = 0, gae = 0;
-            for (std::size_t i = n; i-- > 0;) {
-                const double delta = rewards[i] + options.gamma * next - steps[i].policy.value;
-                gae = delta + options.gamma * options.lambda * gae;
-                advantages[i] = gae;
-                next = steps[i].policy.value;
-            }
-            double ret = 0;
-            for (double r : rewards)
-                ret += r;
-            returnSum += ret;
-            for (std::size_t i = 0; i < n; ++i) {
-                const StepRecord &r = steps[i];
-                if (r.step.legalCount() < 2 || r.step.pinnedIndex >= 0)
-                    continue; // nothing was chosen
-                Transition t;
-                t.agent = static_cast<int>(learningAgent(r.step.agent));
-                t.observation = r.observation;
-                t.mask = r.step.mask();
-                t.action = r.action;
-                t.logProb = std::log(std::max(r.policy.probabilities[r.action], 1e-12));
-                t.value = r.policy.value;
-                t.advantage = advantages[i];
-                t.ret = advantages[i] + r.policy.value;
-                batch.push_back(std::move(t));
-            }
-        }
+        auto collected = collectEpisodes(*nets, views, options.episodesPerUpdate, rng, evaluator, options.sparseOnly,
+                                         options.gamma, options.lambda);
+        if (!collected.ok())
+            return collected.error();
+        const std::vector<Transition> &batch = collected->transitions;
         const UpdateStats stats = nets->update(batch, {}, options.ppo, options.seed + static_cast<std::uint64_t>(u));
         summary.updates = u + 1;
         summary.episodes = (u + 1) * options.episodesPerUpdate;
-        summary.lastMeanFinalReward = finalSum / options.episodesPerUpdate;
+        summary.lastMeanFinalReward = collected->meanFinalReward;
         summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         nlohmann::json meta{{"format", "stitchcuda-agents/1"},
                             {"arch", options.arch},
@@ -225,7 +241,7 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
             if (auto saved = nets->save(options.checkpoint); !saved)
                 return saved.error();
         TrainProgress p{summary.episodes, updates * options.episodesPerUpdate, u + 1, summary.lastMeanFinalReward,
-                        returnSum / options.episodesPerUpdate, stats, summary.seconds};
+                        collected->meanReturn, stats, summary.seconds, std::nullopt};
         if (options.evalEvery > 0 && ((u + 1) % options.evalEvery == 0 || u + 1 == updates))
             p.heldOut = heldOutFigure(*nets, options.arch, baselines);
         if (csv) {

@@ -6,12 +6,14 @@
 // Deterministic for a seed and thread count: each update's episodes draw from a generator seeded by
 // (seed, update), so a resumed run continues exactly as an uninterrupted one.
 
+#include "core/agents/Evaluator.h"
 #include "core/agents/Problems.h"
 #include "core/agents/learning/Networks.h"
 
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,17 @@ struct TrainSummary {
 
 Result<TrainSummary> train(const TrainOptions &options, const std::function<void(const TrainProgress &)> &progress = {},
                            const std::atomic<bool> *cancel = nullptr);
+
+/// One update's episodes: `episodes` problems drawn from `problems` by `rng`, each decided by the
+/// networks' sampled policy; the decisions that had a choice, with GAE advantages over the dense
+/// rewards (none when `sparseOnly`) and the final reward.
+struct EpisodeBatch {
+    std::vector<Transition> transitions;
+    double meanFinalReward = 0, meanReturn = 0;
+};
+Result<EpisodeBatch> collectEpisodes(const AgentNetworks &networks, const std::vector<schedule::Problem> &problems,
+                                     int episodes, std::mt19937_64 &rng, Evaluator &evaluator, bool sparseOnly,
+                                     double gamma, double lambda);
 
 /// The search baselines of the held-out problems: read from `path` when it holds them for these
 /// settings, else computed (searchBaseline, estimates only) and written there (when not empty).

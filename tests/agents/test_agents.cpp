@@ -3,6 +3,8 @@
 #include "core/agents/Features.h"
 #include "core/agents/Optimizer.h"
 #include "core/agents/Problems.h"
+#include "core/agents/Retraining.h"
+#include "core/agents/MeasuredSets.h"
 #include "core/agents/Search.h"
 #include "core/agents/Training.h"
 #include "core/codegen/Program.h"
@@ -398,6 +400,106 @@ TEST(AgentsTraining, TheSameSeedGivesTheSameCheckpointAndResumeContinuesIt)
         EXPECT_EQ(pa.value, pb.value);
         EXPECT_EQ(pa.probabilities, pc.probabilities);
     }
+    fs::remove_all(dir);
+}
+
+TEST(AgentsRetraining, AnOverrideThatWonGainsProbability)
+{
+    const fs::path dir = fs::temp_directory_path() / ("stitch-retrain-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string checkpoint = (dir / "start.agents").string();
+    auto nets = AgentNetworks::create({observationSize(), 32, 3});
+    nets->setMetadata("{}");
+    ASSERT_TRUE(nets->save(checkpoint).ok());
+    // The user's trace: the heuristics decide, with the strategy pinned to gemm.
+    auto spec = parseProblemSpec("gemm:1024x1024x1024");
+    ASSERT_TRUE(spec.ok());
+    auto p = makeProblem(*spec, sm90());
+    ASSERT_TRUE(p.ok());
+    const schedule::Problem prob = (*p)->problem();
+    Fixture f;
+    auto pin = parsePin("parallel_mapping.strategy=gemm");
+    ASSERT_TRUE(pin.ok());
+    OptimizeOptions options;
+    options.pins = {*pin};
+    options.confirmTop = 0;
+    const HeuristicPolicy heuristics;
+    Optimizer opt(prob, f.evaluator, heuristics, options);
+    auto trace = opt.run();
+    ASSERT_TRUE(trace.ok());
+    trace->source = "gemm.te";
+    trace->sourceText = teSource(*spec);
+    for (const auto &[n, v] : prob.sizes)
+        trace->sizes[n] = v;
+    const std::string traceFile = (dir / "trace.json").string();
+    {
+        std::ofstream out(traceFile);
+        out << traceToJson(*trace);
+    }
+    RetrainOptions r;
+    r.traces = {traceFile};
+    r.checkpoint = checkpoint;
+    r.out = (dir / "after.agents").string();
+    r.updates = 3;
+    r.episodesPerUpdate = 4;
+    r.heldOut = false;
+    auto report = retrain(r);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    ASSERT_EQ(report->pins.size(), 1u);
+    EXPECT_EQ(report->pins[0].value, "gemm");
+    EXPECT_TRUE(report->pins[0].won) << report->pins[0].pinnedMs << " vs " << report->pins[0].agentsMs;
+    EXPECT_GT(report->pins[0].after, report->pins[0].before);
+    EXPECT_TRUE(AgentNetworks::load(r.out, observationSize()).ok());
+    // A trace whose program changed no longer replays: said so, nothing written.
+    trace->decisions.front().id = "parallel_mapping.strategy@elsewhere";
+    {
+        std::ofstream out(traceFile);
+        out << traceToJson(*trace);
+    }
+    r.out = (dir / "never.agents").string();
+    auto stale = retrain(r);
+    ASSERT_FALSE(stale.ok());
+    EXPECT_NE(stale.error().message.find("no longer replays"), std::string::npos) << stale.error().message;
+    EXPECT_FALSE(fs::exists(r.out));
+    fs::remove_all(dir);
+}
+
+TEST(AgentsMeasured, StoredTimesAreFoundAndSetsRankedByTheAgents)
+{
+    const fs::path dir = fs::temp_directory_path() / ("stitch-measured-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    // Two measured candidates of the bench's GEMM 1024^3: the store answers their times.
+    auto bp = benchProblem("gemm", "1024x1024x1024");
+    ASSERT_TRUE(bp.ok());
+    const schedule::Problem prob{bp->graph, bp->sizes, sm90(), bp->precision};
+    auto base = schedule::defaultSchedule(prob);
+    ASSERT_TRUE(base.ok());
+    schedule::Schedule other = *base;
+    other.groups[0].set("smem_pad", other.groups[0].value("smem_pad") == 0 ? 4 : 0);
+    ASSERT_TRUE(schedule::validateSchedule(other, prob).ok());
+    {
+        std::ofstream csv(dir / "set.csv");
+        rubric::writeCalibrationHeader(csv);
+        rubric::writeCalibrationRow(csv, {"gemm", "1024x1024x1024", 0, 0.050, -1, schedule::describe(base->groups[0]), {}});
+        rubric::writeCalibrationRow(csv, {"gemm", "1024x1024x1024", 1, 0.040, -1, schedule::describe(other.groups[0]), {}});
+        rubric::writeCalibrationRow(csv, {"gemm", "1024x1024x1024", 1, 0.044, -1, schedule::describe(other.groups[0]), {}});
+    }
+    auto store = MeasuredStore::loadFolder(dir.string(), "sm_90");
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    ASSERT_TRUE(store->lookup(prob, *base).has_value());
+    EXPECT_DOUBLE_EQ(*store->lookup(prob, *base), 0.050);
+    EXPECT_DOUBLE_EQ(*store->lookup(prob, other), 0.044); // the median of 0.040 and 0.044: the upper
+    Fixture f;
+    auto sets = rankMeasuredSets((dir / "set.csv").string(), HeuristicPolicy(), f.evaluator, "sm_90");
+    ASSERT_TRUE(sets.ok()) << sets.error().message;
+    ASSERT_EQ(sets->size(), 1u);
+    EXPECT_EQ((*sets)[0].reachable, 3);
+    EXPECT_DOUBLE_EQ((*sets)[0].bestMs, 0.040);
+    EXPECT_DOUBLE_EQ((*sets)[0].firstMs, 0.050); // the heuristics rank their own schedule first
+    Evaluator measured(f.rubric, nullptr, &*store);
+    const Score s = measured.confirm(prob, other);
+    EXPECT_TRUE(s.measured);
+    EXPECT_DOUBLE_EQ(s.ms, 0.044);
     fs::remove_all(dir);
 }
 
