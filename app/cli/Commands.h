@@ -165,6 +165,9 @@ struct EvaluateAgentsOptions {
     /// bench --calibration CSVs: instead of the held-out table, whether the candidate the agents rank
     /// first in each measured set is among the fastest measured.
     std::vector<std::string> measured;
+    /// Instead of the held-out table: this many random legal schedules per held-out problem, each
+    /// estimated (compile-free) and confirmed (NVRTC), and the two rankings' Spearman rho.
+    int rankAgreement = 0;
 };
 /// The agents against the search baseline on the held-out problems (docs/AGENTS.md's table).
 int runEvaluateAgents(const EvaluateAgentsOptions &options);

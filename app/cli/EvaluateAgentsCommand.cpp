@@ -8,6 +8,7 @@
 #include "core/agents/Optimizer.h"
 #include "core/agents/Problems.h"
 #include "core/agents/Search.h"
+#include "core/rubric/Calibration.h"
 
 #include <chrono>
 #include <cmath>
@@ -64,6 +65,45 @@ int rankMeasured(const EvaluateAgentsOptions &options, const agents::PolicySourc
     return 0;
 }
 
+/// How the compile-free estimate the agents train on and the full model (NVRTC) rank the same
+/// schedules: random legal ones of each held-out problem (the heuristics' fusion).
+int rankAgreement(const std::vector<agents::ProblemSpec> &specs, const ArchLimits &arch, int count, std::uint64_t seed)
+{
+    rubric::Rubric rubric;
+    rubric::CompileCache cache;
+    agents::Evaluator evaluator(rubric, &cache);
+    std::printf("| problem | schedules | Spearman rho (estimate vs full model) |\n|---|---|---|\n");
+    for (const auto &spec : specs) {
+        auto tp = agents::makeProblem(spec, arch);
+        if (!tp.ok())
+            return 1;
+        const schedule::Problem problem = (*tp)->problem();
+        auto base = schedule::defaultSchedule(problem);
+        if (!base.ok())
+            return 1;
+        std::vector<double> estimated, full;
+        for (int i = 0; i < count; ++i) {
+            schedule::Schedule s = *base;
+            for (auto &g : s.groups) {
+                auto a = schedule::analyzeGroup(problem.graph, g.ops, g.strategy);
+                if (!a.ok())
+                    continue;
+                auto one = schedule::sampleLegal(*a, g, problem, 1, static_cast<std::uint32_t>(seed * 7919 + i));
+                if (!one.empty())
+                    g = one.front();
+            }
+            const agents::Score e = evaluator.estimate(problem, s), c = evaluator.confirm(problem, s);
+            if (e.ok && c.ok) {
+                estimated.push_back(e.ms);
+                full.push_back(c.ms);
+            }
+        }
+        std::printf("| %s | %zu | %.3f |\n", spec.text().c_str(), estimated.size(), rubric::spearman(estimated, full));
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
 } // namespace
 
 int runEvaluateAgents(const EvaluateAgentsOptions &options)
@@ -92,6 +132,8 @@ int runEvaluateAgents(const EvaluateAgentsOptions &options)
                 specs.push_back(s);
         }
     }
+    if (options.rankAgreement > 0)
+        return rankAgreement(specs, *arch, options.rankAgreement, options.seed);
     auto loaded = agents::loadAgents(options.checkpoint, options.arch);
     if (!loaded.ok()) {
         std::cerr << "stitchcuda: " << loaded.error().message << "\n";

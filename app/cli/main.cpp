@@ -179,6 +179,9 @@ int main(int argc, char **argv)
     evaluateCmd->add_option("--problem", evaluateAgents.problems, "FAMILY:SHAPE instead of the held-out list (repeatable)");
     evaluateCmd->add_flag("--no-compile", evaluateAgents.noCompile, "Compare compile-free estimates (no NVRTC)");
     evaluateCmd->add_option("--seed", evaluateAgents.seed, "Seed of the search")->capture_default_str();
+    evaluateCmd->add_option("--rank-agreement", evaluateAgents.rankAgreement,
+                            "Rank N random legal schedules per held-out problem by the estimate and the full model (rho)")
+        ->check(CLI::Range(0, 100000));
     evaluateCmd->add_option("--measured", evaluateAgents.measured,
                             "A bench --calibration CSV: rank each measured set's candidates by the agents (repeatable)");
 

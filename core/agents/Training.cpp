@@ -222,7 +222,12 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
         if (!collected.ok())
             return collected.error();
         const std::vector<Transition> &batch = collected->transitions;
-        const UpdateStats stats = nets->update(batch, {}, options.ppo, options.seed + static_cast<std::uint64_t>(u));
+        // The learning rate anneals linearly to zero over the run (CleanRL's anneal_lr): the last
+        // updates settle rather than swing.
+        PpoConfig ppo = options.ppo;
+        if (options.annealLearningRate)
+            ppo.learningRate *= 1.0 - static_cast<double>(u) / static_cast<double>(updates);
+        const UpdateStats stats = nets->update(batch, {}, ppo, options.seed + static_cast<std::uint64_t>(u));
         summary.updates = u + 1;
         summary.episodes = (u + 1) * options.episodesPerUpdate;
         summary.lastMeanFinalReward = collected->meanFinalReward;

@@ -32,6 +32,7 @@ struct TrainOptions {
     int hidden = 128;
     double gamma = 1.0, lambda = 0.95;
     PpoConfig ppo;
+    bool annealLearningRate = true; ///< linearly to zero at the last update
     std::string command;          ///< stored in the checkpoint's metadata
     /// Every this many updates, the agents' greedy schedules on the held-out problems against the
     /// search baseline (compile-free estimates): the CSV's held_out column. 0: never.
