@@ -148,6 +148,8 @@ struct TrainOptions {
     int problems = 256;                ///< generated training problems
     std::string command;               ///< the command line, stored in the checkpoint
     int evalEvery = 0;                 ///< updates between held-out evaluations (0: none)
+    bool fullModel = false;            ///< fine-tune against the full model (NVRTC builds)
+    std::string init;                  ///< start from this checkpoint
     std::string baselines;             ///< the held-out search baselines, kept in this file
 };
 /// Trains the agents with PPO (docs/AGENTS.md).

@@ -49,8 +49,9 @@ int rankMeasured(const EvaluateAgentsOptions &options, const agents::PolicySourc
     for (const auto &file : options.measured) {
         auto sets = agents::rankMeasuredSets(file, policy, evaluator, options.arch);
         if (!sets.ok()) {
-            std::cerr << "stitchcuda: " << sets.error().message << "\n";
-            return 2;
+            // A folder of results holds other CSVs too (clocks, dimensions): said, and passed over.
+            std::cerr << "stitchcuda: skipped " << file << ": " << sets.error().message << "\n";
+            continue;
         }
         for (const auto &s : *sets) {
             std::printf("| %s %s:%s | %d (%d) | %.4f ms | %.4f ms | %.3f |\n", s.file.c_str(), s.family.c_str(),

@@ -23,6 +23,8 @@ int runTrain(const TrainOptions &options)
     t.trainingProblems = options.problems;
     t.command = options.command;
     t.evalEvery = options.evalEvery;
+    t.fullModel = options.fullModel;
+    t.init = options.init;
     t.baselines = options.baselines;
     std::fprintf(stderr, "training the agents for %s: %d episodes, seed %llu -> %s (curves: %s)\n", t.arch.c_str(),
                  t.episodes, static_cast<unsigned long long>(t.seed), t.checkpoint.c_str(), t.csv.c_str());

@@ -165,6 +165,9 @@ int main(int argc, char **argv)
                          "Updates between evaluations on the held-out problems (the CSV's held_out column; 0: none)")
         ->capture_default_str();
     trainCmd->add_option("--baselines", trainOpts.baselines, "Keep the held-out search baselines in this JSON file");
+    trainCmd->add_flag("--full-model", trainOpts.fullModel,
+                       "Fine-tune against the full model: final rewards and the held-out figure by NVRTC builds");
+    trainCmd->add_option("--init", trainOpts.init, "Start from this checkpoint's weights");
     trainCmd->add_flag("--sparse-only", trainOpts.sparseOnly, "The ablation: the final reward alone, no rubric reward");
 
     stitch::cli::EvaluateAgentsOptions evaluateAgents;

@@ -328,9 +328,10 @@ void Optimizer::integrate(const std::function<void(const OptimizeProgress &)> &p
                   static_cast<int>(candidates.size()), m_options.budget});
     int best = -1;
     Score bestScore;
+    const int confirmTop = m_options.confirmTop < 0 ? static_cast<int>(candidates.size()) : m_options.confirmTop;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         TraceCandidate tc{candidates[i].origin, describeSchedule(candidates[i].schedule), candidates[i].estimate.ms, {}, false};
-        if (static_cast<int>(i) <= m_options.confirmTop && candidates[i].estimate.ok && !m_cancel) {
+        if (static_cast<int>(i) <= confirmTop && candidates[i].estimate.ok && !m_cancel) {
             Score s = m_evaluator.confirm(m_problem, candidates[i].schedule);
             if (s.hardViolation)
                 resolveConflicts(candidates[i].schedule, s);
@@ -378,7 +379,7 @@ void Optimizer::integrate(const std::function<void(const OptimizeProgress &)> &p
         st.notes.push_back("kept the input as written: " + why);
     st.notes.push_back(std::to_string(candidates.size()) + " candidate schedule" + (candidates.size() == 1 ? "" : "s") +
                        " (" + std::to_string(std::max(m_options.budget, 1)) + " episodes), " +
-                       std::to_string(std::min<int>(static_cast<int>(candidates.size()), m_options.confirmTop + 1)) +
+                       std::to_string(std::min<int>(static_cast<int>(candidates.size()), confirmTop + 1)) +
                        " confirmed by the full model");
     for (const auto &c : m_trace.conflicts)
         st.notes.push_back("conflict in " + c.group + ": " + c.violation + " -> " + c.decision + " " + c.from + " -> " +

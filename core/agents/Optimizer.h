@@ -4,8 +4,8 @@
 //   -> Trace (every decision, the candidates of the budget search, conflicts, the final schedule)
 // One entry point for `stitchcuda optimize`, the studio and the trainer's evaluation. Greedy
 // decisions take each step's most probable legal option; a budget adds policy-sampled episodes,
-// every candidate estimated by the compile-free model and the best few confirmed by the full model
-// (NVRTC) or a measurement. The input as written is always a candidate: the result is never
+// every candidate estimated by the compile-free model and confirmed by the full model (NVRTC) or a
+// measurement. The input as written is always a candidate: the result is never
 // predicted slower than it. Replays exactly from its seed.
 
 #include "core/agents/Environment.h"
@@ -52,7 +52,10 @@ struct OptimizeOptions {
     Pick pick = Pick::Greedy;
     int budget = 0;          ///< candidates of the policy-guided search (<= 1: the agents' schedule alone)
     std::vector<Pin> pins;
-    int confirmTop = 3;      ///< candidates confirmed by the full model, best estimates first
+    /// Candidates confirmed by the full model besides the agents' own, best estimates first; -1:
+    /// every candidate of the budget (the estimate misranks what the NVRTC build shows: spills,
+    /// registers past the estimate).
+    int confirmTop = -1;
 };
 
 struct OptimizeProgress {

@@ -172,7 +172,7 @@ Result<RetrainReport> retrain(const RetrainOptions &options)
     PpoConfig ppo;
     for (int u = 0; u < options.updates; ++u) {
         std::mt19937_64 rng(options.seed * 0x2545f4914f6cdd1dULL + static_cast<std::uint64_t>(u));
-        auto batch = collectEpisodes(*nets, views, options.episodesPerUpdate, rng, evaluator, false, 1.0, 0.95);
+        auto batch = collectEpisodes(*nets, views, options.episodesPerUpdate, rng, evaluator, EpisodeSettings{});
         if (!batch.ok())
             return batch.error();
         nets->update(batch->transitions, imitation, ppo, options.seed + static_cast<std::uint64_t>(u));

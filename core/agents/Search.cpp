@@ -152,13 +152,18 @@ SearchResult searchBaseline(const schedule::Problem &problem, Evaluator &evaluat
     result.best = best.front()->first;
     result.bestEstimate = best.front()->second;
     result.bestScore = result.bestEstimate;
+    // The best few by the estimate, and the heuristics' schedule (the first variant), confirmed.
+    std::vector<const std::pair<schedule::Schedule, Score> *> confirm(
+        best.begin(), best.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(best.size()), confirmTop));
+    if (confirmTop > 0)
+        confirm.push_back(&scored.at(schedule::toJson(variants.front().schedule)));
     bool confirmedAny = false;
-    for (std::size_t i = 0; i < best.size() && static_cast<int>(i) < confirmTop; ++i) {
-        const Score s = evaluator.confirm(problem, best[i]->first);
+    for (const auto *candidate : confirm) {
+        const Score s = evaluator.confirm(problem, candidate->first);
         if (s.ok && !s.hardViolation && (!confirmedAny || s.ms < result.bestScore.ms)) {
-            result.best = best[i]->first;
+            result.best = candidate->first;
             result.bestScore = s;
-            result.bestEstimate = best[i]->second;
+            result.bestEstimate = candidate->second;
             confirmedAny = true;
         }
     }

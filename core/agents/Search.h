@@ -1,7 +1,8 @@
 #pragma once
 // The search baseline the agents are judged against (docs/AGENTS.md).
 //   Problem -> fusion variants x (heuristics, random legal schedules, greedy local search from the
-//   best) -> >= `evaluations` distinct schedules estimated -> the best few confirmed by the full model
+//   best) -> >= `evaluations` distinct schedules estimated -> the best `confirmTop` and the
+//   heuristics' schedule confirmed by the full model (the evaluator's: NVRTC build or measurement)
 // Random legal schedules come from schedule::sampleLegal per kernel; the local search changes one
 // decision at a time (the others completed to a legal kernel) and keeps every improvement.
 
@@ -25,6 +26,6 @@ struct SearchResult {
 };
 
 SearchResult searchBaseline(const schedule::Problem &problem, Evaluator &evaluator, int evaluations,
-                            std::uint64_t seed, int confirmTop = 3);
+                            std::uint64_t seed, int confirmTop = 8);
 
 } // namespace stitch::agents

@@ -22,13 +22,15 @@ const char *trainingCsvHeader()
 }
 
 Result<std::vector<double>> heldOutBaselines(const std::string &archName, int evaluations, std::uint64_t seed,
-                                             const std::string &path)
+                                             const std::string &path, bool fullModel)
 {
     const ArchLimits *arch = ArchDatabase::builtin().arch(archName);
     if (!arch)
         return makeError(ErrorKind::InvalidArgument, "unknown architecture " + archName);
     const auto &specs = heldOutSpecs();
     nlohmann::json settings{{"arch", archName}, {"evaluations", evaluations}, {"seed", seed}};
+    if (fullModel)
+        settings["model"] = "full (NVRTC build), the search's best three confirmed";
     std::vector<std::string> names;
     for (const auto &s : specs)
         names.push_back(s.text());
@@ -46,13 +48,14 @@ Result<std::vector<double>> heldOutBaselines(const std::string &archName, int ev
         }
     }
     rubric::Rubric rubric;
-    Evaluator evaluator(rubric);
+    rubric::CompileCache cache;
+    Evaluator evaluator(rubric, fullModel ? &cache : nullptr);
     std::vector<double> best;
     for (const auto &spec : specs) {
         auto p = makeProblem(spec, *arch);
         if (!p.ok())
             return p.error();
-        const SearchResult r = searchBaseline((*p)->problem(), evaluator, evaluations, seed);
+        const SearchResult r = searchBaseline((*p)->problem(), evaluator, evaluations, seed, fullModel ? 3 : 0);
         best.push_back(r.bestScore.ok ? r.bestScore.ms : 0.0);
     }
     if (!path.empty()) {
@@ -64,7 +67,8 @@ Result<std::vector<double>> heldOutBaselines(const std::string &archName, int ev
     return best;
 }
 
-HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &archName, const std::vector<double> &baselines)
+HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &archName, const std::vector<double> &baselines,
+                            bool fullModel)
 {
     HeldOutFigure f;
     const ArchLimits *arch = ArchDatabase::builtin().arch(archName);
@@ -72,7 +76,8 @@ HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &ar
     if (!arch || baselines.size() != specs.size())
         return f;
     rubric::Rubric rubric;
-    Evaluator evaluator(rubric);
+    rubric::CompileCache cache;
+    Evaluator evaluator(rubric, fullModel ? &cache : nullptr);
     const NetworkPolicy policy(networks, "held-out");
     double logs = 0;
     f.lowest = 1e9;
@@ -85,7 +90,10 @@ HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &ar
         std::mt19937_64 rng(1);
         if (!env.reset().ok() || !rollout(env, policy, Pick::Greedy, rng, {}).ok() || !env.current().ok)
             continue;
-        const double ratio = baselines[i] / env.current().ms;
+        const Score final = fullModel ? evaluator.confirm(problem, env.schedule()) : env.current();
+        if (!final.ok)
+            continue;
+        const double ratio = baselines[i] / final.ms;
         logs += std::log(ratio);
         f.lowest = std::min(f.lowest, ratio);
         ++f.problems;
@@ -95,9 +103,11 @@ HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &ar
 }
 
 Result<EpisodeBatch> collectEpisodes(const AgentNetworks &nets, const std::vector<schedule::Problem> &problems,
-                                     int episodes, std::mt19937_64 &rng, Evaluator &evaluator, bool sparseOnly,
-                                     double gamma, double lambda)
+                                     int episodes, std::mt19937_64 &rng, Evaluator &evaluator,
+                                     const EpisodeSettings &settings)
 {
+    const bool sparseOnly = settings.sparseOnly;
+    const double gamma = settings.gamma, lambda = settings.lambda;
     EpisodeBatch out;
     if (problems.empty())
         return out;
@@ -112,13 +122,18 @@ Result<EpisodeBatch> collectEpisodes(const AgentNetworks &nets, const std::vecto
         auto st = rollout(env, policy, Pick::Sample, rng, [&](StepRecord &&r) { steps.push_back(std::move(r)); });
         if (!st)
             return annotate(st.error(), "episode on " + problem.graph.name());
-        const double final = Environment::finalReward(env.current());
+        const double final =
+            Environment::finalReward(settings.fullModel ? evaluator.confirm(problem, env.schedule()) : env.current());
         finalSum += final;
         // Rewards, then GAE backwards over the whole episode (forced steps included).
         const std::size_t n = steps.size();
         std::vector<double> rewards(n), advantages(n);
-        for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t i = 0; i < n; ++i) {
             rewards[i] = sparseOnly ? 0.0 : steps[i].reward;
+            const Score &before = steps[i].before, &after = steps[i].outcomes[steps[i].action];
+            if (!sparseOnly && !settings.timeShaping && before.ok && after.ok && before.ms > 0 && after.ms > 0)
+                rewards[i] -= kTimeRewardWeight * std::log(before.ms / after.ms);
+        }
         if (n > 0)
             rewards[n - 1] += final;
         double next = 0, gae = 0;
@@ -188,6 +203,11 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
         } catch (const nlohmann::json::exception &) {
             return makeError(ErrorKind::Parse, options.checkpoint + ": its metadata is not JSON");
         }
+    } else if (!options.init.empty()) {
+        auto loaded = AgentNetworks::load(options.init, observationSize());
+        if (!loaded.ok())
+            return loaded.error();
+        nets = std::move(*loaded);
     } else {
         nets = AgentNetworks::create({observationSize(), options.hidden, options.seed});
     }
@@ -203,13 +223,15 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
 
     std::vector<double> baselines;
     if (options.evalEvery > 0) {
-        auto b = heldOutBaselines(options.arch, options.baselineEvaluations, 1, options.baselines);
+        auto b = heldOutBaselines(options.arch, options.baselineEvaluations, 1, options.baselines, options.fullModel);
         if (!b.ok())
             return b.error();
         baselines = std::move(*b);
     }
     rubric::Rubric rubric;
-    Evaluator evaluator(rubric);
+    // The full model's NVRTC builds, kept for the run (a few hundred KiB each).
+    rubric::CompileCache compileCache(std::nullopt, {}, options.fullModel ? 4096 : 1);
+    Evaluator evaluator(rubric, options.fullModel ? &compileCache : nullptr);
     const auto t0 = std::chrono::steady_clock::now();
     TrainSummary summary;
     const int updates = (options.episodes + options.episodesPerUpdate - 1) / options.episodesPerUpdate;
@@ -217,8 +239,13 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
         if (cancel && *cancel)
             return makeError(ErrorKind::Cancelled, "training cancelled");
         std::mt19937_64 rng(options.seed * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(u));
-        auto collected = collectEpisodes(*nets, views, options.episodesPerUpdate, rng, evaluator, options.sparseOnly,
-                                         options.gamma, options.lambda);
+        EpisodeSettings settings;
+        settings.sparseOnly = options.sparseOnly;
+        settings.timeShaping = !options.fullModel;
+        settings.fullModel = options.fullModel;
+        settings.gamma = options.gamma;
+        settings.lambda = options.lambda;
+        auto collected = collectEpisodes(*nets, views, options.episodesPerUpdate, rng, evaluator, settings);
         if (!collected.ok())
             return collected.error();
         const std::vector<Transition> &batch = collected->transitions;
@@ -239,6 +266,8 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
                             {"episodes", summary.episodes},
                             {"episodes_per_update", options.episodesPerUpdate},
                             {"sparse_only", options.sparseOnly},
+                            {"full_model", options.fullModel},
+                            {"init", options.init},
                             {"observation", observationSchema()},
                             {"command", options.command}};
         nets->setMetadata(meta.dump());
@@ -248,7 +277,7 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
         TrainProgress p{summary.episodes, updates * options.episodesPerUpdate, u + 1, summary.lastMeanFinalReward,
                         collected->meanReturn, stats, summary.seconds, std::nullopt};
         if (options.evalEvery > 0 && ((u + 1) % options.evalEvery == 0 || u + 1 == updates))
-            p.heldOut = heldOutFigure(*nets, options.arch, baselines);
+            p.heldOut = heldOutFigure(*nets, options.arch, baselines, options.fullModel);
         if (csv) {
             char line[512];
             std::snprintf(line, sizeof line, "%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.1f,", p.update, p.episode,

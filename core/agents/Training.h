@@ -28,6 +28,11 @@ struct TrainOptions {
     bool resume = false;
     std::string csv;              ///< one row per update: the reward and loss curves
     bool sparseOnly = false;      ///< the ablation: the final reward alone, no rubric reward
+    /// Fine-tuning against the full model: the final reward and the held-out figure by the NVRTC
+    /// build (Evaluator::confirm, cached by source), the dense reward without its time term (the
+    /// estimate's, which the full model corrects).
+    bool fullModel = false;
+    std::string init;             ///< start from this checkpoint's weights (and optimizer state)
     int trainingProblems = 256;   ///< the generated problems episodes draw from
     int hidden = 128;
     double gamma = 1.0, lambda = 0.95;
@@ -75,16 +80,27 @@ struct EpisodeBatch {
     std::vector<Transition> transitions;
     double meanFinalReward = 0, meanReturn = 0;
 };
+/// How episodes are rewarded.
+struct EpisodeSettings {
+    bool sparseOnly = false;   ///< no dense reward at all (the ablation)
+    bool timeShaping = true;   ///< the dense reward's ln(time before / after) term (the estimate's)
+    bool fullModel = false;    ///< the final reward by Evaluator::confirm (NVRTC build or measurement)
+    double gamma = 1.0, lambda = 0.95;
+};
 Result<EpisodeBatch> collectEpisodes(const AgentNetworks &networks, const std::vector<schedule::Problem> &problems,
-                                     int episodes, std::mt19937_64 &rng, Evaluator &evaluator, bool sparseOnly,
-                                     double gamma, double lambda);
+                                     int episodes, std::mt19937_64 &rng, Evaluator &evaluator,
+                                     const EpisodeSettings &settings);
 
 /// The search baselines of the held-out problems: read from `path` when it holds them for these
 /// settings, else computed (searchBaseline, estimates only) and written there (when not empty).
+/// With `fullModel`, the search's best three are confirmed by the full model (NVRTC) and the best
+/// confirmed time is the baseline.
 Result<std::vector<double>> heldOutBaselines(const std::string &arch, int evaluations, std::uint64_t seed,
-                                             const std::string &path);
-/// The agents' greedy schedules on the held-out problems against `baselines` (estimates).
-HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &arch, const std::vector<double> &baselines);
+                                             const std::string &path, bool fullModel = false);
+/// The agents' greedy schedules on the held-out problems against `baselines` (estimates, or with
+/// `fullModel` the full model's times).
+HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &arch, const std::vector<double> &baselines,
+                            bool fullModel = false);
 
 /// The CSV header train writes.
 const char *trainingCsvHeader();
