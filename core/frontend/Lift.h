@@ -31,7 +31,9 @@ struct LiftedLaunch {
     std::string grid, block;                 ///< as written
     std::vector<std::string> arguments;      ///< as written
     std::vector<std::string> ops;            ///< graph ops this launch became (empty if opaque)
-    SourceLocation location;
+    SourceLocation location;                 ///< the launch; for an inferred one, the kernel's name
+    bool inferred = false;                   ///< no host code launches the kernel: grid and block
+                                             ///< come from its guards (a lone kernel, lifted alone)
 };
 
 struct LiftedProgram {
@@ -49,7 +51,9 @@ struct LiftedProgram {
 Result<LiftedProgram> liftTensorExpressions(const std::string &source, const std::string &fileName);
 
 /// Lifts a CUDA program: kernels in the one-thread-per-output style become compute ops; the host
-/// program gives sizes, buffers and the launch sequence (dataflow between kernels). tree-sitter
+/// program gives sizes, buffers and the launch sequence (dataflow between kernels). A file that
+/// launches nothing has each kernel lifted alone: integer parameters are sizes without values,
+/// the launch is inferred from its guards (docs/LIFT-JSON.md, "A kernel alone"). tree-sitter
 /// parses the file once, within CudaParseLimits (CudaSourceIndex.h): an oversized file or one
 /// that runs past the time budget is an error at file:1:1, never a hang.
 Result<LiftedProgram> liftCudaProgram(const std::string &source, const std::string &fileName);

@@ -188,7 +188,7 @@ json liftToJson(const LiftedProgram &program)
     for (const LiftedLaunch &launch : program.launches) {
         launches.push_back({{"kernel", launch.kernel}, {"grid", launch.grid}, {"block", launch.block},
                             {"arguments", stringsToJson(launch.arguments)}, {"ops", stringsToJson(launch.ops)},
-                            {"location", locationToJson(launch.location)}});
+                            {"location", locationToJson(launch.location)}, {"inferred", launch.inferred}});
     }
     json opaque = json::array();
     for (const OpaqueKernel &kernel : program.opaque) {

@@ -466,4 +466,32 @@ int main(int argc, char **argv) {
     EXPECT_EQ(run->at("d_c"), (std::vector<double>{2.0, 3.0, 4.0}));
 }
 
+TEST(LiftCuda, APartialWriteFromAboveZeroKeepsTheOtherElements)
+{
+    // The guard starts at 1: element 0 (and n - 1) keep the copied-in values, and the stencil's
+    // left neighbour is never read at i = 0.
+    const std::string src = R"(
+__global__ void smooth(const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > 0 && i < n - 1) out[i] = 0.5f * in[i - 1] + 0.5f * in[i + 1];
+}
+int main() {
+    const int n = 6;
+    float h[n];
+    float *d_in, *d_out;
+    cudaMalloc(&d_in, n * sizeof(float));
+    cudaMalloc(&d_out, n * sizeof(float));
+    cudaMemcpy(d_in, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemcpy(d_out, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    smooth<<<(n + 255) / 256, 256>>>(d_in, d_out, n);
+    cudaMemcpy(h, d_out, n * sizeof(float), cudaMemcpyDeviceToHost);
+})";
+    auto lifted = lift(src);
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    EXPECT_EQ(opText(*lifted), "d_out_1[i] = select(i >= 1 && i < n - 1, 0.5 * d_in[i - 1] + 0.5 * d_in[i + 1], d_out[i])");
+    auto run = ir::interpret(lifted->program.graph, {{"n", 4}}, {{"d_in", {2, 4, 6, 8}}, {"d_out", {-1, -1, -1, -1}}});
+    ASSERT_TRUE(run.ok()) << run.error().toString();
+    EXPECT_EQ(run->at("d_out_1"), (std::vector<double>{-1.0, 4.0, 6.0, -1.0}));
+}
+
 } // namespace

@@ -329,6 +329,8 @@ std::vector<std::string> Assembler::buildLaunch(const LaunchOps &launch)
             for (std::size_t d = 0; d < out.domain.size(); ++d) {
                 out.domain[d].lowerBound = Expr(0);
                 out.domain[d].extent = shape[d];
+                // The op now spans the whole buffer: the coverage test must not fold away.
+                m_math.setRange(out.domain[d].name, Expr(0), shape[d]);
             }
             body = selectOrFold(m_math.simplify(ir::logicalAnd(coverage, guard)), body, ir::read(ref(previous), indices));
         }

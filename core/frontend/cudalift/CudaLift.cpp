@@ -1,9 +1,11 @@
 // liftCudaProgram: parse, walk the host, evaluate each launch's kernel, assemble one graph.
+// A file that launches nothing gets one inferred launch per kernel first (LoneKernels.h).
 #include "core/frontend/cudalift/CudaLift.h"
 
 #include "core/frontend/cudalift/ExprTools.h"
 #include "core/frontend/cudalift/HostProgram.h"
 #include "core/frontend/cudalift/KernelExec.h"
+#include "core/frontend/cudalift/LoneKernels.h"
 #include "core/frontend/cudalift/SyntaxTree.h"
 #include "core/frontend/cudalift/ThreadSpace.h"
 #include "core/ir/ExprUtil.h"
@@ -177,6 +179,11 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
     HostProgram host = walkHostProgram(ctx);
     ctx.buffers = &host.buffers;
     ctx.globals = host.globals;
+    // A file that launches nothing (a kernel on its own): each kernel is lifted with a launch
+    // inferred from its guards, its integer parameters as sizes (LoneKernels.h).
+    std::optional<LoneKernels> lone;
+    if (host.launches.empty() && index.launches.empty())
+        lone = synthesizeLoneLaunches(ctx, index.kernels, host);
     const std::size_t launchCount = host.launches.size();
     std::vector<std::optional<LaunchOps>> lifted(launchCount);
     std::vector<std::optional<Refusal>> refused(launchCount);
@@ -198,6 +205,8 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
             KernelExec exec(ctx, hl.binding, ctx.functions.at(hl.binding.kernel));
             KernelEffects effects = exec.run();
             LaunchOps ops = buildFlatOps(std::move(effects), hl.binding, host.buffers, exec.math());
+            if (lone)
+                sizeLoneBuffers(ops, hl, host.buffers, exec.math());
             notes.insert(notes.end(), ops.notes.begin(), ops.notes.end());
             lifted[l] = std::move(ops);
         } catch (const LiftRefusal &r) {
@@ -247,8 +256,10 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
             (void)splitDivModVars(*ops, math);
         }
         std::vector<std::size_t> unexpressible; // assemble() reports these with the store's location
-        const ShapeMap shapes = chooseShapes(host.buffers, active, math, {}, unexpressible);
-        std::set<std::string> reserved;
+        ShapeMap shapes = chooseShapes(host.buffers, active, math, lone ? lone->scalarShapes : ShapeMap{}, unexpressible);
+        if (lone)
+            shapes.insert(lone->scalarShapes.begin(), lone->scalarShapes.end());
+        std::set<std::string> reserved = lone ? lone->sizeNames : std::set<std::string>{};
         for (const SizeDefinition &d : sizes.definitions())
             reserved.insert(d.name);
         for (const auto &[name, definition] : sizes.derived())
@@ -291,8 +302,11 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
         out.block = hl.blockText;
         out.arguments = hl.argumentTexts;
         out.location = hl.binding.location;
+        out.inferred = lone.has_value();
         if (!refused[l])
             out.ops = assembled->launchOps[l];
+        if (lone && !refused[l])
+            notes.push_back(loneLaunchNote(hl, lone->sizeNames));
         program.launches.push_back(std::move(out));
 
         LaunchPlan plan;

@@ -277,7 +277,9 @@ KernelExec::Flow KernelExec::execFor(TSNode stmt, State &s)
 
     // Grid- and block-stride loops: every index in [0, hi) is visited by exactly one thread.
     std::vector<std::string> consumed;
+    int strideDim = -1;
     for (int d = 0; d < 3 && consumed.empty(); ++d) {
+        strideDim = d;
         const auto dd = static_cast<std::size_t>(d);
         auto bx = m_math.toPoly(ir::var(blockVar(d)));
         auto tx = m_math.toPoly(ir::var(threadVar(d)));
@@ -301,6 +303,7 @@ KernelExec::Flow KernelExec::execFor(TSNode stmt, State &s)
         counterValue = ir::var(lv.name);
         for (const std::string &c : consumed)
             m_effects.consumedThreadVars.push_back(c);
+        m_effects.strideBounds.emplace(strideDim, h.hi);
     } else if (step->constantValue() == 1) {
         lv.lo = h.lo;
         lv.hi = h.hi;

@@ -108,6 +108,7 @@ struct KernelEffects {
     std::vector<std::pair<ir::Expr, std::string>> hints; ///< int locals: value -> name, for printing
     std::map<std::string, LoopVar> loopVars;             ///< every loop variable met, by internal name
     std::vector<std::string> consumedThreadVars;         ///< thread vars replaced by a stride loop
+    std::map<int, ir::Expr> strideBounds;                ///< dimension -> bound its stride loop covers
 };
 
 } // namespace stitch::frontend::cudalift

@@ -454,7 +454,9 @@ std::vector<int> splitLaunchVars(LaunchOps &launch, const ShapeMap &shapes, Inde
 
 std::vector<Expr> flatIndices(const Expr &flat, const std::vector<Expr> &shape, IndexMath &math)
 {
-    if (shape.size() <= 1)
+    if (shape.empty())
+        return {}; // a scalar: its one element
+    if (shape.size() == 1)
         return {math.simplify(flat)};
     auto dims = polys(shape, math);
     auto index = math.toPoly(flat);

@@ -60,7 +60,7 @@ bool splitDivModVars(LaunchOps &launch, IndexMath &math);
 std::vector<int> splitLaunchVars(LaunchOps &launch, const ShapeMap &shapes, IndexMath &math);
 
 /// The per-dimension indices of a flat read: the decomposition when it is in bounds, else the
-/// exact fallback (P / stride) % extent.
+/// exact fallback (P / stride) % extent. A scalar (empty shape) has no indices.
 std::vector<ir::Expr> flatIndices(const ir::Expr &flat, const std::vector<ir::Expr> &shape, IndexMath &math);
 
 } // namespace stitch::frontend::cudalift
