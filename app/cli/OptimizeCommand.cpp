@@ -35,9 +35,15 @@ agents::TraceStage parseStage(const ProblemInput &in)
     const auto &g = in.lifted.graph;
     s.summary = "lifted " + std::to_string(g.ops().size()) + " op" + (g.ops().size() == 1 ? "" : "s") + " from " +
                 in.lifted.language;
+    std::size_t inferred = 0;
+    for (const auto &l : in.lifted.launches)
+        inferred += l.inferred ? 1 : 0;
     if (!in.lifted.launches.empty())
         s.summary += " (" + std::to_string(in.lifted.launches.size()) + " launch" +
-                     (in.lifted.launches.size() == 1 ? "" : "es") + ")";
+                     (in.lifted.launches.size() == 1 ? "" : "es") +
+                     (inferred == 0 ? std::string()
+                                    : ", " + std::to_string(inferred) + " inferred from the kernel's own thread mapping") +
+                     ")";
     std::string sizes;
     for (const auto &[n, v] : in.sizes)
         sizes += (sizes.empty() ? "" : " ") + n + "=" + std::to_string(v);
