@@ -8,12 +8,14 @@
 #include "core/agents/Search.h"
 #include "core/agents/Training.h"
 #include "core/codegen/Program.h"
+#include "core/ir/Interpreter.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 
 namespace stitch::agents {
 namespace {
@@ -218,6 +220,75 @@ TEST(AgentsFusion, FusionIsADecisionAndEveryVariantGeneratesAndCompiles)
             auto compiled = codegen::compileGenerated(program->source, program->name + ".cu", "sm_90", true);
             EXPECT_TRUE(compiled.ok()) << spec << " with " << groups.size() << " kernels";
         }
+    }
+}
+
+/// Runs a fusion's kernels one after another in the interpreter, each as a graph of its own ops
+/// (every tensor kept, with its id; the group's results outputs, the rest inputs, those of later
+/// groups zero: a group that read one would differ), and returns the final values.
+ir::TensorValues runPartition(const ir::Graph &graph, const ir::SizeBindings &sizes,
+                              const std::vector<schedule::KernelGroup> &groups, const ir::TensorValues &inputs)
+{
+    ir::TensorValues values = inputs;
+    for (const auto &t : graph.tensors())
+        if (!values.contains(t.name)) {
+            auto extents = t.shape.evaluate(sizes);
+            EXPECT_TRUE(extents.ok());
+            values[t.name] = ir::TensorData(static_cast<std::size_t>(ir::elementCount(*extents)), 0.0);
+        }
+    for (const auto &g : groups) {
+        ir::Graph part(graph.name() + "_" + g.name);
+        std::set<std::string> computed;
+        for (const auto &op : g.ops)
+            computed.insert(graph.findOp(op)->output.name);
+        for (const auto &t : graph.tensors())
+            part.addTensor(t.name, t.dtype, t.shape, computed.contains(t.name) ? ir::TensorRole::Output : ir::TensorRole::Input);
+        for (const auto &op : g.ops)
+            part.addOp(*graph.findOp(op));
+        ir::TensorValues in;
+        for (const auto &t : graph.tensors())
+            if (!computed.contains(t.name))
+                in[t.name] = values[t.name];
+        auto out = ir::interpret(part, sizes, in);
+        EXPECT_TRUE(out.ok()) << g.name << ": " << (out.ok() ? "" : out.error().message);
+        if (!out.ok())
+            return {};
+        for (const auto &name : computed)
+            values[name] = out->at(name);
+    }
+    return values;
+}
+
+TEST(AgentsFusion, EveryVariantsPartitionEvaluatesLikeTheWholeGraph)
+{
+    for (const char *spec : {"chain:16x8", "gemm_bias_gelu:8x12x4", "gemm_softmax:8x8x4", "layernorm:4x16", "rmsnorm:4x10"}) {
+        auto q = problem(spec);
+        const ir::Graph &graph = q->lifted.graph;
+        const ir::SizeBindings &sizes = q->lifted.sizes;
+        ir::TensorValues inputs;
+        std::mt19937_64 rng(3);
+        for (const auto *t : graph.inputs()) {
+            auto extents = t->shape.evaluate(sizes);
+            ASSERT_TRUE(extents.ok());
+            ir::TensorData d(static_cast<std::size_t>(ir::elementCount(*extents)));
+            for (auto &v : d)
+                v = static_cast<double>(rng() % 2001) / 1000.0 - 1.0;
+            inputs[t->name] = d;
+        }
+        auto whole = ir::interpret(graph, sizes, inputs);
+        ASSERT_TRUE(whole.ok()) << spec;
+        const auto variants = fusionVariants(graph);
+        EXPECT_GE(variants.size(), 2u) << spec;
+        std::set<std::size_t> kernelCounts;
+        for (const auto &groups : variants) {
+            const ir::TensorValues parts = runPartition(graph, sizes, groups, inputs);
+            for (const auto *t : graph.outputs()) {
+                ASSERT_TRUE(parts.contains(t->name)) << spec;
+                EXPECT_EQ(parts.at(t->name), whole->at(t->name)) << spec << ", " << groups.size() << " kernels: " << t->name;
+            }
+            kernelCounts.insert(groups.size());
+        }
+        EXPECT_GE(kernelCounts.size(), 2u) << spec << ": fused and unfused variants alike";
     }
 }
 
