@@ -1,7 +1,9 @@
 #include "core/agents/Environment.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 namespace stitch::agents {
 
@@ -53,6 +55,11 @@ bool groupHas(const KernelGroup &g, const std::string &name)
 }
 
 } // namespace
+
+int Environment::defaultThreads()
+{
+    return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+}
 
 Environment::Environment(const schedule::Problem &problem, Evaluator &evaluator, std::vector<Pin> pins)
     : m_problem(problem), m_evaluator(evaluator), m_pins(std::move(pins))
@@ -278,6 +285,7 @@ Status Environment::prepareFusionStep()
                   schedule::strategyName(next->strategyIfFused) + "), or give it a kernel of its own";
     m_outcomes.clear();
     m_outcomeSchedules.clear();
+    m_outcomeValid.clear();
     for (int answer : {1, 0}) {
         Option o{answer, answer ? "fuse" : "separate", true, {}};
         std::vector<bool> answers = m_fusionAnswers;
@@ -287,14 +295,12 @@ Status Environment::prepareFusionStep()
         if (!s) {
             o.legal = false;
             o.why = why;
-            m_outcomes.push_back({});
-            m_outcomeSchedules.push_back({});
-        } else {
-            m_outcomes.push_back(m_evaluator.estimate(m_problem, *s));
-            m_outcomeSchedules.push_back(*s);
         }
+        m_outcomeValid.push_back(s.has_value());
+        m_outcomeSchedules.push_back(s ? *s : schedule::Schedule{});
         m_step.options.push_back(o);
     }
+    estimateOutcomes();
     m_step.heuristicIndex = 0; // the heuristics fuse greedily
     KernelGroup grown;
     grown.ops = next->groupOps;
@@ -323,6 +329,7 @@ void Environment::prepareStrategyStep()
     m_step.help = "how the kernel maps onto the GPU: tiled GEMM, row reduction, element-wise, or one thread per output";
     m_outcomes.clear();
     m_outcomeSchedules.clear();
+    m_outcomeValid.clear();
     for (Strategy s : schedule::kAllStrategies) {
         Option o{static_cast<int>(s), schedule::strategyName(s), true, {}};
         KernelGroup candidate = group;
@@ -359,10 +366,11 @@ void Environment::prepareStrategyStep()
         }
         if (s == group.strategy)
             m_step.heuristicIndex = static_cast<int>(m_step.options.size());
-        m_outcomes.push_back(sched ? m_evaluator.estimate(m_problem, *sched) : Score{});
+        m_outcomeValid.push_back(sched.has_value());
         m_outcomeSchedules.push_back(sched ? *sched : schedule::Schedule{});
         m_step.options.push_back(o);
     }
+    estimateOutcomes();
     if (const Pin *p = pinFor(AgentKind::ParallelMapping, "strategy", group, group.name)) {
         for (std::size_t i = 0; i < m_step.options.size(); ++i)
             if (m_step.options[i].text == p->value)
@@ -396,6 +404,7 @@ void Environment::prepareDecisionStep()
     m_step.help = def->help;
     m_outcomes.clear();
     m_outcomeSchedules.clear();
+    m_outcomeValid.clear();
     std::vector<std::string> fixed = fixedKeys(slot.group);
     fixed.push_back(slot.key);
     const auto direct = schedule::legalValues(*a, group, slot.key, m_problem);
@@ -424,20 +433,49 @@ void Environment::prepareDecisionStep()
         if (done) {
             schedule::Schedule s = m_schedule;
             s.groups[slot.group] = *done;
-            m_outcomes.push_back(m_evaluator.estimate(m_problem, s));
             m_outcomeSchedules.push_back(std::move(s));
         } else {
-            m_outcomes.push_back({});
             m_outcomeSchedules.push_back({});
         }
+        m_outcomeValid.push_back(done.has_value());
         m_step.options.push_back(o);
     }
+    estimateOutcomes();
     if (!m_step.options[m_step.heuristicIndex].legal) // the heuristics' value no longer fits: any legal one
         for (std::size_t i = 0; i < m_step.options.size(); ++i)
             if (m_step.options[i].legal) {
                 m_step.heuristicIndex = static_cast<int>(i);
                 break;
             }
+}
+
+void Environment::estimateOutcomes()
+{
+    // Each legal option's complete program is generated and scored: independent work, spread over
+    // the threads the environment may use (the scores do not depend on how).
+    const std::size_t n = m_outcomeSchedules.size();
+    m_outcomes.assign(n, Score{});
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < n; ++i)
+        if (m_outcomeValid[i])
+            todo.push_back(i);
+    const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(m_threads, 1)), todo.size());
+    if (workers <= 1) {
+        for (std::size_t i : todo)
+            m_outcomes[i] = m_evaluator.estimate(m_problem, m_outcomeSchedules[i]);
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t k = next++; k < todo.size(); k = next++)
+            m_outcomes[todo[k]] = m_evaluator.estimate(m_problem, m_outcomeSchedules[todo[k]]);
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t w = 1; w < workers; ++w)
+        pool.emplace_back(work);
+    work();
+    for (auto &t : pool)
+        t.join();
 }
 
 Result<double> Environment::apply(int option)

@@ -69,6 +69,9 @@ public:
     const std::vector<std::string> &fusionNotes() const { return m_fusionNotes; }
     /// The schedule the built-in heuristics give (defaultSchedule), for comparisons.
     const schedule::Schedule &heuristicSchedule() const { return m_heuristicSchedule; }
+    /// Threads that score a question's options at once (default: the machine's cores, at most 4;
+    /// the outcomes are the same for any count). Takes effect from the next question.
+    void setThreads(int threads) { m_threads = threads; }
 
 private:
     enum class Phase { Fusion, Strategy, Decisions, Done };
@@ -91,7 +94,8 @@ private:
     void prepareStrategyStep();
     void prepareDecisionStep();
     void buildDecisionSlots();
-    void advance();
+    /// m_outcomes from m_outcomeSchedules (those m_outcomeValid marks), on up to m_threads threads.
+    void estimateOutcomes();
 
     const schedule::Problem &m_problem;
     Evaluator &m_evaluator;
@@ -111,6 +115,9 @@ private:
     DecisionStep m_step;
     std::vector<Score> m_outcomes;
     std::vector<schedule::Schedule> m_outcomeSchedules;
+    std::vector<bool> m_outcomeValid;
+    int m_threads = defaultThreads();
+    static int defaultThreads();
     std::vector<int> m_actions;
     std::map<std::string, schedule::GroupAnalysis> m_analyses;
 };
