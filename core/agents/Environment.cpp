@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <thread>
 
 namespace stitch::agents {
@@ -412,13 +413,28 @@ void Environment::prepareDecisionStep()
     const bool sameKernel = heuristic && heuristic->strategy == group.strategy && heuristic->ops == group.ops;
     const int heuristicValue = sameKernel ? heuristic->value(slot.key) : group.value(slot.key);
     const Pin *pin = pinFor(slot.agent, slot.key, group, group.name);
-    for (std::size_t i = 0; i < def->candidates.size() && i < static_cast<std::size_t>(kMaxActions); ++i) {
+    // Each value's completion and its program's estimate: independent, on the worker threads.
+    const std::size_t n = std::min<std::size_t>(def->candidates.size(), static_cast<std::size_t>(kMaxActions));
+    std::vector<std::optional<KernelGroup>> done(n);
+    m_outcomes.assign(n, Score{});
+    m_outcomeSchedules.assign(n, schedule::Schedule{});
+    m_outcomeValid.assign(n, false);
+    parallelFor(n, [&](std::size_t i) {
+        KernelGroup candidate = group;
+        candidate.set(slot.key, def->candidates[i]);
+        done[i] = schedule::completeGroup(*a, candidate, m_problem, fixed);
+        if (!done[i])
+            return;
+        schedule::Schedule s = m_schedule;
+        s.groups[slot.group] = *done[i];
+        m_outcomes[i] = m_evaluator.estimate(m_problem, s);
+        m_outcomeSchedules[i] = std::move(s);
+        m_outcomeValid[i] = true;
+    });
+    for (std::size_t i = 0; i < n; ++i) {
         const int v = def->candidates[i];
         Option o{v, def->valueText(v), true, {}};
-        KernelGroup candidate = group;
-        candidate.set(slot.key, v);
-        std::optional<KernelGroup> done = schedule::completeGroup(*a, candidate, m_problem, fixed);
-        if (!done) {
+        if (!done[i]) {
             o.legal = false;
             for (const auto &d : direct)
                 if (d.value == v && !d.legal)
@@ -430,17 +446,8 @@ void Environment::prepareDecisionStep()
             m_step.heuristicIndex = static_cast<int>(i);
         if (pin && v == group.value(slot.key))
             m_step.pinnedIndex = static_cast<int>(i);
-        if (done) {
-            schedule::Schedule s = m_schedule;
-            s.groups[slot.group] = *done;
-            m_outcomeSchedules.push_back(std::move(s));
-        } else {
-            m_outcomeSchedules.push_back({});
-        }
-        m_outcomeValid.push_back(done.has_value());
         m_step.options.push_back(o);
     }
-    estimateOutcomes();
     if (!m_step.options[m_step.heuristicIndex].legal) // the heuristics' value no longer fits: any legal one
         for (std::size_t i = 0; i < m_step.options.size(); ++i)
             if (m_step.options[i].legal) {
@@ -449,33 +456,36 @@ void Environment::prepareDecisionStep()
             }
 }
 
-void Environment::estimateOutcomes()
+void Environment::parallelFor(std::size_t n, const std::function<void(std::size_t)> &work) const
 {
-    // Each legal option's complete program is generated and scored: independent work, spread over
-    // the threads the environment may use (the scores do not depend on how).
-    const std::size_t n = m_outcomeSchedules.size();
-    m_outcomes.assign(n, Score{});
-    std::vector<std::size_t> todo;
-    for (std::size_t i = 0; i < n; ++i)
-        if (m_outcomeValid[i])
-            todo.push_back(i);
-    const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(m_threads, 1)), todo.size());
+    // Independent work per option, spread over the threads the environment may use (the results do
+    // not depend on how: each index writes its own slots).
+    const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(m_threads, 1)), n);
     if (workers <= 1) {
-        for (std::size_t i : todo)
-            m_outcomes[i] = m_evaluator.estimate(m_problem, m_outcomeSchedules[i]);
+        for (std::size_t i = 0; i < n; ++i)
+            work(i);
         return;
     }
     std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for (std::size_t k = next++; k < todo.size(); k = next++)
-            m_outcomes[todo[k]] = m_evaluator.estimate(m_problem, m_outcomeSchedules[todo[k]]);
+    auto loop = [&] {
+        for (std::size_t i = next++; i < n; i = next++)
+            work(i);
     };
     std::vector<std::thread> pool;
     for (std::size_t w = 1; w < workers; ++w)
-        pool.emplace_back(work);
-    work();
+        pool.emplace_back(loop);
+    loop();
     for (auto &t : pool)
         t.join();
+}
+
+void Environment::estimateOutcomes()
+{
+    m_outcomes.assign(m_outcomeSchedules.size(), Score{});
+    parallelFor(m_outcomeSchedules.size(), [&](std::size_t i) {
+        if (m_outcomeValid[i])
+            m_outcomes[i] = m_evaluator.estimate(m_problem, m_outcomeSchedules[i]);
+    });
 }
 
 Result<double> Environment::apply(int option)

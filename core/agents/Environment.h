@@ -14,6 +14,7 @@
 #include "core/agents/Evaluator.h"
 #include "core/schedule/GroupAnalysis.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -96,6 +97,8 @@ private:
     void buildDecisionSlots();
     /// m_outcomes from m_outcomeSchedules (those m_outcomeValid marks), on up to m_threads threads.
     void estimateOutcomes();
+    /// work(0) ... work(n - 1) on up to m_threads threads.
+    void parallelFor(std::size_t n, const std::function<void(std::size_t)> &work) const;
 
     const schedule::Problem &m_problem;
     Evaluator &m_evaluator;

@@ -14,6 +14,26 @@ std::string problemKey(const schedule::Problem &problem)
     return key;
 }
 
+namespace {
+
+/// The cache's key: the problem, then every group's ops, strategy and decisions (cheaper than the
+/// schedule's JSON, and as exact).
+std::string scheduleKey(const schedule::Problem &problem, const schedule::Schedule &s)
+{
+    std::string key = problemKey(problem);
+    key += "|" + s.arch + "|" + schedule::precisionName(s.precision);
+    for (const auto &g : s.groups) {
+        key += "\n" + g.name + "[" + schedule::strategyName(g.strategy) + "]";
+        for (const auto &op : g.ops)
+            key += op + ",";
+        for (const auto &d : schedule::decisionDefs(g.strategy))
+            key += std::to_string(g.value(d.key)) + ",";
+    }
+    return key;
+}
+
+} // namespace
+
 Score Evaluator::scoreWith(const schedule::Problem &problem, const schedule::Schedule &schedule,
                            rubric::CompileCache *cache)
 {
@@ -42,7 +62,7 @@ Score Evaluator::scoreWith(const schedule::Problem &problem, const schedule::Sch
 
 Score Evaluator::estimate(const schedule::Problem &problem, const schedule::Schedule &schedule)
 {
-    const std::string key = problemKey(problem) + "\n" + schedule::toJson(schedule);
+    const std::string key = scheduleKey(problem, schedule);
     {
         std::lock_guard lock(m_mutex);
         if (auto it = m_estimates.find(key); it != m_estimates.end()) {
@@ -59,7 +79,7 @@ Score Evaluator::estimate(const schedule::Problem &problem, const schedule::Sche
 
 Score Evaluator::confirm(const schedule::Problem &problem, const schedule::Schedule &schedule)
 {
-    const std::string key = problemKey(problem) + "\n" + schedule::toJson(schedule);
+    const std::string key = scheduleKey(problem, schedule);
     {
         std::lock_guard lock(m_mutex);
         if (auto it = m_confirmed.find(key); it != m_confirmed.end())

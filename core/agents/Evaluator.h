@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace stitch::agents {
 
@@ -67,8 +68,8 @@ private:
     rubric::CompileCache *m_cache = nullptr;
     const MeasuredTimes *m_measured = nullptr;
     mutable std::mutex m_mutex;
-    std::map<std::string, Score> m_estimates;
-    std::map<std::string, Score> m_confirmed;
+    std::unordered_map<std::string, Score> m_estimates;
+    std::unordered_map<std::string, Score> m_confirmed;
     std::size_t m_misses = 0, m_hits = 0;
 };
 
