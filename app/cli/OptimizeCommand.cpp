@@ -9,6 +9,7 @@
 #include "core/codegen/Program.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -58,6 +59,9 @@ agents::TraceStage parseStage(const ProblemInput &in)
 
 bool writeFile(const std::string &path, const std::string &text)
 {
+    std::error_code ec;
+    if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
+        std::filesystem::create_directories(parent, ec); // a failure shows as the write's
     std::ofstream out(path, std::ios::binary);
     out << text;
     if (!out) {
