@@ -23,16 +23,11 @@ namespace {
 agents::Score greedy(const schedule::Problem &problem, agents::Evaluator &evaluator, const agents::PolicySource &policy,
                      double *decideMs = nullptr)
 {
-    agents::Environment env(problem, evaluator);
-    if (!env.reset().ok())
-        return {};
-    std::mt19937_64 rng(1);
     const auto t0 = std::chrono::steady_clock::now();
-    if (!agents::rollout(env, policy, agents::Pick::Greedy, rng, {}).ok())
-        return {};
+    const auto g = agents::greedySchedule(problem, evaluator, policy);
     if (decideMs)
         *decideMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    return evaluator.confirm(problem, env.schedule());
+    return g ? evaluator.confirm(problem, g->first) : agents::Score{};
 }
 
 /// Each measured set: the candidate the agents rank first (their log-likelihood of it) against the

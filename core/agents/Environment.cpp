@@ -62,6 +62,30 @@ int Environment::defaultThreads()
     return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
 }
 
+std::vector<KernelGroup> fuseWithAnswers(const ir::Graph &graph, const std::vector<bool> &answers, std::size_t *offered,
+                                         std::optional<schedule::FusionCandidate> *next, std::vector<std::string> *notes)
+{
+    std::size_t asked = 0;
+    if (next)
+        next->reset();
+    auto groups = schedule::fuseGroups(graph, [&](const schedule::FusionCandidate &c) {
+        if (!c.fits) {
+            if (notes)
+                notes->push_back(c.op + " cannot join the kernel of " + c.groupOps.front() + ": " + c.why);
+            return false;
+        }
+        const std::size_t index = asked++;
+        if (index < answers.size())
+            return static_cast<bool>(answers[index]);
+        if (next && index == answers.size())
+            *next = c;
+        return true; // the rest greedily
+    });
+    if (offered)
+        *offered = asked;
+    return groups;
+}
+
 Environment::Environment(const schedule::Problem &problem, Evaluator &evaluator, std::vector<Pin> pins)
     : m_problem(problem), m_evaluator(evaluator), m_pins(std::move(pins))
 {
@@ -97,28 +121,6 @@ const schedule::GroupAnalysis *Environment::analysis(std::size_t g) const
 bool Environment::decided(std::size_t g, const std::string &key) const
 {
     return g < m_decided.size() && m_decided[g].contains(key);
-}
-
-std::vector<KernelGroup> Environment::walkFusion(const std::vector<bool> &answers,
-                                                 std::optional<schedule::FusionCandidate> *next,
-                                                 std::vector<std::string> *notes) const
-{
-    std::size_t asked = 0;
-    if (next)
-        next->reset();
-    return schedule::fuseGroups(m_problem.graph, [&](const schedule::FusionCandidate &c) {
-        if (!c.fits) {
-            if (notes)
-                notes->push_back(c.op + " cannot join the kernel of " + c.groupOps.front() + ": " + c.why);
-            return false;
-        }
-        const std::size_t index = asked++;
-        if (index < answers.size())
-            return static_cast<bool>(answers[index]);
-        if (next && index == answers.size())
-            *next = c;
-        return true; // the rest greedily
-    });
 }
 
 const Pin *Environment::pinFor(AgentKind agent, const std::string &key, const KernelGroup &group,
@@ -261,7 +263,7 @@ Status Environment::prepareFusionStep()
 {
     std::optional<schedule::FusionCandidate> next;
     std::vector<std::string> notes;
-    auto groups = walkFusion(m_fusionAnswers, &next, &notes);
+    auto groups = fuseWithAnswers(m_problem.graph, m_fusionAnswers, nullptr, &next, &notes);
     if (!next) {
         m_fusionNotes = std::move(notes);
         std::string why;
@@ -292,7 +294,7 @@ Status Environment::prepareFusionStep()
         std::vector<bool> answers = m_fusionAnswers;
         answers.push_back(answer != 0);
         std::string why;
-        auto s = settleAll(walkFusion(answers, nullptr), why);
+        auto s = settleAll(fuseWithAnswers(m_problem.graph, answers), why);
         if (!s) {
             o.legal = false;
             o.why = why;

@@ -23,6 +23,15 @@
 
 namespace stitch::agents {
 
+/// Stitch's fusion with the first answers given: the fitting fusion edges the walk meets take
+/// `answers` in order (true: fuse), the rest fuse greedily. `offered` (when given) counts the fitting
+/// edges met, `next` gets the first one past the answers, `notes` says why each edge that does not
+/// fit could not fuse. The environment's questions and the search's fusion variants both walk it.
+std::vector<schedule::KernelGroup> fuseWithAnswers(const ir::Graph &graph, const std::vector<bool> &answers,
+                                                   std::size_t *offered = nullptr,
+                                                   std::optional<schedule::FusionCandidate> *next = nullptr,
+                                                   std::vector<std::string> *notes = nullptr);
+
 /// The rubric dimensions a decision of `agent` moves (the dense reward's).
 std::vector<int> affectedDimensions(AgentKind agent);
 
@@ -79,11 +88,6 @@ private:
     struct Slot { std::size_t group; std::string key; AgentKind agent; };
 
     const schedule::GroupAnalysis *analyze(const schedule::KernelGroup &group);
-    /// Groups of a fusion walk that answers `answers` first and fuses greedily after; the first
-    /// fitting candidate past the answers is returned in `next` (when given).
-    std::vector<schedule::KernelGroup> walkFusion(const std::vector<bool> &answers,
-                                                  std::optional<schedule::FusionCandidate> *next,
-                                                  std::vector<std::string> *notes = nullptr) const;
     /// Heuristic values and the pins for a group; nullopt (why set) when the pins cannot hold.
     std::optional<schedule::KernelGroup> settle(schedule::KernelGroup group, std::string &why);
     std::optional<schedule::Schedule> settleAll(const std::vector<schedule::KernelGroup> &groups, std::string &why);

@@ -91,7 +91,6 @@ std::vector<float> observe(const Environment &env)
         }
     }
     const std::int64_t rows = last > 0 ? total / last : 0;
-    const std::size_t start = o.size();
     o.push_back(log2Norm(static_cast<double>(m)));
     o.push_back(log2Norm(static_cast<double>(n)));
     o.push_back(log2Norm(static_cast<double>(k)));
@@ -116,7 +115,6 @@ std::vector<float> observe(const Environment &env)
                                               (static_cast<double>(m * k + k * n + m * n))
                                         : 0.0,
                          8));
-    (void)start;
 
     // The target.
     const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor(p.arch.name);

@@ -77,29 +77,47 @@ int pickOption(const DecisionStep &step, const PolicyOutput &policy, Pick pick, 
     return best;
 }
 
+Result<StepRecord> takeStep(Environment &env, const PolicySource &policy, Pick pick, std::mt19937_64 &rng, bool seen)
+{
+    StepRecord r;
+    r.step = env.step();
+    r.observation = observe(env);
+    r.policy = policy.evaluate(r.step, r.observation);
+    r.action = pickOption(r.step, r.policy, pick, rng);
+    r.before = env.current();
+    r.outcomes = env.outcomes();
+    if (seen && r.step.group < env.schedule().groups.size())
+        r.seen = schedule::describe(env.schedule().groups[r.step.group]);
+    auto reward = env.apply(r.action);
+    if (!reward.ok())
+        return reward.error();
+    r.reward = *reward;
+    return r;
+}
+
 Status rollout(Environment &env, const PolicySource &policy, Pick pick, std::mt19937_64 &rng,
                const std::function<void(StepRecord &&)> &record, const std::atomic<bool> *cancel)
 {
     while (!env.done()) {
         if (cancel && *cancel)
             return cancelled();
-        StepRecord r;
-        r.step = env.step();
-        r.observation = observe(env);
-        r.policy = policy.evaluate(r.step, r.observation);
-        r.action = pickOption(r.step, r.policy, pick, rng);
-        r.before = env.current();
-        r.outcomes = env.outcomes();
-        if (record && r.step.group < env.schedule().groups.size())
-            r.seen = schedule::describe(env.schedule().groups[r.step.group]);
-        auto reward = env.apply(r.action);
-        if (!reward.ok())
-            return reward.error();
-        r.reward = *reward;
+        auto r = takeStep(env, policy, pick, rng, static_cast<bool>(record));
+        if (!r.ok())
+            return r.error();
         if (record)
-            record(std::move(r));
+            record(std::move(*r));
     }
     return Ok{};
+}
+
+std::optional<std::pair<schedule::Schedule, Score>> greedySchedule(const schedule::Problem &problem, Evaluator &evaluator,
+                                                                   const PolicySource &policy)
+{
+    Environment env(problem, evaluator);
+    std::mt19937_64 rng(1); // greedy: never drawn from
+    if (!env.reset().ok() || !rollout(env, policy, Pick::Greedy, rng, {}).ok())
+        return std::nullopt;
+    return std::make_pair(env.schedule(), env.current());
 }
 
 std::string rationale(const StepRecord &r)
@@ -218,20 +236,10 @@ Status Optimizer::step()
     if (m_cancel)
         return cancelled();
     const auto t0 = std::chrono::steady_clock::now();
-    StepRecord r;
-    r.step = m_env.step();
-    r.observation = observe(m_env);
-    r.policy = m_policy.evaluate(r.step, r.observation);
-    r.action = pickOption(r.step, r.policy, m_options.pick, m_rng);
-    r.before = m_env.current();
-    r.outcomes = m_env.outcomes();
-    if (r.step.group < m_env.schedule().groups.size())
-        r.seen = schedule::describe(m_env.schedule().groups[r.step.group]);
-    auto reward = m_env.apply(r.action);
-    if (!reward.ok())
-        return reward.error();
-    r.reward = *reward;
-    m_trace.decisions.push_back(traceDecision(r));
+    auto r = takeStep(m_env, m_policy, m_options.pick, m_rng, true);
+    if (!r.ok())
+        return r.error();
+    m_trace.decisions.push_back(traceDecision(*r));
     m_decideMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return Ok{};
 }

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -38,10 +39,19 @@ enum class Pick { Greedy, Sample };
 /// argmax (ties to the first) or a draw from `rng`.
 int pickOption(const DecisionStep &step, const PolicyOutput &policy, Pick pick, std::mt19937_64 &rng);
 
+/// One decision: observes, asks `policy`, picks, applies. `seen` fills StepRecord::seen (the kernel
+/// as it stood), which only traces need.
+Result<StepRecord> takeStep(Environment &env, const PolicySource &policy, Pick pick, std::mt19937_64 &rng, bool seen);
+
 /// Runs the environment (after reset) to its end with `policy`; `record` gets each step.
 /// Cancelled: an error of kind Cancelled.
 Status rollout(Environment &env, const PolicySource &policy, Pick pick, std::mt19937_64 &rng,
                const std::function<void(StepRecord &&)> &record, const std::atomic<bool> *cancel = nullptr);
+
+/// The schedule of a greedy episode of `policy` on `problem` (no pins), with its estimate; nullopt
+/// when the episode cannot run.
+std::optional<std::pair<schedule::Schedule, Score>> greedySchedule(const schedule::Problem &problem, Evaluator &evaluator,
+                                                                   const PolicySource &policy);
 
 /// The sentence that explains a decision from its numbers (the model's times, the rubric, the
 /// probabilities and the reasons the other values are illegal).

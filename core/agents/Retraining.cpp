@@ -65,12 +65,8 @@ Result<LoadedTrace> loadTrace(const std::string &file, const std::string &arch)
 /// The agents' own greedy schedule's estimate on a problem (no pins).
 double agentsMs(const schedule::Problem &problem, Evaluator &evaluator, const AgentNetworks &nets)
 {
-    Environment env(problem, evaluator);
-    std::mt19937_64 rng(1);
-    const NetworkPolicy policy(nets, "retrain");
-    if (!env.reset().ok() || !rollout(env, policy, Pick::Greedy, rng, {}).ok())
-        return 0;
-    return env.current().ms;
+    const auto greedy = greedySchedule(problem, evaluator, NetworkPolicy(nets, "retrain"));
+    return greedy ? greedy->second.ms : 0;
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "core/agents/Search.h"
 
+#include "core/agents/Environment.h"
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -20,12 +22,7 @@ std::vector<std::vector<KernelGroup>> fusionVariants(const ir::Graph &graph, std
         if (out.size() >= limit)
             return;
         std::size_t asked = 0;
-        auto groups = schedule::fuseGroups(graph, [&](const schedule::FusionCandidate &c) {
-            if (!c.fits)
-                return false;
-            const std::size_t i = asked++;
-            return i < answers.size() ? static_cast<bool>(answers[i]) : true;
-        });
+        auto groups = fuseWithAnswers(graph, answers, &asked);
         std::string key;
         for (const auto &g : groups) {
             key += "|";

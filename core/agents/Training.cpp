@@ -86,11 +86,10 @@ HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &ar
         if (!p.ok() || baselines[i] <= 0)
             continue;
         const schedule::Problem problem = (*p)->problem();
-        Environment env(problem, evaluator);
-        std::mt19937_64 rng(1);
-        if (!env.reset().ok() || !rollout(env, policy, Pick::Greedy, rng, {}).ok() || !env.current().ok)
+        const auto greedy = greedySchedule(problem, evaluator, policy);
+        if (!greedy || !greedy->second.ok)
             continue;
-        const Score final = fullModel ? evaluator.confirm(problem, env.schedule()) : env.current();
+        const Score final = fullModel ? evaluator.confirm(problem, greedy->first) : greedy->second;
         if (!final.ok)
             continue;
         const double ratio = baselines[i] / final.ms;
