@@ -25,8 +25,9 @@ DecisionsPanel::DecisionsPanel(QWidget *parent)
     m_reset->setEnabled(false);
     m_tree->setColumnCount(ColumnCount);
     m_tree->setHeaderLabels({tr("Decision"), tr("Agent's area"), tr("Value")});
-    m_tree->headerItem()->setToolTip(AgentColumn, tr("The agent that will own this decision; today every default comes "
-                                                     "from the measured heuristics, not from a trained policy"));
+    m_tree->headerItem()->setToolTip(AgentColumn, tr("The agent that owns this decision; in the studio every default "
+                                                     "still comes from the measured heuristics (the trained agents decide "
+                                                     "in `stitchcuda optimize`)"));
     m_tree->setUniformRowHeights(true);
     m_tree->header()->setSectionResizeMode(DecisionColumn, QHeaderView::ResizeToContents);
     m_tree->header()->setSectionResizeMode(AgentColumn, QHeaderView::ResizeToContents);
@@ -107,7 +108,7 @@ void DecisionsPanel::setDecisions(std::vector<GroupDecisions> groups, const std:
     m_tree->expandAll();
     m_reset->setEnabled(!overridden.empty());
     m_summary->setText(overridden.empty()
-                           ? tr("Default schedule (the measured heuristics; no trained agent yet): %1 decisions in %2 kernel(s). "
+                           ? tr("Default schedule (the measured heuristics; the trained agents run in stitchcuda optimize, not yet here): %1 decisions in %2 kernel(s). "
                                  "Pick another value to override one.")
                                  .arg(decisions)
                                  .arg(m_groups.size())
