@@ -3,6 +3,7 @@
 // the fastest against the generic (one thread per output) program run on the GPU with fresh
 // random inputs and poisoned outputs, and times it properly (warm-up, CUDA events, median of many,
 // L2 flushed before every run). bench/report.py joins the JSON with the PyTorch/cuBLAS baselines.
+#include "BenchAgents.h"
 #include "BenchCases.h"
 #include "BenchSweep.h"
 #include "Commands.h"
@@ -19,6 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -296,8 +299,23 @@ int runBench(const BenchOptions &options)
     }
     for (const auto &c : *selection) {
         const std::string id = c.family + ":" + c.shape;
-        schedule::Problem problem{c.graph, c.sizes, *limits, c.precision};
-        auto found = caseCandidates(id, problem, options);
+        // --agents: the example source at the case's sizes and the agents' choice on it.
+        std::optional<AgentsChoice> choice;
+        if (options.agents >= 0) {
+            auto chosen = agentsChoice(c, options, arch, runner);
+            if (!chosen) {
+                std::fprintf(stderr, "%s: the agents chose nothing: %s\n", id.c_str(), chosen.error().message.c_str());
+                ++failures;
+                continue;
+            }
+            choice = std::move(*chosen);
+            std::fprintf(stderr, "%s: agents (budget %d, %.0f ms to decide): %s\n", id.c_str(), options.agents,
+                         choice->decideMs, choice->summary.c_str());
+        }
+        const schedule::Problem problem =
+            choice ? choice->input->problem() : schedule::Problem{c.graph, c.sizes, *limits, c.precision};
+        auto found = choice ? Result<std::vector<schedule::Schedule>>(std::vector<schedule::Schedule>{choice->schedule})
+                            : caseCandidates(id, problem, options);
         if (!found) {
             std::fprintf(stderr, "%s\n", found.error().message.c_str());
             if (found.error().kind == ErrorKind::InvalidArgument)
@@ -323,7 +341,9 @@ int runBench(const BenchOptions &options)
         };
         timeFrom(0);
         // Second round: what only timing decides (secondRound: the GEMM epilogue's store).
-        std::vector<schedule::Schedule> stores = secondRound(problem, candidates, times, options);
+        std::vector<schedule::Schedule> stores;
+        if (!choice)
+            stores = secondRound(problem, candidates, times, options);
         if (!stores.empty()) {
             const std::size_t first = candidates.size();
             candidates.insert(candidates.end(), stores.begin(), stores.end());
@@ -373,6 +393,12 @@ int runBench(const BenchOptions &options)
                             {"settle_ms", options.settleMs},
                             {"tflops", c.flops > 0 ? nlohmann::json(c.flops / (t.medianMs * 1e-3) / 1e12) : nlohmann::json()},
                             {"gbps", c.flops > 0 ? nlohmann::json() : nlohmann::json(c.bytes / (t.medianMs * 1e-3) / 1e9)}};
+        if (choice) {
+            j["agents_budget"] = options.agents;
+            j["source"] = (std::filesystem::path(options.examples) / familyExample(c.family)).string();
+            j["decide_ms"] = choice->decideMs;
+            j["agents_summary"] = choice->summary;
+        }
         std::fprintf(stderr, "%-28s %9.4f ms [%.4f, %.4f]  %s  %s  rel %.2g  (%zu candidates)  %s\n", id.c_str(), t.medianMs,
                      t.minMs, t.maxMs,
                      c.flops > 0 ? (std::to_string(c.flops / (t.medianMs * 1e-3) / 1e12).substr(0, 6) + " TFLOP/s").c_str()

@@ -82,6 +82,10 @@ struct BenchOptions {
     std::string calibration;           ///< CSV of every candidate: measured vs the model's prediction
     bool metrics = false;              ///< with calibration: one CUPTI metric run per candidate -> *.dimensions.csv
     int device = 0;
+    /// >= 0: instead of the sweep, the agents' choice on the family's example (`optimize --budget`):
+    /// 0 greedy, N their search with candidates measured on this GPU.
+    int agents = -1;
+    std::string examples = "examples"; ///< with agents: where the .te examples are
 };
 /// The issue-4 benchmark on the local GPU; JSON on stdout, progress on stderr (bench/README.md).
 int runBench(const BenchOptions &options);
@@ -132,6 +136,7 @@ struct OptimizeOptions {
     bool json = false;                 ///< print the trace instead of the report
     bool noCompile = false;            ///< confirm with the compile-free estimate (no NVRTC)
     std::string measured;              ///< a folder of bench --calibration CSVs: measured times win
+    bool measure = false;              ///< confirm candidates (and a .cu's input as written) on the local GPU
 };
 /// The agents' schedule for a program (docs/AGENTS.md). Exit 1 when nothing could be lifted.
 int runOptimize(const OptimizeOptions &options);
@@ -149,6 +154,7 @@ struct TrainOptions {
     std::string command;               ///< the command line, stored in the checkpoint
     int evalEvery = 0;                 ///< updates between held-out evaluations (0: none)
     bool fullModel = false;            ///< fine-tune against the full model (NVRTC builds)
+    bool measure = false;              ///< with it, final rewards measured on the local GPU
     std::string init;                  ///< start from this checkpoint
     std::string baselines;             ///< the held-out search baselines, kept in this file
 };
@@ -170,6 +176,8 @@ struct EvaluateAgentsOptions {
     /// Instead of the held-out table: this many random legal schedules per held-out problem, each
     /// estimated (compile-free) and confirmed (NVRTC), and the two rankings' Spearman rho.
     int rankAgreement = 0;
+    bool measure = false;              ///< time everything on the local GPU
+    int measuredSearch = 200;          ///< with measure: the search's best schedules timed per problem
 };
 /// The agents against the search baseline on the held-out problems (docs/AGENTS.md's table).
 int runEvaluateAgents(const EvaluateAgentsOptions &options);

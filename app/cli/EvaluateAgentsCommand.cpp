@@ -1,6 +1,7 @@
 // `stitchcuda evaluate-agents`: the agents against the search baseline on the held-out problems,
 // beside today's heuristics and the untrained networks (the table in docs/AGENTS.md).
 #include "Commands.h"
+#include "LocalGpu.h"
 
 #include "core/agents/Checkpoints.h"
 #include "core/agents/MeasuredSets.h"
@@ -142,13 +143,32 @@ int runEvaluateAgents(const EvaluateAgentsOptions &options)
     const agents::HeuristicPolicy heuristics;
 
     rubric::Rubric rubric;
-    rubric::CompileCache cache;
-    agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache);
+    rubric::CompileCache cache(std::nullopt, {}, options.measure ? 512 : rubric::CompileCache::kDefaultMemoryEntries);
+    if (options.measure && (options.noCompile || !options.measured.empty())) {
+        std::cerr << "stitchcuda: --measure times schedules on this GPU; it goes with neither --no-compile nor --measured\n";
+        return 2;
+    }
+    LocalGpu gpu;
+    if (options.measure) {
+        auto opened = openLocalGpu(options.arch, &cache);
+        if (!opened) {
+            std::cerr << "stitchcuda: " << opened.error().message << "\n";
+            return opened.error().kind == ErrorKind::InvalidArgument ? 2 : 1;
+        }
+        gpu = std::move(*opened);
+    }
+    agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache, gpu.times.get());
     if (!options.measured.empty())
         return rankMeasured(options, trained, evaluator, loaded->path);
-    std::printf("agents: %s (%s); search baseline: %d evaluations; times by the %s\n\n", loaded->path.c_str(),
-                loaded->note.c_str(), options.evaluations,
-                options.noCompile ? "compile-free estimate" : "full model (NVRTC build) where confirmed");
+    const int confirmTop = options.measure ? options.measuredSearch : 8;
+    if (options.measure)
+        std::printf("agents: %s (%s); search baseline: %d evaluations by the estimate, the best %d (and the heuristics') "
+                    "timed on %s; every time below measured there\n\n",
+                    loaded->path.c_str(), loaded->note.c_str(), options.evaluations, confirmTop, gpu.name.c_str());
+    else
+        std::printf("agents: %s (%s); search baseline: %d evaluations; times by the %s\n\n", loaded->path.c_str(),
+                    loaded->note.c_str(), options.evaluations,
+                    options.noCompile ? "compile-free estimate" : "full model (NVRTC build) where confirmed");
     std::printf("| problem | search baseline | heuristics | untrained | agents (greedy) | agents, budget %d | decide |\n",
                 options.budget);
     std::printf("|---|---|---|---|---|---|---|\n");
@@ -161,7 +181,8 @@ int runEvaluateAgents(const EvaluateAgentsOptions &options)
             return 1;
         }
         const schedule::Problem problem = (*tp)->problem();
-        const agents::SearchResult base = agents::searchBaseline(problem, evaluator, options.evaluations, options.seed);
+        const agents::SearchResult base =
+            agents::searchBaseline(problem, evaluator, options.evaluations, options.seed, confirmTop);
         if (!base.bestScore.ok) {
             std::cerr << "stitchcuda: " << spec.text() << ": the search found no schedule\n";
             return 1;
@@ -179,8 +200,9 @@ int runEvaluateAgents(const EvaluateAgentsOptions &options)
         const double b = trace.ok() ? trace->finalMs : 0;
         auto ratio = [&](double ms) { return ms > 0 ? base.bestScore.ms / ms : 0.0; };
         const double rh = ratio(h.ms), ru = ratio(u.ms), rg = ratio(g.ms), rb = ratio(b);
-        std::printf("| %s | %.4f ms (%d) | %.3f | %.3f | %.3f | %.3f | %.1f ms |\n", spec.text().c_str(),
-                    base.bestScore.ms, base.evaluations, rh, ru, rg, rb, decideMs);
+        std::printf("| %s | %.4f ms (%d, %d %s) | %.3f | %.3f | %.3f | %.3f | %.1f ms |\n", spec.text().c_str(),
+                    base.bestScore.ms, base.evaluations, base.confirmed, options.measure ? "measured" : "confirmed", rh,
+                    ru, rg, rb, decideMs);
         std::fflush(stdout);
         logH += std::log(std::max(rh, 1e-9));
         logU += std::log(std::max(ru, 1e-9));
@@ -194,6 +216,9 @@ int runEvaluateAgents(const EvaluateAgentsOptions &options)
         std::printf("| geometric mean (lowest) | 1 | %.3f | %.3f | %.3f (%.3f) | %.3f (%.3f) | |\n", std::exp(logH / n),
                     std::exp(logU / n), std::exp(logG / n), minG, std::exp(logB / n), minB);
     std::printf("\nratios: the search baseline's time over each schedule's (1 = as fast as the baseline)\n");
+    if (gpu.times)
+        std::printf("%d programs timed on %s, %d of them failed to build or run\n", gpu.times->measurements(),
+                    gpu.name.c_str(), gpu.times->failures());
     return 0;
 }
 

@@ -1,6 +1,7 @@
 // `stitchcuda optimize`: the agents decide the schedule (and, with a budget, search around their
 // choices), Stitch integrates, and the program, its schedule, its plan and the trace are written.
 #include "Commands.h"
+#include "LocalGpu.h"
 #include "ProblemInput.h"
 
 #include "core/agents/Checkpoints.h"
@@ -125,6 +126,19 @@ int runOptimize(const OptimizeOptions &options)
     rubric::Rubric rubric;
     rubric::CompileCache cache;
     std::optional<agents::MeasuredStore> measured;
+    if (options.measure && (!options.measured.empty() || options.noCompile)) {
+        std::cerr << "stitchcuda: --measure times candidates on this GPU; it goes with neither --measured nor --no-compile\n";
+        return 2;
+    }
+    LocalGpu gpu;
+    if (options.measure) {
+        auto opened = openLocalGpu(options.arch, &cache);
+        if (!opened) {
+            std::cerr << "stitchcuda: " << opened.error().message << "\n";
+            return opened.error().kind == ErrorKind::InvalidArgument ? 2 : 1;
+        }
+        gpu = std::move(*opened);
+    }
     if (!options.measured.empty()) {
         auto store = agents::MeasuredStore::loadFolder(options.measured, options.arch);
         if (!store.ok()) {
@@ -133,7 +147,9 @@ int runOptimize(const OptimizeOptions &options)
         }
         measured = std::move(*store);
     }
-    agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache, measured ? &*measured : nullptr);
+    const agents::MeasuredTimes *times = gpu.times ? static_cast<const agents::MeasuredTimes *>(gpu.times.get())
+                                                   : measured ? &*measured : nullptr;
+    agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache, times);
     agents::OptimizeOptions oo;
     oo.seed = options.seed;
     oo.budget = options.budget;
@@ -202,7 +218,12 @@ int runOptimize(const OptimizeOptions &options)
                     msText(trace->finalMs).c_str(),
                     trace->finalMeasured ? "measured" : trace->finalCompiled ? "model, NVRTC build" : "model, estimated",
                     trace->decideMs);
-        std::printf("(the input as written is modelled as the generic schedule: one thread per output)\n");
+        if (gpu.times)
+            std::printf("(timed on %s: %d programs; the input as written is timed as the generic schedule, one thread "
+                        "per output)\n",
+                        gpu.name.c_str(), gpu.times->measurements());
+        else
+            std::printf("(the input as written is modelled as the generic schedule: one thread per output)\n");
     }
     if (!options.out.empty() && !writeGenerated(options.out, *program, *input, options.file))
         return 2;

@@ -1,6 +1,7 @@
 // `stitchcuda train`: PPO on generated problems (core/agents/Training.h), a progress bar, the
 // reward and loss curves as CSV, a resumable checkpoint.
 #include "Commands.h"
+#include "LocalGpu.h"
 
 #include "core/agents/Training.h"
 
@@ -23,7 +24,21 @@ int runTrain(const TrainOptions &options)
     t.trainingProblems = options.problems;
     t.command = options.command;
     t.evalEvery = options.evalEvery;
-    t.fullModel = options.fullModel;
+    t.fullModel = options.fullModel || options.measure;
+    // --measure: the final rewards and the held-out figure timed on this GPU (GpuTimes); its own
+    // NVRTC builds, since the trainer's full model keeps its compile cache inside train().
+    rubric::CompileCache measureCache(std::nullopt, {}, 256);
+    LocalGpu gpu;
+    if (options.measure) {
+        auto opened = openLocalGpu(options.arch, &measureCache);
+        if (!opened) {
+            std::cerr << "stitchcuda: " << opened.error().message << "\n";
+            return opened.error().kind == ErrorKind::InvalidArgument ? 2 : 1;
+        }
+        gpu = std::move(*opened);
+        t.measured = gpu.times.get();
+        std::fprintf(stderr, "final rewards measured on %s\n", gpu.name.c_str());
+    }
     t.init = options.init;
     t.baselines = options.baselines;
     std::fprintf(stderr, "training the agents for %s: %d episodes, seed %llu -> %s (curves: %s)\n", t.arch.c_str(),
@@ -51,6 +66,9 @@ int runTrain(const TrainOptions &options)
     std::printf("trained %d episodes (%d updates) in %.0f s; last mean final reward %+.3f; checkpoint %s\n",
                 summary->episodes, summary->updates, summary->seconds, summary->lastMeanFinalReward,
                 t.checkpoint.c_str());
+    if (gpu.times)
+        std::printf("%d programs measured on %s (%d failed to build or run)\n", gpu.times->measurements(),
+                    gpu.name.c_str(), gpu.times->failures());
     return 0;
 }
 

@@ -87,6 +87,12 @@ int main(int argc, char **argv)
     benchCmd->add_option("--arch", bench.arch, "With --list: target architecture (a run uses the GPU's)")
         ->capture_default_str();
     benchCmd->add_option("--device", bench.device, "GPU ordinal")->capture_default_str();
+    benchCmd->add_option("--agents", bench.agents,
+                         "Instead of the sweep: time what `stitchcuda optimize --budget N` chooses on the family's "
+                         "example (0: the agents' greedy schedule; N > 0: their search, candidates measured here)")
+        ->check(CLI::Range(0, 4096));
+    benchCmd->add_option("--examples", bench.examples, "With --agents: the folder of the .te examples")
+        ->capture_default_str();
     benchCmd->add_option("--out", bench.out, "Also write the JSON to this file after every case");
     benchCmd->add_option("--calibration", bench.calibration,
                          "Write every candidate's measured and predicted time (CSV) for the rubric's model");
@@ -148,6 +154,8 @@ int main(int argc, char **argv)
                             "A folder of bench --calibration CSVs (e.g. bench/results): a candidate timed there counts "
                             "with its measured time");
     optimizeCmd->add_flag("--no-compile", optimize.noCompile, "Confirm candidates with the compile-free estimate (no NVRTC)");
+    optimizeCmd->add_flag("--measure", optimize.measure,
+                          "Confirm candidates by timing them on the local GPU (and, for a .cu, the input as written)");
 
     stitch::cli::TrainOptions trainOpts;
     auto *trainCmd = app.add_subcommand("train", "Train the agents with PPO on generated problems (docs/AGENTS.md)");
@@ -167,6 +175,8 @@ int main(int argc, char **argv)
     trainCmd->add_option("--baselines", trainOpts.baselines, "Keep the held-out search baselines in this JSON file");
     trainCmd->add_flag("--full-model", trainOpts.fullModel,
                        "Fine-tune against the full model: final rewards and the held-out figure by NVRTC builds");
+    trainCmd->add_flag("--measure", trainOpts.measure,
+                       "With the full model: final rewards and the held-out figure measured on the local GPU");
     trainCmd->add_option("--init", trainOpts.init, "Start from this checkpoint's weights");
     trainCmd->add_flag("--sparse-only", trainOpts.sparseOnly, "The ablation: the final reward alone, no rubric reward");
 
@@ -185,6 +195,12 @@ int main(int argc, char **argv)
     evaluateCmd->add_option("--rank-agreement", evaluateAgents.rankAgreement,
                             "Rank N random legal schedules per held-out problem by the estimate and the full model (rho)")
         ->check(CLI::Range(0, 100000));
+    evaluateCmd->add_flag("--measure", evaluateAgents.measure,
+                          "Time the schedules on the local GPU: the agents' and the search's best --measured-search");
+    evaluateCmd->add_option("--measured-search", evaluateAgents.measuredSearch,
+                            "With --measure: the search's best schedules (by the estimate) timed per problem")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
     evaluateCmd->add_option("--measured", evaluateAgents.measured,
                             "A bench --calibration CSV: rank each measured set's candidates by the agents (repeatable)");
 

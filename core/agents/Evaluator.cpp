@@ -1,6 +1,9 @@
 #include "core/agents/Evaluator.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 namespace stitch::agents {
 
@@ -14,10 +17,6 @@ std::string problemKey(const schedule::Problem &problem)
     return key;
 }
 
-namespace {
-
-/// The cache's key: the problem, then every group's ops, strategy and decisions (cheaper than the
-/// schedule's JSON, and as exact).
 std::string scheduleKey(const schedule::Problem &problem, const schedule::Schedule &s)
 {
     std::string key = problemKey(problem);
@@ -31,8 +30,6 @@ std::string scheduleKey(const schedule::Problem &problem, const schedule::Schedu
     }
     return key;
 }
-
-} // namespace
 
 Score Evaluator::scoreWith(const schedule::Problem &problem, const schedule::Schedule &schedule,
                            rubric::CompileCache *cache)
@@ -88,13 +85,42 @@ Score Evaluator::confirm(const schedule::Problem &problem, const schedule::Sched
     Score s = m_cache ? scoreWith(problem, schedule, m_cache) : estimate(problem, schedule);
     if (s.ok && m_measured) {
         if (auto ms = m_measured->lookup(problem, schedule)) {
-            s.ms = *ms;
             s.measured = true;
+            if (std::isfinite(*ms)) {
+                s.ms = *ms;
+            } else {
+                s.ok = false;
+                s.error = m_measured->failure(problem, schedule);
+            }
         }
     }
     std::lock_guard lock(m_mutex);
     m_confirmed.emplace(key, s);
     return s;
+}
+
+void Evaluator::confirmAll(const schedule::Problem &problem, const std::vector<const schedule::Schedule *> &schedules,
+                           int threads)
+{
+    if (threads <= 0)
+        threads = static_cast<int>(std::min(16u, std::max(1u, std::thread::hardware_concurrency())));
+    const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(threads), schedules.size());
+    if (workers <= 1) {
+        for (const auto *s : schedules)
+            confirm(problem, *s);
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    auto loop = [&] {
+        for (std::size_t i = next++; i < schedules.size(); i = next++)
+            confirm(problem, *schedules[i]);
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t w = 1; w < workers; ++w)
+        pool.emplace_back(loop);
+    loop();
+    for (auto &t : pool)
+        t.join();
 }
 
 std::size_t Evaluator::estimates() const

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace stitch::agents {
 
@@ -39,7 +40,13 @@ struct Score {
 class MeasuredTimes {
 public:
     virtual ~MeasuredTimes() = default;
+    /// The time in ms, nothing when this program has no measurement, or infinity when it was
+    /// tried and failed (failure() says why).
     virtual std::optional<double> lookup(const schedule::Problem &problem, const schedule::Schedule &schedule) const = 0;
+    virtual std::string failure(const schedule::Problem &, const schedule::Schedule &) const
+    {
+        return "the measurement failed";
+    }
 };
 
 class Evaluator {
@@ -52,8 +59,15 @@ public:
     /// Compile-free rubric and model time (cached). Thread-safe.
     virtual Score estimate(const schedule::Problem &problem, const schedule::Schedule &schedule);
     /// The full model: NVRTC's resources and PTX (needs a compile cache; falls back to the estimate
-    /// without one), then a measured time from the store where there is one.
+    /// without one), then a measured time from the store where there is one (a store that says
+    /// the program failed, an infinite time, makes the score not ok with its reason).
     virtual Score confirm(const schedule::Problem &problem, const schedule::Schedule &schedule);
+
+    /// confirm() of each schedule, spread over up to `threads` threads (0: the machine's cores, at
+    /// most 16): the NVRTC builds run side by side, a measurement's GPU runs one at a time. The
+    /// results are cached, so confirm() of any of them afterwards costs a lookup.
+    void confirmAll(const schedule::Problem &problem, const std::vector<const schedule::Schedule *> &schedules,
+                    int threads = 0);
 
     std::size_t estimates() const;   ///< schedules estimated (cache misses)
     std::size_t cacheHits() const;
@@ -75,5 +89,8 @@ private:
 
 /// A key that tells problems apart: the graph's name, ops, sizes, arch and precision.
 std::string problemKey(const schedule::Problem &problem);
+/// A key that tells schedules of a problem apart: the problem's key, then every group's ops,
+/// strategy and decisions (cheaper than the schedule's JSON, and as exact).
+std::string scheduleKey(const schedule::Problem &problem, const schedule::Schedule &schedule);
 
 } // namespace stitch::agents

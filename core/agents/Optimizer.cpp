@@ -337,6 +337,14 @@ void Optimizer::integrate(const std::function<void(const OptimizeProgress &)> &p
     int best = -1;
     Score bestScore;
     const int confirmTop = m_options.confirmTop < 0 ? static_cast<int>(candidates.size()) : m_options.confirmTop;
+    // The confirmations side by side first (NVRTC builds in parallel; a measurement's GPU runs one
+    // at a time), then read back in order from the evaluator's cache.
+    std::vector<const schedule::Schedule *> toConfirm;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+        if (static_cast<int>(i) <= confirmTop && candidates[i].estimate.ok)
+            toConfirm.push_back(&candidates[i].schedule);
+    if (!m_cancel)
+        m_evaluator.confirmAll(m_problem, toConfirm, m_options.threads);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         TraceCandidate tc{candidates[i].origin, describeSchedule(candidates[i].schedule), candidates[i].estimate.ms, {}, false};
         if (static_cast<int>(i) <= confirmTop && candidates[i].estimate.ok && !m_cancel) {

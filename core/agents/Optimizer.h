@@ -66,6 +66,8 @@ struct OptimizeOptions {
     /// every candidate of the budget (the estimate misranks what the NVRTC build shows: spills,
     /// registers past the estimate).
     int confirmTop = -1;
+    /// Threads for the confirmations' NVRTC builds (0: the machine's cores, at most 16).
+    int threads = 0;
 };
 
 struct OptimizeProgress {

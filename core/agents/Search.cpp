@@ -154,9 +154,14 @@ SearchResult searchBaseline(const schedule::Problem &problem, Evaluator &evaluat
         best.begin(), best.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(best.size()), confirmTop));
     if (confirmTop > 0)
         confirm.push_back(&scored.at(schedule::toJson(variants.front().schedule)));
+    std::vector<const schedule::Schedule *> schedules;
+    for (const auto *candidate : confirm)
+        schedules.push_back(&candidate->first);
+    evaluator.confirmAll(problem, schedules);
     bool confirmedAny = false;
     for (const auto *candidate : confirm) {
         const Score s = evaluator.confirm(problem, candidate->first);
+        result.confirmed += s.ok ? 1 : 0;
         if (s.ok && !s.hardViolation && (!confirmedAny || s.ms < result.bestScore.ms)) {
             result.best = candidate->first;
             result.bestScore = s;

@@ -22,6 +22,7 @@ struct SearchResult {
     Score bestScore;          ///< confirmed (full model) when a compile cache was given
     Score bestEstimate;
     int evaluations = 0;      ///< distinct schedules estimated
+    int confirmed = 0;        ///< of them, confirmed (full model or measurement) without failing
     double seconds = 0;
 };
 

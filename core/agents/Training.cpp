@@ -22,7 +22,7 @@ const char *trainingCsvHeader()
 }
 
 Result<std::vector<double>> heldOutBaselines(const std::string &archName, int evaluations, std::uint64_t seed,
-                                             const std::string &path, bool fullModel)
+                                             const std::string &path, bool fullModel, const MeasuredTimes *measured)
 {
     const ArchLimits *arch = ArchDatabase::builtin().arch(archName);
     if (!arch)
@@ -30,7 +30,8 @@ Result<std::vector<double>> heldOutBaselines(const std::string &archName, int ev
     const auto &specs = heldOutSpecs();
     nlohmann::json settings{{"arch", archName}, {"evaluations", evaluations}, {"seed", seed}};
     if (fullModel)
-        settings["model"] = "full (NVRTC build), the search's best three confirmed";
+        settings["model"] = measured ? "measured on the local GPU, the search's best three"
+                                     : "full (NVRTC build), the search's best three confirmed";
     std::vector<std::string> names;
     for (const auto &s : specs)
         names.push_back(s.text());
@@ -49,7 +50,7 @@ Result<std::vector<double>> heldOutBaselines(const std::string &archName, int ev
     }
     rubric::Rubric rubric;
     rubric::CompileCache cache;
-    Evaluator evaluator(rubric, fullModel ? &cache : nullptr);
+    Evaluator evaluator(rubric, fullModel ? &cache : nullptr, fullModel ? measured : nullptr);
     std::vector<double> best;
     for (const auto &spec : specs) {
         auto p = makeProblem(spec, *arch);
@@ -68,7 +69,7 @@ Result<std::vector<double>> heldOutBaselines(const std::string &archName, int ev
 }
 
 HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &archName, const std::vector<double> &baselines,
-                            bool fullModel)
+                            bool fullModel, const MeasuredTimes *measured)
 {
     HeldOutFigure f;
     const ArchLimits *arch = ArchDatabase::builtin().arch(archName);
@@ -77,7 +78,7 @@ HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &ar
         return f;
     rubric::Rubric rubric;
     rubric::CompileCache cache;
-    Evaluator evaluator(rubric, fullModel ? &cache : nullptr);
+    Evaluator evaluator(rubric, fullModel ? &cache : nullptr, fullModel ? measured : nullptr);
     const NetworkPolicy policy(networks, "held-out");
     double logs = 0;
     f.lowest = 1e9;
@@ -222,7 +223,8 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
 
     std::vector<double> baselines;
     if (options.evalEvery > 0) {
-        auto b = heldOutBaselines(options.arch, options.baselineEvaluations, 1, options.baselines, options.fullModel);
+        auto b = heldOutBaselines(options.arch, options.baselineEvaluations, 1, options.baselines, options.fullModel,
+                                  options.measured);
         if (!b.ok())
             return b.error();
         baselines = std::move(*b);
@@ -230,7 +232,7 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
     rubric::Rubric rubric;
     // The full model's NVRTC builds, kept for the run (a few hundred KiB each).
     rubric::CompileCache compileCache(std::nullopt, {}, options.fullModel ? 4096 : 1);
-    Evaluator evaluator(rubric, options.fullModel ? &compileCache : nullptr);
+    Evaluator evaluator(rubric, options.fullModel ? &compileCache : nullptr, options.fullModel ? options.measured : nullptr);
     const auto t0 = std::chrono::steady_clock::now();
     TrainSummary summary;
     const int updates = (options.episodes + options.episodesPerUpdate - 1) / options.episodesPerUpdate;
@@ -266,6 +268,7 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
                             {"episodes_per_update", options.episodesPerUpdate},
                             {"sparse_only", options.sparseOnly},
                             {"full_model", options.fullModel},
+                            {"measured", options.fullModel && options.measured != nullptr},
                             {"init", options.init},
                             {"observation", observationSchema()},
                             {"command", options.command}};
@@ -276,7 +279,7 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
         TrainProgress p{summary.episodes, updates * options.episodesPerUpdate, u + 1, summary.lastMeanFinalReward,
                         collected->meanReturn, stats, summary.seconds, std::nullopt};
         if (options.evalEvery > 0 && ((u + 1) % options.evalEvery == 0 || u + 1 == updates))
-            p.heldOut = heldOutFigure(*nets, options.arch, baselines, options.fullModel);
+            p.heldOut = heldOutFigure(*nets, options.arch, baselines, options.fullModel, options.measured);
         if (csv) {
             char line[512];
             std::snprintf(line, sizeof line, "%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.1f,", p.update, p.episode,

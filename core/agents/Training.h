@@ -32,6 +32,9 @@ struct TrainOptions {
     /// build (Evaluator::confirm, cached by source), the dense reward without its time term (the
     /// estimate's, which the full model corrects).
     bool fullModel = false;
+    /// Measured rewards (`train --measure`): with fullModel, every final time, the held-out
+    /// baselines and figure are measured here (GpuTimes on the local GPU). Not owned; may be null.
+    const MeasuredTimes *measured = nullptr;
     std::string init;             ///< start from this checkpoint's weights (and optimizer state)
     int trainingProblems = 256;   ///< the generated problems episodes draw from
     int hidden = 128;
@@ -95,12 +98,14 @@ Result<EpisodeBatch> collectEpisodes(const AgentNetworks &networks, const std::v
 /// settings, else computed (searchBaseline, estimates only) and written there (when not empty).
 /// With `fullModel`, the search's best three are confirmed by the full model (NVRTC) and the best
 /// confirmed time is the baseline.
+/// With `measured`, those three are measured instead (and the file's settings say so).
 Result<std::vector<double>> heldOutBaselines(const std::string &arch, int evaluations, std::uint64_t seed,
-                                             const std::string &path, bool fullModel = false);
+                                             const std::string &path, bool fullModel = false,
+                                             const MeasuredTimes *measured = nullptr);
 /// The agents' greedy schedules on the held-out problems against `baselines` (estimates, or with
 /// `fullModel` the full model's times).
 HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &arch, const std::vector<double> &baselines,
-                            bool fullModel = false);
+                            bool fullModel = false, const MeasuredTimes *measured = nullptr);
 
 /// The CSV header train writes.
 const char *trainingCsvHeader();

@@ -12,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <random>
 #include <set>
@@ -405,6 +407,86 @@ TEST(AgentsOptimize, NeverReturnsAProgramSlowerThanTheInput)
         EXPECT_LE(trace->finalMs, trace->inputMs) << spec;
         EXPECT_EQ(trace->keptInput, trace->finalMs == trace->inputMs && trace->schedule == rubric::genericSchedule(prob));
     }
+}
+
+/// A stand-in for the GPU's clock (GpuTimes): the generic program runs in `inputMs`, every other
+/// program fails (infinite time, like a kernel that faults), and the lookups are counted.
+class FailingClock : public MeasuredTimes {
+public:
+    explicit FailingClock(double inputMs) : m_inputMs(inputMs) {}
+    std::optional<double> lookup(const schedule::Problem &problem, const schedule::Schedule &s) const override
+    {
+        ++m_lookups;
+        return s == rubric::genericSchedule(problem) ? m_inputMs : std::numeric_limits<double>::infinity();
+    }
+    std::string failure(const schedule::Problem &, const schedule::Schedule &) const override
+    {
+        return "did not run on the GPU: launch failed";
+    }
+    int lookups() const { return m_lookups; }
+
+private:
+    double m_inputMs;
+    mutable std::atomic<int> m_lookups{0};
+};
+
+TEST(AgentsMeasure, AProgramThatFailsOnTheGpuIsNeverChosen)
+{
+    rubric::Rubric rubric;
+    FailingClock clock(5.0);
+    Evaluator evaluator(rubric, nullptr, &clock);
+    auto p = problem("softmax:4096x1024");
+    const schedule::Problem prob = p->problem();
+    auto h = schedule::defaultSchedule(prob);
+    ASSERT_TRUE(h.ok());
+    const Score failed = evaluator.confirm(prob, *h);
+    EXPECT_FALSE(failed.ok);
+    EXPECT_TRUE(failed.measured);
+    EXPECT_EQ(failed.error, "did not run on the GPU: launch failed");
+
+    const HeuristicPolicy policy;
+    OptimizeOptions options;
+    options.budget = 4;
+    Optimizer opt(prob, evaluator, policy, options);
+    auto trace = opt.run();
+    ASSERT_TRUE(trace.ok());
+    EXPECT_TRUE(trace->keptInput);
+    EXPECT_DOUBLE_EQ(trace->finalMs, 5.0);
+    EXPECT_TRUE(trace->finalMeasured);
+}
+
+TEST(AgentsMeasure, ConfirmAllMatchesOneByOneAndLooksUpEachProgramOnce)
+{
+    rubric::Rubric rubric;
+    FailingClock clock(1.0);
+    Evaluator parallel(rubric, nullptr, &clock);
+    Evaluator serial(rubric);
+    auto p = problem("gemm:512x512x512");
+    const schedule::Problem prob = p->problem();
+    auto base = schedule::defaultSchedule(prob);
+    ASSERT_TRUE(base.ok());
+    std::vector<schedule::Schedule> schedules{*base, rubric::genericSchedule(prob)};
+    auto a = schedule::analyzeGroup(prob.graph, base->groups[0].ops, base->groups[0].strategy);
+    ASSERT_TRUE(a.ok());
+    for (const auto &g : schedule::sampleLegal(*a, base->groups[0], prob, 6, 7)) {
+        schedule::Schedule s = *base;
+        s.groups[0] = g;
+        schedules.push_back(s);
+    }
+    std::vector<const schedule::Schedule *> pointers;
+    for (const auto &s : schedules)
+        pointers.push_back(&s);
+    parallel.confirmAll(prob, pointers, 4);
+    const int looked = clock.lookups();
+    EXPECT_LE(looked, static_cast<int>(schedules.size()));
+    for (const auto &s : schedules) {
+        const Score m = parallel.confirm(prob, s), e = serial.confirm(prob, s);
+        EXPECT_TRUE(m.measured);
+        EXPECT_EQ(m.ok, s == rubric::genericSchedule(prob));
+        for (int d = 0; d < kStaticDimensionCount; ++d)
+            EXPECT_DOUBLE_EQ(m.dimensions[d], e.dimensions[d]);
+    }
+    EXPECT_EQ(clock.lookups(), looked); // read back from the cache
 }
 
 TEST(AgentsSearch, TheBaselineCountsItsEvaluationsAndBeatsTheHeuristicsOrTies)
