@@ -4,8 +4,11 @@
 // located Unsupported error. The GPU runs are in test_corpus_gpu.
 #include "tests/lift/LiftCorpus.h"
 
+#include "core/arch/ArchDatabase.h"
 #include "core/codegen/AsWritten.h"
+#include "core/codegen/Program.h"
 #include "core/runner/PlanFile.h"
+#include "core/schedule/Space.h"
 
 #include <gtest/gtest.h>
 
@@ -73,6 +76,45 @@ TEST_P(AsWrittenCorpus, CompilesAndDefinesEveryLaunchedKernel)
     job.module = compiled->module;
     job.plan = compiled->plan;
     EXPECT_TRUE(runner::validateJob(job).ok()) << runner::validateJob(job).error().toString();
+}
+
+// What the GPU test relies on, checked without a GPU: the CPU reference covers every graph input
+// and maps every checked buffer to a computed tensor; as the GPU reference of the optimized program
+// (default schedule) every output of that program has a counterpart of the same type and size.
+TEST_P(AsWrittenCorpus, ReferencesFitTheGraphAndTheOptimizedProgram)
+{
+    const std::string name = GetParam().name;
+    const std::string source = readTextFile(corpusPath(name));
+    auto lifted = liftCudaProgramDetailed(source, name + ".cu");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    const ir::Graph &graph = lifted->program.graph;
+    const ir::SizeBindings bindings = testBindings(*lifted, GetParam().small);
+    auto program = codegen::asWrittenProgram(source, name + ".cu", *lifted, bindings);
+    ASSERT_TRUE(program.ok()) << program.error().toString();
+    auto cpu = runner::validateCpuReference(program->plan, codegen::asWrittenCpuReference(*program, graph));
+    EXPECT_TRUE(cpu.ok()) << cpu.error().toString();
+
+    ir::SizeBindings sizes;
+    for (const auto &s : graph.sizeVars())
+        sizes[s] = bindings.at(s);
+    schedule::Problem problem{graph, sizes, *ArchDatabase::builtin().arch("sm_90"), schedule::Precision::FP32};
+    auto sched = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(sched.ok()) << sched.error().toString();
+    auto generated = codegen::generateProgram(problem, *sched);
+    ASSERT_TRUE(generated.ok()) << generated.error().toString();
+    auto plan = codegen::toLaunchPlan(*generated, graph, sizes);
+    ASSERT_TRUE(plan.ok()) << plan.error().toString();
+    runner::Job job;
+    job.module = {'x'}; // validateJob checks the plans, not the code
+    job.plan = *plan;
+    job.reference = runner::GpuReference{{'x'}, program->plan, program->bufferForTensor};
+    auto st = runner::validateJob(job);
+    EXPECT_TRUE(st.ok()) << st.error().toString();
+    for (const auto &b : plan->buffers) {
+        if (b.role == runner::BufferRole::Input || b.role == runner::BufferRole::Output) {
+            EXPECT_NE(job.reference->plan.buffer(job.reference->referenceBufferFor(b.name)), nullptr) << name << ": " << b.name;
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, AsWrittenCorpus, ::testing::ValuesIn(liftableCorpus()),
