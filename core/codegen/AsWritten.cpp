@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <sstream>
 
 namespace stitch::codegen {
 
@@ -19,24 +20,27 @@ namespace {
 
 Error unsupported(const std::string &message, const SourceLocation &where)
 {
-    return makeError(ErrorKind::Unsupported, message, where.known() ? std::optional<SourceLocation>(where) : std::nullopt);
+    return makeError(ErrorKind::Unsupported, message,
+                     where.known() ? std::optional<SourceLocation>(where) : std::nullopt);
 }
 
 /// The runner's type for a scalar parameter declared as `type` ("const int", "float", "size_t").
-std::optional<ir::DType> scalarType(std::string type)
+std::optional<ir::DType> scalarType(const std::string &declared)
 {
-    for (const char *drop : {"const ", "volatile ", "__restrict__", "signed "})
-        for (std::size_t at; (at = type.find(drop)) != std::string::npos;)
-            type.erase(at, std::char_traits<char>::length(drop));
-    type.erase(std::remove_if(type.begin(), type.end(), [](unsigned char c) { return std::isspace(c); }), type.end());
+    // The type's words without qualifiers, run together: "const unsigned int" -> "unsignedint".
+    std::string type;
+    std::istringstream words(declared);
+    for (std::string w; words >> w;)
+        if (w != "const" && w != "volatile" && w != "__restrict__" && w != "signed")
+            type += w;
     if (type == "float")
         return ir::DType::F32;
     if (type == "double")
         return ir::DType::F64;
     if (type == "int" || type == "unsigned" || type == "unsignedint" || type == "int32_t" || type == "uint32_t")
         return ir::DType::I32;
-    if (type == "long" || type == "unsignedlong" || type == "longlong" || type == "unsignedlonglong" || type == "longint" ||
-        type == "int64_t" || type == "uint64_t" || type == "size_t" || type == "ptrdiff_t")
+    if (type == "long" || type == "unsignedlong" || type == "longlong" || type == "unsignedlonglong" ||
+        type == "longint" || type == "int64_t" || type == "uint64_t" || type == "size_t" || type == "ptrdiff_t")
         return ir::DType::I64;
     return std::nullopt;
 }
@@ -72,21 +76,22 @@ std::optional<unsigned> dynamicSharedBytes(const std::string &text, const Source
     if (parts.size() < 3)
         return 0u;
     const std::string &bytes = parts[2];
-    if (bytes.empty() || !std::all_of(bytes.begin(), bytes.end(), [](unsigned char c) { return std::isdigit(c); }) || bytes.size() > 9)
+    if (bytes.empty() || !std::all_of(bytes.begin(), bytes.end(), [](unsigned char c) { return std::isdigit(c); }) ||
+        bytes.size() > 9)
         return std::nullopt;
     return static_cast<unsigned>(std::stoul(bytes));
 }
 
-/// What the host does to a buffer before the first launch, and whether it touches it after.
+/// What the host does to a buffer before the first launch, and whether a launch passes it.
 struct BufferHistory {
-    bool copiedIn = false;
     bool zeroed = false; ///< the last fill before the first launch was a memset to zero
     bool argument = false;
 };
 
 } // namespace
 
-Result<std::string> resizeSource(const std::string &source, const std::vector<frontend::cudalift::SizeDefinition> &definitions,
+Result<std::string> resizeSource(const std::string &source,
+                                 const std::vector<frontend::cudalift::SizeDefinition> &definitions,
                                  const ir::SizeBindings &values)
 {
     std::vector<const frontend::cudalift::SizeDefinition *> edits;
@@ -95,18 +100,20 @@ Result<std::string> resizeSource(const std::string &source, const std::vector<fr
         if (!d.fileScope || v == values.end() || v->second == d.value)
             continue;
         if (d.literal.endByte <= d.literal.beginByte || d.literal.endByte > source.size())
-            return unsupported("size '" + d.name + "' is defined without a literal to set to " + std::to_string(v->second) +
-                                   " for the device code",
+            return unsupported("size '" + d.name + "' is defined without a literal to set to " +
+                                   std::to_string(v->second) + " for the device code",
                                d.location);
         edits.push_back(&d);
     }
     // From the end, so earlier offsets stay valid; a size defined twice is rewritten once.
     std::sort(edits.begin(), edits.end(), [](auto *a, auto *b) { return a->literal.beginByte > b->literal.beginByte; });
-    edits.erase(std::unique(edits.begin(), edits.end(), [](auto *a, auto *b) { return a->literal.beginByte == b->literal.beginByte; }),
+    edits.erase(std::unique(edits.begin(), edits.end(),
+                            [](auto *a, auto *b) { return a->literal.beginByte == b->literal.beginByte; }),
                 edits.end());
     std::string out = source;
     for (const auto *d : edits)
-        out.replace(d->literal.beginByte, d->literal.endByte - d->literal.beginByte, std::to_string(values.at(d->name)));
+        out.replace(d->literal.beginByte, d->literal.endByte - d->literal.beginByte,
+                    std::to_string(values.at(d->name)));
     return out;
 }
 
@@ -116,8 +123,8 @@ std::vector<std::string> hostConstantDefines()
             "NAN=__int_as_float(0x7fffffff)"};
 }
 
-Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::string &fileName, const CudaLiftDetail &detail,
-                                          const ir::SizeBindings &sizes)
+Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::string &fileName,
+                                          const CudaLiftDetail &detail, const ir::SizeBindings &sizes)
 {
     AsWrittenProgram out;
     out.fileName = fileName;
@@ -128,7 +135,8 @@ Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::
     const SourceLocation fileStart{fileName, 1, 1};
     if (detail.launches.empty() || std::any_of(detail.program.launches.begin(), detail.program.launches.end(),
                                                [](const frontend::LiftedLaunch &l) { return l.inferred; }))
-        return unsupported("the program has no host code that launches its kernels: there is nothing as written to run", fileStart);
+        return unsupported("the program has no host code that launches its kernels: there is nothing as written to run",
+                           fileStart);
     auto resized = resizeSource(source, detail.sizes, out.sizes);
     if (!resized)
         return resized.error();
@@ -139,26 +147,29 @@ Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::
     bool launched = false;
     for (const HostEvent &ev : detail.events) {
         const std::string bufferName = ev.buffer >= 0 && static_cast<std::size_t>(ev.buffer) < detail.buffers.size()
-            ? detail.buffers[static_cast<std::size_t>(ev.buffer)].name
-            : std::string("?");
-        const bool fills = ev.kind == HostEvent::Kind::CopyIn || ev.kind == HostEvent::Kind::HostWrite || ev.kind == HostEvent::Kind::Zero;
+                                           ? detail.buffers[static_cast<std::size_t>(ev.buffer)].name
+                                           : std::string("?");
+        const bool fills = ev.kind == HostEvent::Kind::CopyIn || ev.kind == HostEvent::Kind::HostWrite ||
+                           ev.kind == HostEvent::Kind::Zero;
         if (fills && launched)
-            return unsupported("the host fills '" + bufferName + "' between launches; a launch plan fills buffers only before the first",
+            return unsupported("the host fills '" + bufferName +
+                                   "' between launches; a launch plan fills buffers only before the first",
                                ev.location);
         if (ev.kind == HostEvent::Kind::DeviceCopy || ev.kind == HostEvent::Kind::ExternalWrite)
-            return unsupported("the host changes '" + bufferName + "' in a way a launch plan cannot replay (a device copy or an unmodelled write)",
+            return unsupported("the host changes '" + bufferName +
+                                   "' in a way a launch plan cannot replay (a device copy or an unmodelled write)",
                                ev.location);
-        if (fills) {
-            auto &h = history.at(static_cast<std::size_t>(ev.buffer));
-            h.copiedIn = h.copiedIn || ev.kind != HostEvent::Kind::Zero;
-            h.zeroed = ev.kind == HostEvent::Kind::Zero;
-        }
+        if (fills && bufferName != "?")
+            history[static_cast<std::size_t>(ev.buffer)].zeroed = ev.kind == HostEvent::Kind::Zero;
         if (ev.kind != HostEvent::Kind::Launch)
             continue;
         launched = true;
         const auto l = static_cast<std::size_t>(ev.launch);
-        const auto &launch = detail.launches.at(l);
-        const SourceLocation where = l < detail.program.launches.size() ? detail.program.launches[l].location : ev.location;
+        if (ev.launch < 0 || l >= detail.launches.size())
+            return unsupported("a launch the lifter did not record", ev.location);
+        const auto &launch = detail.launches[l];
+        const SourceLocation where =
+            l < detail.program.launches.size() ? detail.program.launches[l].location : ev.location;
         const std::string what = "launch of " + launch.kernel;
         if (!launch.lifted) {
             std::string why = "the lifter refused it";
@@ -167,15 +178,17 @@ Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::
                     why = k.why.toString();
             return unsupported(what + " is not lifted, so the graph cannot check it (" + why + ")", where);
         }
-        auto kernel = std::find_if(index.kernels.begin(), index.kernels.end(),
-                                   [&](const frontend::KernelInfo &k) { return k.name == launch.kernel && k.qualifier == "__global__"; });
+        auto kernel = std::find_if(index.kernels.begin(), index.kernels.end(), [&](const frontend::KernelInfo &k) {
+            return k.name == launch.kernel && k.qualifier == "__global__";
+        });
         if (kernel == index.kernels.end() || kernel->parameters.size() != launch.arguments.size())
             return unsupported(what + ": its __global__ definition with " + std::to_string(launch.arguments.size()) +
                                    " parameters is not in the file",
                                where);
         runner::KernelLaunch k;
         k.kernel = launch.kernel;
-        unsigned *dims[] = {&k.config.gridX, &k.config.gridY, &k.config.gridZ, &k.config.blockX, &k.config.blockY, &k.config.blockZ};
+        unsigned *dims[] = {&k.config.gridX,  &k.config.gridY,  &k.config.gridZ,
+                            &k.config.blockX, &k.config.blockY, &k.config.blockZ};
         for (std::size_t d = 0; d < 6; ++d) {
             const ir::Expr &e = d < 3 ? launch.grid[d] : launch.block[d - 3];
             auto v = ir::evaluateSizeExpr(e, out.sizes);
@@ -185,7 +198,8 @@ Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::
                                    where);
             if (*v < 1 || *v > 0x7fffffff)
                 return makeError(ErrorKind::InvalidArgument,
-                                 what + ": " + (d < 3 ? "grid" : "block") + " dimension " + std::to_string(d % 3) + " is " + std::to_string(*v),
+                                 what + ": " + (d < 3 ? "grid" : "block") + " dimension " + std::to_string(d % 3) +
+                                     " is " + std::to_string(*v),
                                  where);
             *dims[d] = static_cast<unsigned>(*v);
         }
@@ -196,19 +210,24 @@ Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::
         for (std::size_t a = 0; a < launch.arguments.size(); ++a) {
             const KernelArgument &arg = launch.arguments[a];
             const frontend::KernelParameter &param = kernel->parameters[a];
-            const std::string argWhat = what + ": argument '" + arg.text + "' (parameter " + param.type + " " + param.name + ")";
+            const std::string argWhat =
+                what + ": argument '" + arg.text + "' (parameter " + param.type + " " + param.name + ")";
             if (arg.kind == KernelArgument::Kind::Buffer) {
                 auto offset = ir::evaluateSizeExpr(arg.pointer.offset, out.sizes);
                 if (!offset || *offset != 0)
-                    return unsupported(argWhat + " points into its buffer at an offset; a launch plan passes whole buffers", where);
-                auto &b = detail.buffers.at(static_cast<std::size_t>(arg.pointer.buffer));
-                history.at(static_cast<std::size_t>(arg.pointer.buffer)).argument = true;
-                k.args.push_back(runner::KernelArg::buffer(b.name));
+                    return unsupported(
+                        argWhat + " points into its buffer at an offset; a launch plan passes whole buffers", where);
+                const auto b = static_cast<std::size_t>(arg.pointer.buffer);
+                if (arg.pointer.buffer < 0 || b >= detail.buffers.size())
+                    return unsupported(argWhat + " is not a buffer this program allocates", where);
+                history[b].argument = true;
+                k.args.push_back(runner::KernelArg::buffer(detail.buffers[b].name));
                 continue;
             }
             auto type = scalarType(param.type);
             if (!type)
-                return unsupported(argWhat + ": the runner passes int, long, size_t, float and double scalars only", where);
+                return unsupported(argWhat + ": the runner passes int, long, size_t, float and double scalars only",
+                                   where);
             double value = 0;
             if (arg.scalar.kind() == ir::ExprKind::FloatConst) {
                 value = arg.scalar.floatValue();
@@ -236,12 +255,14 @@ Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::
         if (!count)
             return unsupported("buffer '" + bp.name + "' has an unknown size: " + count.error().message, fileStart);
         if (*count < 1)
-            return makeError(ErrorKind::InvalidArgument, "buffer '" + bp.name + "' has " + std::to_string(*count) + " elements", fileStart);
+            return makeError(ErrorKind::InvalidArgument,
+                             "buffer '" + bp.name + "' has " + std::to_string(*count) + " elements", fileStart);
         b.count = static_cast<std::uint64_t>(*count);
         const bool input = !bp.inputTensor.empty(), output = !bp.outputTensor.empty();
         if ((input || output) && !h.argument)
-            return unsupported("kernels use '" + bp.name + "' without it being a kernel argument (a __constant__ or __device__ "
-                               "variable?); a launch plan fills and reads only arguments",
+            return unsupported("kernels use '" + bp.name +
+                                   "' without it being a kernel argument (a __constant__ or __device__ "
+                                   "variable?); a launch plan fills and reads only arguments",
                                fileStart);
         b.role = input && output ? runner::BufferRole::InOut
                  : input         ? runner::BufferRole::Input

@@ -49,7 +49,8 @@ struct AsWrittenProgram {
 /// kernels use without it being an argument such as a __constant__ variable), InvalidArgument
 /// (empty buffers, launch dimensions out of range).
 Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::string &fileName,
-                                          const frontend::cudalift::CudaLiftDetail &detail, const ir::SizeBindings &sizes);
+                                          const frontend::cudalift::CudaLiftDetail &detail,
+                                          const ir::SizeBindings &sizes);
 
 /// Compiles the program's device code with NVRTC for `arch` (cuda::compileProgram strips the host
 /// code) and resolves the plan's kernel names: the module, plan and map a GpuReference needs, also
@@ -62,7 +63,8 @@ runner::CpuReference asWrittenCpuReference(const AsWrittenProgram &program, cons
 
 /// `source` with the file-scope size definitions among `definitions` set to `values`. Unsupported
 /// when a definition device code may use differs from its value and has no literal to rewrite.
-Result<std::string> resizeSource(const std::string &source, const std::vector<frontend::cudalift::SizeDefinition> &definitions,
+Result<std::string> resizeSource(const std::string &source,
+                                 const std::vector<frontend::cudalift::SizeDefinition> &definitions,
                                  const ir::SizeBindings &values);
 
 /// The -D options of AsWrittenProgram::defines.

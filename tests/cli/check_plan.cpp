@@ -36,6 +36,7 @@ int main(int argc, char **argv)
         return 1;
     }
     std::cout << "plan ok: " << plan->plan.buffers.size() << " buffers, " << plan->plan.launches.size() << " launches ("
-              << request->job.plan.launches.front().kernel << "), reference " << (request->cpuReference ? "cpu" : "none") << "\n";
+              << request->job.plan.launches.front().kernel << "), reference "
+              << (request->cpuReference ? "cpu" : "none") << "\n";
     return 0;
 }

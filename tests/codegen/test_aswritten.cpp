@@ -112,7 +112,8 @@ TEST_P(AsWrittenCorpus, ReferencesFitTheGraphAndTheOptimizedProgram)
     EXPECT_TRUE(st.ok()) << st.error().toString();
     for (const auto &b : plan->buffers) {
         if (b.role == runner::BufferRole::Input || b.role == runner::BufferRole::Output) {
-            EXPECT_NE(job.reference->plan.buffer(job.reference->referenceBufferFor(b.name)), nullptr) << name << ": " << b.name;
+            EXPECT_NE(job.reference->plan.buffer(job.reference->referenceBufferFor(b.name)), nullptr)
+                << name << ": " << b.name;
         }
     }
 }
@@ -237,6 +238,66 @@ int main()
     EXPECT_NE(p.error().message.find("twice"), std::string::npos) << p.error().toString();
 }
 
+TEST(AsWritten, ScalarsFollowTheDeclaredParameterTypes)
+{
+    const std::string source = R"(
+__global__ void scale(float *y, const float *x, double a, unsigned int n, long m)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i];
+}
+int main()
+{
+    const int n = 1000;
+    float *h = (float *)malloc(n * sizeof(float));
+    float *d_x, *d_y;
+    cudaMalloc(&d_x, n * sizeof(float));
+    cudaMalloc(&d_y, n * sizeof(float));
+    cudaMemcpy(d_x, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    scale<<<(n + 127) / 128, 128>>>(d_y, d_x, 0.5, n, n);
+    cudaMemcpy(h, d_y, n * sizeof(float), cudaMemcpyDeviceToHost);
+    return 0;
+}
+)";
+    auto p = asWrittenText(source);
+    ASSERT_TRUE(p.ok()) << p.error().toString();
+    const auto &l = p->plan.launches.at(0);
+    EXPECT_EQ(dims(l), (std::array<unsigned, 6>{8, 1, 1, 128, 1, 1}));
+    EXPECT_EQ(scalar(l, 2), (runner::ScalarArg{ir::DType::F64, 0, 0.5}));
+    EXPECT_EQ(scalar(l, 3), (runner::ScalarArg{ir::DType::I32, 1000, 0.0}));
+    EXPECT_EQ(scalar(l, 4), (runner::ScalarArg{ir::DType::I64, 1000, 0.0}));
+}
+
+TEST(AsWritten, AHostCopyBetweenLaunchesIsRefused)
+{
+    const std::string source = R"(
+__global__ void twice(float *y, const float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+int main()
+{
+    const int n = 1000;
+    float *h = (float *)malloc(n * sizeof(float));
+    float *d_x, *d_y;
+    cudaMalloc(&d_x, n * sizeof(float));
+    cudaMalloc(&d_y, n * sizeof(float));
+    cudaMemcpy(d_x, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    twice<<<(n + 127) / 128, 128>>>(d_y, d_x, n);
+    cudaMemcpy(d_x, h, n * sizeof(float), cudaMemcpyHostToDevice);
+    twice<<<(n + 127) / 128, 128>>>(d_y, d_x, n);
+    cudaMemcpy(h, d_y, n * sizeof(float), cudaMemcpyDeviceToHost);
+    return 0;
+}
+)";
+    auto p = asWrittenText(source);
+    ASSERT_FALSE(p.ok());
+    EXPECT_EQ(p.error().kind, ErrorKind::Unsupported) << p.error().toString();
+    ASSERT_TRUE(p.error().location.has_value()) << p.error().toString();
+    EXPECT_EQ(p.error().location->line, 16) << p.error().toString();
+}
+
 TEST(AsWritten, TheFileSizesAreTheDefault)
 {
     auto p = asWritten("vector_add", {});
@@ -253,7 +314,8 @@ TEST(AsWritten, PlanFileRoundTrip)
     plan.sourcePath = "/tmp/x/saxpy.input.cu";
     plan.defines = p->defines;
     plan.plan = p->plan;
-    plan.cpuReference = runner::PlanCpuReference{corpusPath("saxpy"), {{"N", 45}}, p->tensorForBuffer, p->inputTensorForBuffer};
+    plan.cpuReference =
+        runner::PlanCpuReference{corpusPath("saxpy"), {{"N", 45}}, p->tensorForBuffer, p->inputTensorForBuffer};
     auto back = runner::parsePlanFile(runner::planFileText(plan), plan.path);
     ASSERT_TRUE(back.ok()) << back.error().toString();
     ASSERT_TRUE(back->cpuReference.has_value());
