@@ -105,7 +105,7 @@ int runGenerate(const GenerateOptions &options)
 }
 
 bool writeGenerated(const std::string &out, const codegen::GeneratedProgram &generated, const ProblemInput &input,
-                    const std::string &file)
+                    const std::string &file, bool inputPlan)
 {
     const codegen::GeneratedProgram *program = &generated;
     const frontend::LiftedProgram *lifted = &input.lifted;
@@ -140,9 +140,18 @@ bool writeGenerated(const std::string &out, const codegen::GeneratedProgram &gen
         program->schedule.precision == schedule::Precision::TF32 ? runner::PrecisionPolicy::TF32 : runner::PrecisionPolicy::FP32;
     if (!writeText(planFile.path, runner::planFileText(planFile)))
         return false;
-    std::printf("\nwrote %s, %s.schedule.json and %s.plan.json (stitchcuda run %s) to %s\n", source.c_str(),
+    std::string asWritten;
+    if (inputPlan && lifted->language == "cuda") {
+        auto written = writeInputPlan(out, program->name, input, file);
+        if (written)
+            asWritten = "; " + program->name + ".input.cu and " + program->name + ".input.plan.json, the input as written (stitchcuda run " +
+                        *written + ")";
+        else
+            std::cerr << "note: the input as written has no plan: " << written.error().toString() << "\n";
+    }
+    std::printf("\nwrote %s, %s.schedule.json and %s.plan.json (stitchcuda run %s)%s to %s\n", source.c_str(),
                 program->name.c_str(), program->name.c_str(), (dir / (program->name + ".plan.json")).string().c_str(),
-                out.c_str());
+                asWritten.c_str(), out.c_str());
     return true;
 }
 

@@ -225,7 +225,7 @@ int runOptimize(const OptimizeOptions &options)
         else
             std::printf("(the input as written is modelled as the generic schedule: one thread per output)\n");
     }
-    if (!options.out.empty() && !writeGenerated(options.out, *program, *input, options.file))
+    if (!options.out.empty() && !writeGenerated(options.out, *program, *input, options.file, /*inputPlan=*/true))
         return 2;
     return 0;
 }

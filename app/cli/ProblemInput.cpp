@@ -1,8 +1,12 @@
 #include "ProblemInput.h"
 
 #include "Commands.h"
+#include "core/codegen/AsWritten.h"
+#include "core/runner/PlanFile.h"
 
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace stitch::cli {
@@ -82,6 +86,36 @@ std::optional<ProblemInput> loadProblem(const std::string &file, const std::vect
         in.schedule = std::move(*def);
     }
     return in;
+}
+
+Result<std::string> writeInputPlan(const std::string &dir, const std::string &name, const ProblemInput &input,
+                                   const std::string &file)
+{
+    namespace fs = std::filesystem;
+    std::string text;
+    if (!readFile(file, text))
+        return makeError(ErrorKind::Io, "cannot read " + file);
+    auto detail = frontend::cudalift::liftCudaProgramDetailed(text, file);
+    if (!detail)
+        return detail.error();
+    auto program = codegen::asWrittenProgram(text, file, *detail, input.sizes);
+    if (!program)
+        return program.error();
+    runner::PlanFile plan;
+    plan.path = (fs::path(dir) / (name + ".input.plan.json")).string();
+    plan.sourcePath = (fs::path(dir) / (name + ".input.cu")).string();
+    plan.defines = program->defines;
+    plan.plan = program->plan;
+    // The same CPU reference as the generated plan's: the lifted graph at the same sizes.
+    plan.cpuReference = runner::PlanCpuReference{fs::absolute(file).lexically_normal().string(), input.sizes,
+                                                 program->tensorForBuffer, program->inputTensorForBuffer};
+    for (const auto &[path, content] : {std::pair{plan.sourcePath, program->source}, std::pair{plan.path, runner::planFileText(plan)}}) {
+        std::ofstream out(path, std::ios::binary);
+        out << content;
+        if (!out)
+            return makeError(ErrorKind::Io, "cannot write " + path);
+    }
+    return plan.path;
 }
 
 } // namespace stitch::cli

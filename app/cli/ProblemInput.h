@@ -41,7 +41,15 @@ std::optional<ProblemInput> loadProblem(const std::string &file, const std::vect
 
 /// Writes NAME.cu, NAME.schedule.json and NAME.plan.json (the program, its schedule, and the
 /// launch plan `stitchcuda run` verifies and times) to `out`; prints what it wrote or why not.
+/// With `inputPlan` and a .cu input, also the input as written (writeInputPlan); a program that
+/// cannot be run as written gets a note, not a failure.
 bool writeGenerated(const std::string &out, const codegen::GeneratedProgram &program, const ProblemInput &input,
-                    const std::string &file);
+                    const std::string &file, bool inputPlan = false);
+
+/// Writes NAME.input.cu (the .cu FILE with its sizes set to the input's) and NAME.input.plan.json
+/// (its launches as the host code makes them, verified against the lifted graph) to `dir`;
+/// returns the plan's path. Errors: codegen::asWrittenProgram's, Io.
+Result<std::string> writeInputPlan(const std::string &dir, const std::string &name, const ProblemInput &input,
+                                   const std::string &file);
 
 } // namespace stitch::cli

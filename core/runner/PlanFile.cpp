@@ -309,7 +309,7 @@ PlanFile parse(const json &j, const std::string &path)
     if (j.contains("reference")) {
         const json &r = j["reference"];
         if (r.contains("graph")) {
-            allowOnly(r, "reference", {"graph", "sizes", "tensors"});
+            allowOnly(r, "reference", {"graph", "sizes", "tensors", "inputs"});
             PlanCpuReference cpu;
             cpu.graphPath = resolve(path, str(r["graph"], "reference.graph"));
             if (r.contains("sizes")) {
@@ -320,6 +320,8 @@ PlanFile parse(const json &j, const std::string &path)
             }
             if (r.contains("tensors"))
                 cpu.tensorForBuffer = stringMap(r["tensors"], "reference.tensors");
+            if (r.contains("inputs"))
+                cpu.inputTensorForBuffer = stringMap(r["inputs"], "reference.inputs");
             p.cpuReference = std::move(cpu);
         } else {
             allowOnly(r, "reference", {"source", "defines", "buffers", "launches", "map"});
@@ -475,6 +477,8 @@ std::string planFileText(const PlanFile &p)
             r["sizes"] = sizesJson(p.cpuReference->sizes);
         if (!p.cpuReference->tensorForBuffer.empty())
             r["tensors"] = p.cpuReference->tensorForBuffer;
+        if (!p.cpuReference->inputTensorForBuffer.empty())
+            r["inputs"] = p.cpuReference->inputTensorForBuffer;
         j["reference"] = r;
     } else if (p.gpuReference) {
         ojson r = {{"source", relativeTo(p.path, p.gpuReference->sourcePath)}};
@@ -628,6 +632,7 @@ Result<RunRequest> buildRunRequest(const PlanFile &plan, const std::string &arch
         for (const auto &[name, value] : plan.cpuReference->sizes)
             cpu.sizes[name] = value;
         cpu.tensorForBuffer = plan.cpuReference->tensorForBuffer;
+        cpu.inputTensorForBuffer = plan.cpuReference->inputTensorForBuffer;
         request.cpuReference = std::move(cpu);
     }
     return request;

@@ -33,6 +33,7 @@ struct PlanCpuReference {
     std::string graphPath;
     ir::SizeBindings sizes;                             ///< over the sizes the file itself declares
     std::map<std::string, std::string> tensorForBuffer; ///< buffer -> tensor
+    std::map<std::string, std::string> inputTensorForBuffer; ///< in-out buffer -> graph input ("inputs")
 };
 
 /// A parsed plan file; paths are resolved against the plan file's folder.

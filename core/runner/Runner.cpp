@@ -32,6 +32,8 @@ std::string referenceKey(const CpuReference &ref)
     h.updateField(ref.graph.toString());
     h.updateField(nlohmann::json(ref.sizes).dump());
     h.updateField(nlohmann::json(ref.tensorForBuffer).dump());
+    if (!ref.inputTensorForBuffer.empty())
+        h.updateField(nlohmann::json(ref.inputTensorForBuffer).dump());
     return h.hexDigest();
 }
 
@@ -65,8 +67,10 @@ Status validateCpuReference(const LaunchPlan &plan, const CpuReference &ref)
     }
     for (const ir::Tensor *t : ref.graph.inputs()) {
         bool found = false;
-        for (const auto &b : plan.buffers)
-            found = found || tensorOf(ref, b.name) == t->name;
+        for (const auto &b : plan.buffers) {
+            auto in = ref.inputTensorForBuffer.find(b.name);
+            found = found || tensorOf(ref, b.name) == t->name || (in != ref.inputTensorForBuffer.end() && in->second == t->name);
+        }
         if (!found)
             return makeError(ErrorKind::InvalidArgument, "graph input '" + t->name + "' has no buffer in the plan");
     }
@@ -80,7 +84,8 @@ Result<Verification> verifyWithInterpreter(const LaunchPlan &plan, std::uint64_t
         return st.error();
     ir::TensorValues inputs;
     for (const auto &b : plan.buffers) {
-        const ir::Tensor *t = ref.graph.findTensor(tensorOf(ref, b.name));
+        auto in = ref.inputTensorForBuffer.find(b.name);
+        const ir::Tensor *t = ref.graph.findTensor(in != ref.inputTensorForBuffer.end() ? in->second : tensorOf(ref, b.name));
         if (t && t->role == ir::TensorRole::Input)
             inputs[t->name] = toDoubles(initialBytes(plan, b, seed), b.dtype);
     }

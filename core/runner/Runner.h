@@ -29,6 +29,9 @@ struct CpuReference {
     ir::Graph graph;
     ir::SizeBindings sizes;
     std::map<std::string, std::string> tensorForBuffer; ///< buffer -> tensor; unmapped buffers use their own name
+    /// In-out buffers (in-place kernels) -> the graph input their initial contents are; their
+    /// tensorForBuffer entry names the tensor their final contents are checked against.
+    std::map<std::string, std::string> inputTensorForBuffer;
 };
 
 /// What to answer when there is no GPU: a predicted time for the whole program (the caller's

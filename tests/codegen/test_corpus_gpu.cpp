@@ -2,9 +2,13 @@
 // scheduled by the default heuristics, generated, compiled with NVRTC and, on a GPU, run through
 // the worker and checked against the CPU interpreter of the lifted graph (fresh random inputs,
 // poisoned outputs). Without a GPU only the generation and the NVRTC compile are checked.
+// The input as written (AsWritten.h) runs the same way: checked against the interpreter, then
+// used as the GPU reference of the optimized program through the plan-buffer map.
 // scripts/device/gpu-check.sh also runs this test under compute-sanitizer memcheck and racecheck.
 #include "CodegenFixtures.h"
 #include "tests/lift/LiftCorpus.h"
+
+#include "core/codegen/AsWritten.h"
 
 #include "core/runner/Runner.h"
 
@@ -80,6 +84,65 @@ TEST_P(CorpusOptimized, GeneratedProgramMatchesTheInterpreter)
         detail += o.buffer + " rel " + codegen_fixtures::errorText(o.relativeError) + " unwritten " + std::to_string(o.unwrittenCount) + "; ";
     EXPECT_TRUE(r->verification->verified) << name << ":" << kernels << ": " << detail;
     std::cout << "  " << name << ": " << program->kernels.size() << " kernel(s), verified:" << kernels << "\n";
+}
+
+TEST_P(CorpusOptimized, InputAsWrittenMatchesTheInterpreterAndChecksTheOptimized)
+{
+    const std::string name = GetParam().name;
+    const std::string original = readTextFile(corpusPath(name));
+    auto lifted = frontend::cudalift::liftCudaProgramDetailed(original, name + ".cu");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    const ir::Graph &graph = lifted->program.graph;
+    const ir::SizeBindings bindings = testBindings(*lifted, GetParam().small);
+    auto asWritten = codegen::asWrittenProgram(original, name + ".cu", *lifted, bindings);
+    ASSERT_TRUE(asWritten.ok()) << asWritten.error().toString();
+    auto reference = codegen::compileAsWritten(*asWritten, s_arch);
+    ASSERT_TRUE(reference.ok()) << reference.error().toString();
+    if (!s_noGpu.empty())
+        GTEST_SKIP() << "as written: planned and compiled; no GPU to run it: " << s_noGpu;
+    auto detail = [](const runner::Verification &v) {
+        std::string out;
+        for (const auto &o : v.outputs)
+            out += o.buffer + " rel " + codegen_fixtures::errorText(o.relativeError) + " unwritten " + std::to_string(o.unwrittenCount) + "; ";
+        return out;
+    };
+
+    // The input as written against the CPU interpreter of its graph.
+    runner::RunRequest request;
+    request.job.module = reference->module;
+    request.job.plan = reference->plan;
+    request.job.measure.time = false;
+    request.cpuReference = codegen::asWrittenCpuReference(*asWritten, graph);
+    auto r = s_runner->run(std::move(request));
+    ASSERT_TRUE(r.ok()) << name << " as written: " << r.error().toString();
+    ASSERT_TRUE(r->verification.has_value());
+    EXPECT_TRUE(r->verification->verified) << name << " as written: " << detail(*r->verification);
+
+    // The optimized program (default schedule) against the input as written, on the GPU.
+    ir::SizeBindings sizes;
+    for (const auto &s : graph.sizeVars())
+        sizes[s] = bindings.at(s);
+    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
+    ASSERT_NE(arch, nullptr);
+    schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
+    auto sched = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(sched.ok()) << sched.error().toString();
+    auto program = codegen::generateProgram(problem, *sched);
+    ASSERT_TRUE(program.ok()) << program.error().toString();
+    auto compiled = codegen_fixtures::compileProgram(*program, s_arch);
+    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    auto plan = codegen::toLaunchPlan(*program, graph, sizes);
+    ASSERT_TRUE(plan.ok()) << plan.error().toString();
+    runner::RunRequest optimized;
+    optimized.job.module = compiled->cubin;
+    optimized.job.plan = *plan;
+    optimized.job.reference = *reference;
+    optimized.job.measure.time = false;
+    auto o = s_runner->run(std::move(optimized));
+    ASSERT_TRUE(o.ok()) << name << " optimized vs as written: " << o.error().toString();
+    ASSERT_TRUE(o->verification.has_value());
+    EXPECT_EQ(o->verification->reference, "gpu");
+    EXPECT_TRUE(o->verification->verified) << name << " optimized vs as written: " << detail(*o->verification);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusOptimized, ::testing::ValuesIn(liftableCorpus()),

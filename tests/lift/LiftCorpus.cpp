@@ -1,5 +1,6 @@
 #include "tests/lift/LiftCorpus.h"
 
+#include "core/codegen/AsWritten.h"
 #include "core/cuda/NvrtcCompiler.h"
 
 #include <algorithm>
@@ -86,8 +87,7 @@ std::string resizeProgram(const std::string &source, const std::vector<frontend:
 
 std::vector<std::string> hostConstantDefines()
 {
-    return {"FLT_MAX=3.402823466e+38F", "FLT_MIN=1.175494351e-38F", "INFINITY=__int_as_float(0x7f800000)",
-            "NAN=__int_as_float(0x7fffffff)"};
+    return codegen::hostConstantDefines();
 }
 
 std::map<std::string, std::string> ptxEntryNames(const std::string &ptx)

@@ -1,0 +1,15 @@
+# `CLI optimize SRC --out OUT`, then CHECK (check_plan) on the NAME.input.plan.json it wrote: the
+# plan file reads back and builds a run request (NVRTC compile, kernel names, CPU reference).
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${CLI} optimize ${SRC} --no-compile --budget 2 --out ${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "optimize: exit ${rc}\n${out}\n${err}")
+endif()
+if(NOT out MATCHES "wrote [^\n]*${NAME}\\.input\\.plan\\.json, the input as written \\(stitchcuda run [^\n]*${NAME}\\.input\\.plan\\.json\\)")
+    message(FATAL_ERROR "the wrote line does not name ${NAME}.input.plan.json\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${CHECK} ${OUT}/${NAME}.input.plan.json RESULT_VARIABLE rc OUTPUT_VARIABLE checkOut ERROR_VARIABLE checkErr)
+message("${checkOut}${checkErr}")
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "check_plan: exit ${rc}")
+endif()
