@@ -2,6 +2,7 @@
 // replayed memory streams (AccessStreams.cpp).
 //   Problem + GeneratedProgram (+ CompileResult) -> analyzeProgram -> ProgramFacts
 #include "core/rubric/KernelFacts.h"
+#include "core/rubric/RegisterModel.h"
 #include "core/rubric/IssueReplay.h"
 
 #include "core/rubric/Dimensions.h" // the PTX counts (InstructionMix.cpp)
@@ -396,6 +397,10 @@ Result<ProgramFacts> analyzeProgram(const schedule::Problem &problem, const code
         } else {
             auto est = schedule::groupResources(*analysis, gk.group, problem);
             k.registers = k.splitSum() || k.transposeB() ? 32 : est.ok() ? est->estimatedRegisters : 32;
+            // A SIMT GEMM's registers from the model fitted to NVRTC's counts (RegisterModel.h).
+            if (!k.splitSum() && !k.transposeB() && est.ok())
+                if (auto predicted = predictGemmRegisters(builtinRegisterModel(), gk.group, est->threadsPerBlock))
+                    k.registers = *predicted;
         }
 
         // FLOPs and the bytes of every tensor the kernel touches once. The transposing pass reads B and

@@ -63,6 +63,13 @@ inline const std::map<std::string, int> kAsync128x128{{"block_m", 128}, {"block_
                                                {"block_k", 16},  {"split_k", 1},   {"vector", 4},
                                                {"copy", 1},      {"stages", 3},    {"min_blocks", 1}};
 
+/// `d` with one decision changed.
+inline std::map<std::string, int> withDecision(std::map<std::string, int> d, const std::string &key, int value)
+{
+    d[key] = value;
+    return d;
+}
+
 /// The 4096^3 kernel of kAsync128x128 with the k-loop ptxas compiles for 8x8 threads and block_k 16
 /// (1024 FMAs, 64 shared loads, 1360 instructions) and no spills.
 inline rubric::KernelFacts asyncLoopKernel(const rubric::ProgramFacts &facts, int entryInstructions)

@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -34,7 +37,11 @@ public:
     TempDir()
     {
         std::string tmpl = (std::filesystem::temp_directory_path() / "stitchcuda-test-XXXXXX").string();
-        m_path = ::mkdtemp(tmpl.data());
+        // A failure is the test's, said with its reason (not a null pointer turned into a string).
+        const char *made = ::mkdtemp(tmpl.data());
+        if (!made)
+            throw std::runtime_error("cannot create a temporary folder " + tmpl + ": " + std::strerror(errno));
+        m_path = made;
     }
     ~TempDir()
     {
