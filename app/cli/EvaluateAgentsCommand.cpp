@@ -150,12 +150,8 @@ int runEvaluateAgents(const EvaluateAgentsOptions &options)
     }
     LocalGpu gpu;
     if (options.measure) {
-        auto opened = openLocalGpu(options.arch, &cache);
-        if (!opened) {
-            std::cerr << "stitchcuda: " << opened.error().message << "\n";
-            return opened.error().kind == ErrorKind::InvalidArgument ? 2 : 1;
-        }
-        gpu = std::move(*opened);
+        if (const int failed = openMeasuringGpu(options.arch, &cache, gpu))
+            return failed;
     }
     agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache, gpu.times.get());
     if (!options.measured.empty())

@@ -1,5 +1,7 @@
 #include "LocalGpu.h"
 
+#include <iostream>
+
 namespace stitch::cli {
 
 Result<LocalGpu> openLocalGpu(const std::string &arch, rubric::CompileCache *cache, int device, int repeats)
@@ -17,6 +19,17 @@ Result<LocalGpu> openLocalGpu(const std::string &arch, rubric::CompileCache *cac
     gpu.name = info->device.name;
     gpu.times = std::make_unique<agents::GpuTimes>(*gpu.runner, arch, cache, repeats);
     return gpu;
+}
+
+int openMeasuringGpu(const std::string &arch, rubric::CompileCache *cache, LocalGpu &gpu)
+{
+    auto opened = openLocalGpu(arch, cache);
+    if (!opened) {
+        std::cerr << "stitchcuda: " << opened.error().message << "\n";
+        return opened.error().kind == ErrorKind::InvalidArgument ? 2 : 1;
+    }
+    gpu = std::move(*opened);
+    return 0;
 }
 
 } // namespace stitch::cli

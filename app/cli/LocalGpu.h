@@ -21,4 +21,8 @@ struct LocalGpu {
 /// worker's reason ("no GPU: ..."), InvalidArgument when the GPU is another architecture.
 Result<LocalGpu> openLocalGpu(const std::string &arch, rubric::CompileCache *cache, int device = 0, int repeats = 5);
 
+/// openLocalGpu for a command's --measure: on failure prints why and returns the exit code (2 for
+/// another architecture, 1 for no GPU); 0 when `gpu` is open.
+int openMeasuringGpu(const std::string &arch, rubric::CompileCache *cache, LocalGpu &gpu);
+
 } // namespace stitch::cli

@@ -132,12 +132,8 @@ int runOptimize(const OptimizeOptions &options)
     }
     LocalGpu gpu;
     if (options.measure) {
-        auto opened = openLocalGpu(options.arch, &cache);
-        if (!opened) {
-            std::cerr << "stitchcuda: " << opened.error().message << "\n";
-            return opened.error().kind == ErrorKind::InvalidArgument ? 2 : 1;
-        }
-        gpu = std::move(*opened);
+        if (const int failed = openMeasuringGpu(options.arch, &cache, gpu))
+            return failed;
     }
     if (!options.measured.empty()) {
         auto store = agents::MeasuredStore::loadFolder(options.measured, options.arch);

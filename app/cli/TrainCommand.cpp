@@ -30,12 +30,8 @@ int runTrain(const TrainOptions &options)
     rubric::CompileCache measureCache(std::nullopt, {}, 256);
     LocalGpu gpu;
     if (options.measure) {
-        auto opened = openLocalGpu(options.arch, &measureCache);
-        if (!opened) {
-            std::cerr << "stitchcuda: " << opened.error().message << "\n";
-            return opened.error().kind == ErrorKind::InvalidArgument ? 2 : 1;
-        }
-        gpu = std::move(*opened);
+        if (const int failed = openMeasuringGpu(options.arch, &measureCache, gpu))
+            return failed;
         t.measured = gpu.times.get();
         std::fprintf(stderr, "final rewards measured on %s\n", gpu.name.c_str());
     }

@@ -1,5 +1,7 @@
 #include "core/agents/Environment.h"
 
+#include "core/common/Parallel.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -460,25 +462,8 @@ void Environment::prepareDecisionStep()
 
 void Environment::parallelFor(std::size_t n, const std::function<void(std::size_t)> &work) const
 {
-    // Independent work per option, spread over the threads the environment may use (the results do
-    // not depend on how: each index writes its own slots).
-    const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(m_threads, 1)), n);
-    if (workers <= 1) {
-        for (std::size_t i = 0; i < n; ++i)
-            work(i);
-        return;
-    }
-    std::atomic<std::size_t> next{0};
-    auto loop = [&] {
-        for (std::size_t i = next++; i < n; i = next++)
-            work(i);
-    };
-    std::vector<std::thread> pool;
-    for (std::size_t w = 1; w < workers; ++w)
-        pool.emplace_back(loop);
-    loop();
-    for (auto &t : pool)
-        t.join();
+    // Independent work per option, spread over the threads the environment may use.
+    stitch::parallelFor(n, m_threads, work);
 }
 
 void Environment::estimateOutcomes()

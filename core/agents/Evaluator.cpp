@@ -1,7 +1,8 @@
 #include "core/agents/Evaluator.h"
 
+#include "core/common/Parallel.h"
+
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <thread>
 
@@ -104,23 +105,7 @@ void Evaluator::confirmAll(const schedule::Problem &problem, const std::vector<c
 {
     if (threads <= 0)
         threads = static_cast<int>(std::min(16u, std::max(1u, std::thread::hardware_concurrency())));
-    const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(threads), schedules.size());
-    if (workers <= 1) {
-        for (const auto *s : schedules)
-            confirm(problem, *s);
-        return;
-    }
-    std::atomic<std::size_t> next{0};
-    auto loop = [&] {
-        for (std::size_t i = next++; i < schedules.size(); i = next++)
-            confirm(problem, *schedules[i]);
-    };
-    std::vector<std::thread> pool;
-    for (std::size_t w = 1; w < workers; ++w)
-        pool.emplace_back(loop);
-    loop();
-    for (auto &t : pool)
-        t.join();
+    parallelFor(schedules.size(), threads, [&](std::size_t i) { confirm(problem, *schedules[i]); });
 }
 
 std::size_t Evaluator::estimates() const
