@@ -27,6 +27,7 @@
 #include <QStyle>
 #include <QTimer>
 #include <QToolBar>
+#include <QProgressBar>
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -64,6 +65,7 @@ MainWindow::MainWindow(SyntaxRepository &syntax, const ArchDatabase &database, R
 
     createActions();
     createDocks();
+    createAgents();
     createMenus();
     createToolBar();
     createStatusBar();
@@ -145,6 +147,9 @@ void MainWindow::createMenus()
     QMenu *build = menuBar()->addMenu(tr("&Build"));
     build->addAction(m_compileAction);
     build->addAction(m_autoCompileAction);
+    build->addSeparator();
+    build->addAction(m_optimizeAction);
+    build->addAction(m_cancelOptimizeAction);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     for (auto *dock : findChildren<QDockWidget *>())
@@ -161,6 +166,8 @@ void MainWindow::createToolBar()
     bar->addAction(m_saveAction);
     bar->addSeparator();
     bar->addAction(m_compileAction);
+    bar->addAction(m_optimizeAction);
+    bar->addAction(m_cancelOptimizeAction);
 
     m_archCombo = new QComboBox(this);
     m_archCombo->setObjectName(QStringLiteral("architectureCombo"));
@@ -315,6 +322,8 @@ void MainWindow::createStatusBar()
     m_compileStatus->setObjectName(QStringLiteral("compileStatus"));
     m_cursorStatus = new QLabel(this);
     statusBar()->addWidget(m_compileStatus, 1);
+    statusBar()->addPermanentWidget(m_optimizeStatus);
+    statusBar()->addPermanentWidget(m_optimizeProgress);
     statusBar()->addPermanentWidget(m_cursorStatus);
     m_compileStatus->setText(tr("Ready"));
 }

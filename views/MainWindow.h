@@ -26,6 +26,7 @@ class QComboBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QProgressBar;
 class QTimer;
 class QTreeView;
 QT_END_NAMESPACE
@@ -42,7 +43,9 @@ namespace stitch::views {
 
 class CodeEditor;
 class CompileController;
+class AgentsPanel;
 class DecisionsPanel;
+class OptimizeController;
 class GeneratedPanel;
 class GraphModel;
 class DevicePanel;
@@ -97,6 +100,14 @@ public:
     RubricPanel *rubricPanel() const { return m_rubricPanel; }
     DecisionsPanel *decisionsPanel() const { return m_decisionsPanel; }
     GeneratedPanel *generatedPanel() const { return m_generatedPanel; }
+    AgentsPanel *agentsPanel() const { return m_agentsPanel; }
+    OptimizeController *optimizer() const { return m_optimizer; }
+    QAction *optimizeAction() const { return m_optimizeAction; }
+    /// Runs the agents on the editor's text (Ctrl+R); false with the reason in the Agents dock when
+    /// there is nothing to optimize (an empty or unsaved-language document).
+    bool optimize();
+    void cancelOptimize();
+    bool isOptimizing() const;
     /// The generated program's view (GeneratedPanel::current).
     CodeEditor *generatedView() const;
     QString compileStatus() const;
@@ -111,6 +122,8 @@ signals:
     /// The Rubric, Decisions and Generated docks show the current lift's schedule (the default, or
     /// the user's overrides), its scores and its program (or why there are none).
     void rubricUpdated();
+    /// An Optimize run ended: the Agents dock shows its trace, or why there is none.
+    void optimizeSettled();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -123,6 +136,10 @@ private:
     void createToolBar();
     void createDocks();
     void createStatusBar();
+    void createAgents();
+    void onOptimizeProgress(quint64 runId, const QString &stage, const QString &agent, int decisions, int candidates,
+                            int budget);
+    void endOptimize(const QString &status);
     void updateRecentFilesMenu();
     void updateWindowTitle();
     void updateCursorStatus();
@@ -198,6 +215,13 @@ private:
     QAction *m_quitAction = nullptr;
     QAction *m_compileAction = nullptr;
     QAction *m_autoCompileAction = nullptr;
+    QAction *m_optimizeAction = nullptr;
+    QAction *m_cancelOptimizeAction = nullptr;
+    OptimizeController *m_optimizer = nullptr;
+    AgentsPanel *m_agentsPanel = nullptr;
+    QDockWidget *m_agentsDock = nullptr;
+    QLabel *m_optimizeStatus = nullptr;
+    QProgressBar *m_optimizeProgress = nullptr;
 
     QString m_currentFile; ///< empty for an untitled document
     bool m_compileShown = false;

@@ -7,6 +7,7 @@
 #include "core/agents/Checkpoints.h"
 #include "core/agents/MeasuredSets.h"
 #include "core/agents/Optimizer.h"
+#include "core/agents/Session.h"
 #include "core/codegen/Program.h"
 
 #include <cstdio>
@@ -28,34 +29,6 @@ std::string msText(double ms)
     else
         std::snprintf(buf, sizeof buf, "%.1f us", ms * 1000.0);
     return buf;
-}
-
-agents::TraceStage parseStage(const ProblemInput &in)
-{
-    agents::TraceStage s;
-    s.agent = agents::AgentKind::Parse;
-    const auto &g = in.lifted.graph;
-    s.summary = "lifted " + std::to_string(g.ops().size()) + " op" + (g.ops().size() == 1 ? "" : "s") + " from " +
-                in.lifted.language;
-    std::size_t inferred = 0;
-    for (const auto &l : in.lifted.launches)
-        inferred += l.inferred ? 1 : 0;
-    if (!in.lifted.launches.empty())
-        s.summary += " (" + std::to_string(in.lifted.launches.size()) + " launch" +
-                     (in.lifted.launches.size() == 1 ? "" : "es") +
-                     (inferred == 0 ? std::string()
-                                    : ", " + std::to_string(inferred) + " inferred from the kernel's own thread mapping") +
-                     ")";
-    std::string sizes;
-    for (const auto &[n, v] : in.sizes)
-        sizes += (sizes.empty() ? "" : " ") + n + "=" + std::to_string(v);
-    if (!sizes.empty())
-        s.summary += ", sizes " + sizes;
-    for (const auto &op : g.ops())
-        s.notes.push_back(op.name + ": " + op.output.name);
-    for (const auto &o : in.lifted.opaque)
-        s.notes.push_back("opaque kernel " + o.name + ": " + o.why.toString());
-    return s;
 }
 
 bool writeFile(const std::string &path, const std::string &text)
@@ -151,7 +124,7 @@ int runOptimize(const OptimizeOptions &options)
     oo.budget = options.budget;
     oo.pins = pins;
     agents::Optimizer optimizer(problem, evaluator, *policy, oo);
-    auto trace = optimizer.run(parseStage(*input), [&](const agents::OptimizeProgress &p) {
+    auto trace = optimizer.run(agents::parseStage(input->lifted, input->sizes), [&](const agents::OptimizeProgress &p) {
         if (p.stage == "search" && !options.json)
             std::fprintf(stderr, "\rsearch: %d of %d candidates", p.candidates, p.budget);
     });

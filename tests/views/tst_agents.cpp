@@ -1,0 +1,176 @@
+// The studio's Optimize: OptimizeController runs the agents off the GUI thread (progress, result,
+// cancel, superseded runs dropped), AgentsModel under QAbstractItemModelTester, the Agents panel's
+// timeline and inspector, and MainWindow's Ctrl+R on the bundled examples.
+#include "TestUtil.h"
+
+#include "core/arch/ArchDatabase.h"
+#include "views/AgentsModel.h"
+#include "views/AgentsPanel.h"
+#include "views/DevicePanel.h"
+#include "views/MainWindow.h"
+#include "views/OptimizeController.h"
+#include "views/RecentFiles.h"
+#include "views/SyntaxRepository.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QtTest>
+
+using namespace stitch;
+using namespace stitch::views;
+
+namespace {
+
+QString example(const char *name) { return QStringLiteral(STITCHCUDA_SOURCE_DIR "/examples/") + QLatin1String(name); }
+
+agents::SourceRequest request(const char *name)
+{
+    QFile f(example(name));
+    f.open(QIODevice::ReadOnly);
+    agents::SourceRequest r;
+    r.text = f.readAll().toStdString();
+    r.fileName = example(name).toStdString();
+    return r;
+}
+
+} // namespace
+
+class TestAgents final : public QObject {
+    Q_OBJECT
+private slots:
+    void controllerDeliversTheTraceWithProgress();
+    void aNewerRunDropsTheOlderOne();
+    void cancelEndsWithCancelled();
+    void badInputIsAFailureWithItsLocation();
+    void panelStepsThroughTheDecisions();
+    void mainWindowOptimizesTheOpenFile();
+};
+
+void TestAgents::controllerDeliversTheTraceWithProgress()
+{
+    OptimizeController controller;
+    QSignalSpy finished(&controller, &OptimizeController::finished);
+    QSignalSpy progress(&controller, &OptimizeController::progress);
+    const quint64 id = controller.start(request("softmax.te"));
+    QVERIFY(controller.isRunning());
+    QVERIFY(finished.wait(test::CompileTimeoutMs));
+    QCOMPARE(finished.first().at(0).toULongLong(), id);
+    QVERIFY(!controller.isRunning());
+    QVERIFY(progress.count() > 0);
+    const auto result = finished.first().at(1).value<std::shared_ptr<const agents::SourceResult>>();
+    QVERIFY(result);
+    QVERIFY(!result->trace.decisions.empty());
+    QVERIFY(result->trace.finalMs > 0);
+    QVERIFY(result->trace.finalMs <= result->trace.inputMs);
+    QVERIFY(!result->program.source.empty());
+    QCOMPARE(result->trace.sourceText, request("softmax.te").text);
+}
+
+void TestAgents::aNewerRunDropsTheOlderOne()
+{
+    OptimizeController controller;
+    QSignalSpy finished(&controller, &OptimizeController::finished);
+    controller.start(request("matmul.te"));
+    const quint64 second = controller.start(request("elementwise_chain.te"));
+    QVERIFY(finished.wait(test::CompileTimeoutMs));
+    QTest::qWait(50); // nothing else arrives
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.first().at(0).toULongLong(), second);
+    const auto result = finished.first().at(1).value<std::shared_ptr<const agents::SourceResult>>();
+    QCOMPARE(QString::fromStdString(result->lifted.graph.name()), QStringLiteral("elementwise_chain"));
+}
+
+void TestAgents::cancelEndsWithCancelled()
+{
+    OptimizeController controller;
+    QSignalSpy cancelled(&controller, &OptimizeController::cancelled);
+    QSignalSpy finished(&controller, &OptimizeController::finished);
+    auto r = request("matmul.te");
+    r.options.budget = 64; // long enough to be cancelled in the search
+    controller.start(r);
+    controller.cancel();
+    QVERIFY(cancelled.wait(test::CompileTimeoutMs));
+    QCOMPARE(finished.count(), 0);
+}
+
+void TestAgents::badInputIsAFailureWithItsLocation()
+{
+    OptimizeController controller;
+    QSignalSpy failed(&controller, &OptimizeController::failed);
+    agents::SourceRequest r;
+    r.text = "graph broken\nsize M = 4\ninput X: f32[M]\noutput Y: f32[M]\nY[i] = X[i] +\n";
+    r.fileName = "broken.te";
+    controller.start(r);
+    QVERIFY(failed.wait(test::CompileTimeoutMs));
+    const QString message = failed.first().at(1).toString();
+    QVERIFY2(message.contains(QStringLiteral("broken.te:")), qPrintable(message));
+}
+
+void TestAgents::panelStepsThroughTheDecisions()
+{
+    agents::SourceOptimizer optimizer;
+    auto result = optimizer.run(request("layernorm.te"));
+    QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+    auto shared = std::make_shared<const agents::SourceResult>(std::move(*result));
+    AgentsPanel panel;
+    QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    panel.setResult(shared);
+    const int decisions = static_cast<int>(shared->trace.decisions.size());
+    QCOMPARE(panel.model()->rowCount(), decisions + 2);
+    QCOMPARE(panel.selectedStep(), decisions + 1); // Stitch, the outcome, first
+    QVERIFY(panel.rationale().contains(QString::fromStdString(shared->trace.integrate.summary)));
+    QVERIFY(panel.selectStep(0));
+    QVERIFY(panel.rationale().startsWith(QStringLiteral("lifted ")));
+    panel.stepForward();
+    QCOMPARE(panel.selectedStep(), 1);
+    const agents::TraceDecision &first = shared->trace.decisions.front();
+    QCOMPARE(panel.rationale(), QString::fromStdString(first.rationale));
+    QCOMPARE(panel.options()->topLevelItemCount(), static_cast<int>(first.options.size()));
+    const QTreeWidgetItem *chosen = panel.options()->topLevelItem(first.chosen);
+    QVERIFY(chosen->text(AgentsPanel::ValueColumn).startsWith(QString::fromStdString(first.options[first.chosen].text)));
+    QCOMPARE(chosen->text(AgentsPanel::ProbabilityColumn),
+             QString::number(first.options[first.chosen].probability, 'f', 3));
+    panel.stepBack();
+    QCOMPARE(panel.selectedStep(), 0);
+    // Every decision row names its agent and its chosen value.
+    for (int row = 1; row <= decisions; ++row) {
+        const agents::TraceDecision &d = shared->trace.decisions[static_cast<std::size_t>(row - 1)];
+        QCOMPARE(panel.model()->index(row, AgentsModel::AgentColumn).data().toString(),
+                 QString::fromUtf8(agents::agentTitle(d.agent)));
+        QVERIFY(panel.model()
+                    ->index(row, AgentsModel::ChoiceColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QString::fromStdString(d.options[static_cast<std::size_t>(d.chosen)].text)));
+    }
+}
+
+void TestAgents::mainWindowOptimizesTheOpenFile()
+{
+    SyntaxRepository syntax;
+    RecentFiles recent;
+    MainWindow window(syntax, ArchDatabase::builtin(), recent);
+    window.devicePanel()->setProbeFunction([] {
+        DeviceProbe probe;
+        probe.problem = QStringLiteral("test probe: no driver");
+        return probe;
+    });
+    QString error;
+    QVERIFY2(window.openFile(example("elementwise_chain.te"), &error), qPrintable(error));
+    QSignalSpy settled(&window, &MainWindow::optimizeSettled);
+    QCOMPARE(window.optimizeAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_R));
+    window.optimizeAction()->trigger();
+    QVERIFY(window.isOptimizing());
+    QVERIFY(settled.wait(test::CompileTimeoutMs));
+    QVERIFY(!window.isOptimizing());
+    QVERIFY(window.agentsPanel()->model()->rowCount() >= 2);
+    QVERIFY2(window.agentsPanel()->summary().contains(QStringLiteral("elementwise_chain.te")),
+             qPrintable(window.agentsPanel()->summary()));
+}
+
+QTEST_MAIN(TestAgents)
+#include "tst_agents.moc"

@@ -1,0 +1,172 @@
+#include "views/AgentsPanel.h"
+
+#include "views/AgentsModel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace stitch::views {
+
+AgentsPanel::AgentsPanel(QWidget *parent)
+    : QWidget(parent), m_model(new AgentsModel(this)), m_summary(new QLabel(this)), m_timeline(new QTableView(this)),
+      m_back(new QToolButton(this)), m_forward(new QToolButton(this)), m_rationale(new QLabel(this)),
+      m_options(new QTreeWidget(this))
+{
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_back->setText(tr("Back"));
+    m_back->setToolTip(tr("The previous decision (Alt+Left)"));
+    m_back->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
+    m_forward->setText(tr("Forward"));
+    m_forward->setToolTip(tr("The next decision (Alt+Right)"));
+    m_forward->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
+    connect(m_back, &QToolButton::clicked, this, &AgentsPanel::stepBack);
+    connect(m_forward, &QToolButton::clicked, this, &AgentsPanel::stepForward);
+
+    m_timeline->setModel(m_model);
+    m_timeline->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_timeline->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_timeline->verticalHeader()->hide();
+    m_timeline->horizontalHeader()->setStretchLastSection(true);
+    m_timeline->setWordWrap(false);
+    connect(m_timeline->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) { showStep(current.isValid() ? current.row() : -1); });
+
+    m_rationale->setWordWrap(true);
+    m_rationale->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_options->setColumnCount(OptionColumnCount);
+    m_options->setHeaderLabels({tr("Value"), tr("p"), tr("Time with it"), tr("Why not")});
+    m_options->setRootIsDecorated(false);
+    m_options->setUniformRowHeights(true);
+
+    auto *steps = new QHBoxLayout;
+    steps->addWidget(m_back);
+    steps->addWidget(m_forward);
+    steps->addStretch();
+    auto *top = new QWidget(this);
+    auto *topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_summary);
+    topLayout->addLayout(steps);
+    topLayout->addWidget(m_timeline);
+    auto *inspector = new QWidget(this);
+    auto *inspectorLayout = new QVBoxLayout(inspector);
+    inspectorLayout->setContentsMargins(0, 0, 0, 0);
+    inspectorLayout->addWidget(m_rationale);
+    inspectorLayout->addWidget(m_options);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(top);
+    split->addWidget(inspector);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(split);
+    setMessage(tr("Press Optimize (Ctrl+R): the agents decide the schedule of the open file, step by step."));
+}
+
+void AgentsPanel::setMessage(const QString &text)
+{
+    m_result.reset();
+    m_model->setTrace(nullptr);
+    m_summary->setText(text);
+    m_rationale->clear();
+    m_options->clear();
+    m_back->setEnabled(false);
+    m_forward->setEnabled(false);
+}
+
+void AgentsPanel::setResult(std::shared_ptr<const agents::SourceResult> result)
+{
+    m_result = std::move(result);
+    if (!m_result) {
+        setMessage(tr("No result."));
+        return;
+    }
+    const agents::Trace &t = m_result->trace;
+    // Shares the result's lifetime: the model reads the trace the result holds.
+    m_model->setTrace(std::shared_ptr<const agents::Trace>(m_result, &m_result->trace));
+    m_timeline->resizeColumnsToContents();
+    m_summary->setText(tr("%1: %2 decisions by %3; %4, input as written %5 (%6x)%7")
+                           .arg(QString::fromStdString(t.source))
+                           .arg(t.decisions.size())
+                           .arg(QString::fromStdString(m_result->policy), formatMs(t.finalMs), formatMs(t.inputMs))
+                           .arg(t.inputMs / std::max(t.finalMs, 1e-12), 0, 'f', 2)
+                           .arg(t.finalMeasured ? tr(", measured")
+                                : t.finalCompiled ? tr(", by the model (NVRTC build)")
+                                                  : tr(", estimated")));
+    selectStep(m_model->rowCount() - 1);
+}
+
+bool AgentsPanel::selectStep(int row)
+{
+    if (row < 0 || row >= m_model->rowCount())
+        return false;
+    m_timeline->setCurrentIndex(m_model->index(row, 0));
+    showStep(row);
+    return true;
+}
+
+int AgentsPanel::selectedStep() const
+{
+    const QModelIndex i = m_timeline->currentIndex();
+    return i.isValid() ? i.row() : -1;
+}
+
+void AgentsPanel::stepForward() { selectStep(selectedStep() + 1); }
+
+void AgentsPanel::stepBack() { selectStep(std::max(selectedStep() - 1, 0)); }
+
+QString AgentsPanel::summary() const { return m_summary->text(); }
+
+QString AgentsPanel::rationale() const { return m_rationale->text(); }
+
+void AgentsPanel::showStep(int row)
+{
+    m_options->clear();
+    m_back->setEnabled(row > 0);
+    m_forward->setEnabled(row >= 0 && row + 1 < m_model->rowCount());
+    if (row < 0 || !m_model->trace()) {
+        m_rationale->clear();
+        return;
+    }
+    const agents::TraceDecision *d = m_model->decisionAt(row);
+    if (!d) { // Parse or Stitch: what the stage did, sentence by sentence
+        const agents::Trace &t = *m_model->trace();
+        const agents::TraceStage &s = row == 0 ? t.parse : t.integrate;
+        QString text = QString::fromStdString(s.summary);
+        for (const auto &n : s.notes)
+            text += QStringLiteral("\n• ") + QString::fromStdString(n);
+        m_rationale->setText(text);
+        return;
+    }
+    m_rationale->setText(QString::fromStdString(d->rationale));
+    for (std::size_t i = 0; i < d->options.size(); ++i) {
+        const agents::TraceOption &o = d->options[i];
+        auto *item = new QTreeWidgetItem(m_options);
+        const bool chosen = static_cast<int>(i) == d->chosen;
+        item->setText(ValueColumn, QString::fromStdString(o.text) + (chosen ? tr("  ◀ chosen") : QString()));
+        item->setText(ProbabilityColumn, o.legal ? QString::number(o.probability, 'f', 3) : QStringLiteral("-"));
+        item->setText(TimeColumn, o.estimatedMs ? formatMs(*o.estimatedMs) : QStringLiteral("-"));
+        item->setText(ReasonColumn, o.legal ? QString() : QString::fromStdString(o.why));
+        item->setToolTip(ReasonColumn, QString::fromStdString(o.why));
+        item->setTextAlignment(ProbabilityColumn, Qt::AlignRight | Qt::AlignVCenter);
+        item->setTextAlignment(TimeColumn, Qt::AlignRight | Qt::AlignVCenter);
+        if (!o.legal)
+            item->setForeground(ValueColumn, palette().brush(QPalette::Disabled, QPalette::Text));
+        if (chosen) {
+            QFont f = item->font(ValueColumn);
+            f.setBold(true);
+            item->setFont(ValueColumn, f);
+        }
+    }
+    for (int c = 0; c < OptionColumnCount - 1; ++c)
+        m_options->resizeColumnToContents(c);
+}
+
+} // namespace stitch::views

@@ -1,0 +1,111 @@
+// MainWindow's Optimize: the Agents dock, the Optimize and Cancel actions, and the run's progress
+// in the status bar (OptimizeController runs the agents off the GUI thread).
+#include "views/MainWindow.h"
+
+#include "views/AgentsPanel.h"
+#include "views/CodeEditor.h"
+#include "views/OptimizeController.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QLabel>
+#include <QProgressBar>
+#include <QStyle>
+
+namespace stitch::views {
+
+void MainWindow::createAgents()
+{
+    m_optimizer = new OptimizeController(this);
+    m_optimizeAction = new QAction(themeIcon("system-run", QStyle::SP_MediaSeekForward), tr("&Optimize"), this);
+    m_optimizeAction->setObjectName(QStringLiteral("optimizeAction"));
+    m_optimizeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_optimizeAction->setToolTip(tr("The agents decide the schedule of this program, step by step (Ctrl+R)"));
+    connect(m_optimizeAction, &QAction::triggered, this, [this] { optimize(); });
+    m_cancelOptimizeAction = new QAction(themeIcon("process-stop", QStyle::SP_BrowserStop), tr("Cancel Optimize"), this);
+    m_cancelOptimizeAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    m_cancelOptimizeAction->setEnabled(false);
+    connect(m_cancelOptimizeAction, &QAction::triggered, this, &MainWindow::cancelOptimize);
+
+    m_agentsPanel = new AgentsPanel(this);
+    m_agentsPanel->setObjectName(QStringLiteral("agentsPanel"));
+    auto *dock = new QDockWidget(tr("Agents"), this);
+    dock->setObjectName(QStringLiteral("agentsDock"));
+    dock->setWidget(m_agentsPanel);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    tabifyDockWidget(m_generatedDock, dock);
+    m_agentsDock = dock;
+
+    m_optimizeStatus = new QLabel(this);
+    m_optimizeStatus->setObjectName(QStringLiteral("optimizeStatus"));
+    m_optimizeProgress = new QProgressBar(this);
+    m_optimizeProgress->setMaximumWidth(160);
+    m_optimizeProgress->setTextVisible(false);
+    m_optimizeProgress->hide();
+
+    connect(m_optimizer, &OptimizeController::progress, this, &MainWindow::onOptimizeProgress);
+    connect(m_optimizer, &OptimizeController::finished, this,
+            [this](quint64, std::shared_ptr<const agents::SourceResult> result) {
+                const agents::Trace &t = result->trace;
+                m_agentsPanel->setResult(std::move(result));
+                endOptimize(tr("Optimized: %1 decisions, %2x over the input as written")
+                                .arg(t.decisions.size())
+                                .arg(t.inputMs / std::max(t.finalMs, 1e-12), 0, 'f', 2));
+            });
+    connect(m_optimizer, &OptimizeController::failed, this, [this](quint64, const QString &message) {
+        m_agentsPanel->setMessage(tr("Nothing optimized: %1").arg(message));
+        endOptimize(tr("Optimize failed"));
+    });
+    connect(m_optimizer, &OptimizeController::cancelled, this, [this](quint64) {
+        m_agentsPanel->setMessage(tr("Optimize was cancelled."));
+        endOptimize(tr("Optimize cancelled"));
+    });
+}
+
+bool MainWindow::optimize()
+{
+    const QString text = m_editor->toPlainText();
+    if (text.trimmed().isEmpty()) {
+        m_agentsPanel->setMessage(tr("Nothing to optimize: the document is empty."));
+        Q_EMIT optimizeSettled();
+        return false;
+    }
+    agents::SourceRequest request;
+    request.text = text.toStdString();
+    request.fileName = compileFileName().toStdString();
+    request.arch = architecture().toStdString();
+    m_agentsPanel->setMessage(tr("The agents are deciding %1 for %2…").arg(documentName(), architecture()));
+    m_agentsDock->raise();
+    m_optimizeProgress->setRange(0, 0);
+    m_optimizeProgress->show();
+    m_optimizeStatus->setText(tr("Optimizing…"));
+    m_cancelOptimizeAction->setEnabled(true);
+    m_optimizer->start(request);
+    return true;
+}
+
+void MainWindow::cancelOptimize() { m_optimizer->cancel(); }
+
+bool MainWindow::isOptimizing() const { return m_optimizer->isRunning(); }
+
+void MainWindow::onOptimizeProgress(quint64, const QString &stage, const QString &agent, int decisions, int candidates,
+                                    int budget)
+{
+    if (stage == QLatin1String("search") && budget > 0) {
+        m_optimizeProgress->setRange(0, budget);
+        m_optimizeProgress->setValue(candidates);
+        m_optimizeStatus->setText(tr("Search: %1 of %2 candidates").arg(candidates).arg(budget));
+    } else {
+        m_optimizeStatus->setText(tr("%1: %2 decisions").arg(agent).arg(decisions));
+    }
+}
+
+void MainWindow::endOptimize(const QString &status)
+{
+    m_optimizeProgress->hide();
+    m_optimizeStatus->setText(status);
+    m_cancelOptimizeAction->setEnabled(false);
+    Q_EMIT optimizeSettled();
+}
+
+} // namespace stitch::views
