@@ -6,6 +6,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
@@ -17,8 +18,25 @@ namespace stitch::views {
 AgentsPanel::AgentsPanel(QWidget *parent)
     : QWidget(parent), m_model(new AgentsModel(this)), m_summary(new QLabel(this)), m_timeline(new QTableView(this)),
       m_back(new QToolButton(this)), m_forward(new QToolButton(this)), m_rationale(new QLabel(this)),
-      m_options(new QTreeWidget(this))
+      m_options(new QTreeWidget(this)), m_override(new QPushButton(tr("Override"), this)), m_pins(new QLabel(this)),
+      m_clearPins(new QPushButton(tr("Clear overrides"), this))
 {
+    m_override->setToolTip(tr("Pin the selected value and let the agents decide the rest around it"));
+    m_override->setEnabled(false);
+    connect(m_override, &QPushButton::clicked, this, [this] {
+        const agents::TraceDecision *d = m_model->decisionAt(selectedStep());
+        QTreeWidgetItem *item = m_options->currentItem();
+        if (!d || !item)
+            return;
+        const int option = m_options->indexOfTopLevelItem(item);
+        if (option < 0 || option >= static_cast<int>(d->options.size()) || !d->options[static_cast<std::size_t>(option)].legal)
+            return;
+        Q_EMIT overrideRequested(QString::fromStdString(d->id + "=" + d->options[static_cast<std::size_t>(option)].text));
+    });
+    connect(m_clearPins, &QPushButton::clicked, this, &AgentsPanel::clearOverridesRequested);
+    m_pins->setWordWrap(true);
+    m_clearPins->setVisible(false);
+    m_pins->setVisible(false);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_back->setText(tr("Back"));
@@ -61,6 +79,12 @@ AgentsPanel::AgentsPanel(QWidget *parent)
     inspectorLayout->setContentsMargins(0, 0, 0, 0);
     inspectorLayout->addWidget(m_rationale);
     inspectorLayout->addWidget(m_options);
+    auto *overrides = new QHBoxLayout;
+    overrides->addWidget(m_override);
+    overrides->addWidget(m_pins, 1);
+    overrides->addWidget(m_clearPins);
+    inspectorLayout->addLayout(overrides);
+    connect(m_options, &QTreeWidget::currentItemChanged, this, &AgentsPanel::updateOverrideButton);
     auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(top);
     split->addWidget(inspector);
@@ -118,6 +142,29 @@ int AgentsPanel::selectedStep() const
     return i.isValid() ? i.row() : -1;
 }
 
+void AgentsPanel::setPins(const QStringList &pins)
+{
+    m_pins->setText(pins.isEmpty() ? QString() : tr("Pinned: %1").arg(pins.join(QStringLiteral(", "))));
+    m_pins->setVisible(!pins.isEmpty());
+    m_clearPins->setVisible(!pins.isEmpty());
+}
+
+bool AgentsPanel::selectOption(int option)
+{
+    if (!m_model->decisionAt(selectedStep()) || option < 0 || option >= m_options->topLevelItemCount())
+        return false;
+    m_options->setCurrentItem(m_options->topLevelItem(option));
+    return true;
+}
+
+void AgentsPanel::updateOverrideButton()
+{
+    const agents::TraceDecision *d = m_model->decisionAt(selectedStep());
+    const int option = m_options->currentItem() ? m_options->indexOfTopLevelItem(m_options->currentItem()) : -1;
+    m_override->setEnabled(d && option >= 0 && option < static_cast<int>(d->options.size()) && option != d->chosen &&
+                           d->options[static_cast<std::size_t>(option)].legal);
+}
+
 void AgentsPanel::stepForward() { selectStep(selectedStep() + 1); }
 
 void AgentsPanel::stepBack() { selectStep(std::max(selectedStep() - 1, 0)); }
@@ -129,6 +176,7 @@ QString AgentsPanel::rationale() const { return m_rationale->text(); }
 void AgentsPanel::showStep(int row)
 {
     m_options->clear();
+    m_override->setEnabled(false);
     m_back->setEnabled(row > 0);
     m_forward->setEnabled(row >= 0 && row + 1 < m_model->rowCount());
     if (row < 0 || !m_model->trace()) {
@@ -167,6 +215,7 @@ void AgentsPanel::showStep(int row)
     }
     for (int c = 0; c < OptionColumnCount - 1; ++c)
         m_options->resizeColumnToContents(c);
+    updateOverrideButton();
 }
 
 } // namespace stitch::views

@@ -12,6 +12,7 @@
 
 QT_BEGIN_NAMESPACE
 class QLabel;
+class QPushButton;
 class QTableView;
 class QToolButton;
 class QTreeWidget;
@@ -43,9 +44,22 @@ public:
     QTreeWidget *options() const { return m_options; }
     QString summary() const;
     QString rationale() const;
+    QPushButton *overrideButton() const { return m_override; }
+    /// The pins the last run was made with (shown, and cleared by "Clear overrides").
+    void setPins(const QStringList &pins);
+    /// Picks option `option` of the selected decision in the inspector (what a click does); false
+    /// when no decision is selected or there is no such option.
+    bool selectOption(int option);
+
+signals:
+    /// Pin the selected decision to the selected value and run the agents again around it:
+    /// "AGENT.DECISION@GROUP=VALUE" (agents::parsePin's syntax).
+    void overrideRequested(const QString &pin);
+    void clearOverridesRequested();
 
 private:
     void showStep(int row);
+    void updateOverrideButton();
 
     std::shared_ptr<const agents::SourceResult> m_result;
     AgentsModel *m_model;
@@ -54,6 +68,9 @@ private:
     QToolButton *m_back, *m_forward;
     QLabel *m_rationale;
     QTreeWidget *m_options;
+    QPushButton *m_override;
+    QLabel *m_pins;
+    QPushButton *m_clearPins;
 };
 
 } // namespace stitch::views

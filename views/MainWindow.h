@@ -108,6 +108,8 @@ public:
     bool optimize();
     void cancelOptimize();
     bool isOptimizing() const;
+    /// The pins the next Optimize keeps (the Agents dock's overrides).
+    QStringList optimizePins() const { return m_pins; }
     /// The generated program's view (GeneratedPanel::current).
     CodeEditor *generatedView() const;
     QString compileStatus() const;
@@ -222,6 +224,7 @@ private:
     QDockWidget *m_agentsDock = nullptr;
     QLabel *m_optimizeStatus = nullptr;
     QProgressBar *m_optimizeProgress = nullptr;
+    QStringList m_pins;
 
     QString m_currentFile; ///< empty for an untitled document
     bool m_compileShown = false;

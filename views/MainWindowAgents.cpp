@@ -12,6 +12,8 @@
 #include <QProgressBar>
 #include <QStyle>
 
+#include <algorithm>
+
 namespace stitch::views {
 
 void MainWindow::createAgents()
@@ -36,6 +38,19 @@ void MainWindow::createAgents()
     tabifyDockWidget(m_generatedDock, dock);
     m_agentsDock = dock;
 
+    // An override replaces an earlier pin of the same decision, then the agents run again around it.
+    connect(m_agentsPanel, &AgentsPanel::overrideRequested, this, [this](const QString &pin) {
+        const QString id = pin.section(QLatin1Char('='), 0, 0) + QLatin1Char('=');
+        m_pins.erase(std::remove_if(m_pins.begin(), m_pins.end(), [&](const QString &p) { return p.startsWith(id); }),
+                     m_pins.end());
+        m_pins << pin;
+        optimize();
+    });
+    connect(m_agentsPanel, &AgentsPanel::clearOverridesRequested, this, [this] {
+        m_pins.clear();
+        optimize();
+    });
+
     m_optimizeStatus = new QLabel(this);
     m_optimizeStatus->setObjectName(QStringLiteral("optimizeStatus"));
     m_optimizeProgress = new QProgressBar(this);
@@ -48,12 +63,14 @@ void MainWindow::createAgents()
             [this](quint64, std::shared_ptr<const agents::SourceResult> result) {
                 const agents::Trace &t = result->trace;
                 m_agentsPanel->setResult(std::move(result));
+                m_agentsPanel->setPins(m_pins);
                 endOptimize(tr("Optimized: %1 decisions, %2x over the input as written")
                                 .arg(t.decisions.size())
                                 .arg(t.inputMs / std::max(t.finalMs, 1e-12), 0, 'f', 2));
             });
     connect(m_optimizer, &OptimizeController::failed, this, [this](quint64, const QString &message) {
         m_agentsPanel->setMessage(tr("Nothing optimized: %1").arg(message));
+        m_agentsPanel->setPins(m_pins);
         endOptimize(tr("Optimize failed"));
     });
     connect(m_optimizer, &OptimizeController::cancelled, this, [this](quint64) {
@@ -74,6 +91,14 @@ bool MainWindow::optimize()
     request.text = text.toStdString();
     request.fileName = compileFileName().toStdString();
     request.arch = architecture().toStdString();
+    for (const QString &text : m_pins) {
+        auto pin = agents::parsePin(text.toStdString());
+        if (!pin) { // pins come from the dock's own decisions; a stale one is dropped with a note
+            m_agentsPanel->setMessage(tr("Override %1 was dropped: %2").arg(text, QString::fromStdString(pin.error().message)));
+            continue;
+        }
+        request.options.pins.push_back(*pin);
+    }
     m_agentsPanel->setMessage(tr("The agents are deciding %1 for %2…").arg(documentName(), architecture()));
     m_agentsDock->raise();
     m_optimizeProgress->setRange(0, 0);

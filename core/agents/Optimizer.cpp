@@ -285,7 +285,8 @@ void Optimizer::integrate(const std::function<void(const OptimizeProgress &)> &p
     std::set<std::string> seen{schedule::toJson(m_env.schedule())};
     // Half the budget deviates from the agents' episode at one decision, to the option their policy
     // ranks next (the likeliest first; beam search of width one over the agents' top choices), and
-    // lets them decide the rest; the other half samples whole episodes from the policy.
+    // lets them decide the rest; the other half samples whole episodes from the policy, but for its
+    // last slot (budgets of 4 and more, no pins): the heuristics' schedule.
     struct Deviation {
         std::size_t step;
         int option;
@@ -310,6 +311,15 @@ void Optimizer::integrate(const std::function<void(const OptimizeProgress &)> &p
             continue;
         std::string origin;
         bool ok = true;
+        if (i == m_options.budget - 1 && m_options.budget >= 4 && m_options.pins.empty()) {
+            // The last slot: the heuristics' schedule (the default the agents are measured against),
+            // a strong prior the search then has to beat, not a value the agents must reach.
+            if (auto h = schedule::defaultSchedule(m_problem); h && seen.insert(schedule::toJson(*h)).second)
+                candidates.push_back({"heuristics", *h, m_evaluator.estimate(m_problem, *h)});
+            if (progress)
+                progress({"search", AgentKind::Stitch, static_cast<int>(m_trace.decisions.size()), i + 1, m_options.budget});
+            continue;
+        }
         if (i <= deviationBudget && static_cast<std::size_t>(i - 1) < deviations.size()) {
             const Deviation &dev = deviations[static_cast<std::size_t>(i - 1)];
             for (std::size_t d = 0; d < dev.step && ok; ++d)

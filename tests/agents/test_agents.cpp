@@ -489,6 +489,33 @@ TEST(AgentsMeasure, ConfirmAllMatchesOneByOneAndLooksUpEachProgramOnce)
     EXPECT_EQ(clock.lookups(), looked); // read back from the cache
 }
 
+TEST(AgentsOptimize, TheBudgetSearchHasTheHeuristicsAmongItsCandidatesUnlessPinned)
+{
+    Fixture f;
+    auto p = problem("gemm:1000x3000x700");
+    const schedule::Problem prob = p->problem();
+    const UniformPolicy policy;
+    auto origins = [&](OptimizeOptions options) {
+        options.confirmTop = 0;
+        Optimizer opt(prob, f.evaluator, policy, options);
+        auto trace = opt.run();
+        EXPECT_TRUE(trace.ok());
+        std::set<std::string> out;
+        if (trace.ok())
+            for (const auto &c : trace->candidates)
+                out.insert(c.origin);
+        return out;
+    };
+    OptimizeOptions options;
+    options.budget = 4;
+    EXPECT_TRUE(origins(options).count("heuristics"));
+    options.budget = 3;
+    EXPECT_FALSE(origins(options).count("heuristics"));
+    options.budget = 4;
+    options.pins = {*parsePin("memory_access.block_k=32")};
+    EXPECT_FALSE(origins(options).count("heuristics")) << "a pinned search keeps to the pins";
+}
+
 TEST(AgentsSearch, TheBaselineCountsItsEvaluationsAndBeatsTheHeuristicsOrTies)
 {
     Fixture f;

@@ -14,6 +14,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QPushButton>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTableView>
@@ -48,6 +49,7 @@ private slots:
     void badInputIsAFailureWithItsLocation();
     void panelStepsThroughTheDecisions();
     void mainWindowOptimizesTheOpenFile();
+    void anOverrideRunsTheAgentsAgainAroundThePin();
 };
 
 void TestAgents::controllerDeliversTheTraceWithProgress()
@@ -170,6 +172,54 @@ void TestAgents::mainWindowOptimizesTheOpenFile()
     QVERIFY(window.agentsPanel()->model()->rowCount() >= 2);
     QVERIFY2(window.agentsPanel()->summary().contains(QStringLiteral("elementwise_chain.te")),
              qPrintable(window.agentsPanel()->summary()));
+}
+
+void TestAgents::anOverrideRunsTheAgentsAgainAroundThePin()
+{
+    SyntaxRepository syntax;
+    RecentFiles recent;
+    MainWindow window(syntax, ArchDatabase::builtin(), recent);
+    window.devicePanel()->setProbeFunction([] {
+        DeviceProbe probe;
+        probe.problem = QStringLiteral("test probe: no driver");
+        return probe;
+    });
+    QVERIFY(window.openFile(example("matmul.te")));
+    QSignalSpy settled(&window, &MainWindow::optimizeSettled);
+    QVERIFY(window.optimize());
+    QVERIFY(settled.wait(test::CompileTimeoutMs));
+    AgentsPanel *panel = window.agentsPanel();
+    const agents::Trace *trace = panel->model()->trace();
+    QVERIFY(trace);
+    // The first decision with a legal value the agents did not choose.
+    int row = -1, option = -1;
+    for (std::size_t d = 0; d < trace->decisions.size() && row < 0; ++d)
+        for (std::size_t o = 0; o < trace->decisions[d].options.size(); ++o)
+            if (trace->decisions[d].options[o].legal && static_cast<int>(o) != trace->decisions[d].chosen) {
+                row = static_cast<int>(d) + 1;
+                option = static_cast<int>(o);
+                break;
+            }
+    QVERIFY(row > 0);
+    const std::string id = trace->decisions[static_cast<std::size_t>(row - 1)].id;
+    const std::string value = trace->decisions[static_cast<std::size_t>(row - 1)].options[static_cast<std::size_t>(option)].text;
+    QVERIFY(panel->selectStep(row));
+    QVERIFY(!panel->overrideButton()->isEnabled()); // the chosen value is current: nothing to override
+    QVERIFY(panel->selectOption(option));
+    QVERIFY(panel->overrideButton()->isEnabled());
+    QTest::mouseClick(panel->overrideButton(), Qt::LeftButton);
+    QVERIFY(settled.wait(test::CompileTimeoutMs));
+    QCOMPARE(window.optimizePins(), QStringList{QString::fromStdString(id + "=" + value)});
+    const agents::Trace *again = panel->model()->trace();
+    QVERIFY(again);
+    bool found = false;
+    for (const auto &d : again->decisions)
+        if (d.id == id) {
+            found = true;
+            QVERIFY(d.pinned);
+            QCOMPARE(d.options[static_cast<std::size_t>(d.chosen)].text, value);
+        }
+    QVERIFY(found);
 }
 
 QTEST_MAIN(TestAgents)
