@@ -43,6 +43,29 @@ protected:
     static inline std::string s_arch = "sm_90", s_noGpu;
 };
 
+/// The program the default schedule generates for the graph at these sizes, compiled for `arch`.
+struct DefaultBuild {
+    codegen::GeneratedProgram program;
+    cuda::CompileResult compiled;
+};
+Result<DefaultBuild> buildDefault(const ir::Graph &graph, const ir::SizeBindings &sizes, const std::string &archName)
+{
+    const ArchLimits *arch = ArchDatabase::builtin().arch(archName);
+    if (!arch)
+        return makeError(ErrorKind::InvalidArgument, "no architecture " + archName);
+    schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
+    auto sched = schedule::defaultSchedule(problem);
+    if (!sched)
+        return sched.error();
+    auto program = codegen::generateProgram(problem, *sched);
+    if (!program)
+        return program.error();
+    auto compiled = codegen_fixtures::compileProgram(*program, archName);
+    if (!compiled)
+        return makeError(compiled.error().kind, compiled.error().toString() + "\n" + program->source);
+    return DefaultBuild{std::move(*program), std::move(*compiled)};
+}
+
 } // namespace
 
 TEST_P(CorpusOptimized, GeneratedProgramMatchesTheInterpreter)
@@ -55,15 +78,10 @@ TEST_P(CorpusOptimized, GeneratedProgramMatchesTheInterpreter)
     ir::SizeBindings sizes;
     for (const auto &s : graph.sizeVars())
         sizes[s] = testBindings(*lifted, GetParam().small).at(s);
-    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
-    ASSERT_NE(arch, nullptr);
-    schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
-    auto sched = schedule::defaultSchedule(problem);
-    ASSERT_TRUE(sched.ok()) << sched.error().toString();
-    auto program = codegen::generateProgram(problem, *sched);
-    ASSERT_TRUE(program.ok()) << program.error().toString();
-    auto compiled = codegen_fixtures::compileProgram(*program, s_arch);
-    ASSERT_TRUE(compiled.ok()) << compiled.error().toString() << "\n" << program->source;
+    auto built = buildDefault(graph, sizes, s_arch);
+    ASSERT_TRUE(built.ok()) << built.error().toString();
+    const codegen::GeneratedProgram *program = &built->program;
+    const cuda::CompileResult *compiled = &built->compiled;
     std::string kernels;
     for (const auto &k : program->kernels)
         kernels += " " + schedule::describe(k.group);
@@ -122,15 +140,10 @@ TEST_P(CorpusOptimized, InputAsWrittenMatchesTheInterpreterAndChecksTheOptimized
     ir::SizeBindings sizes;
     for (const auto &s : graph.sizeVars())
         sizes[s] = bindings.at(s);
-    const ArchLimits *arch = ArchDatabase::builtin().arch(s_arch);
-    ASSERT_NE(arch, nullptr);
-    schedule::Problem problem{graph, sizes, *arch, schedule::Precision::FP32};
-    auto sched = schedule::defaultSchedule(problem);
-    ASSERT_TRUE(sched.ok()) << sched.error().toString();
-    auto program = codegen::generateProgram(problem, *sched);
-    ASSERT_TRUE(program.ok()) << program.error().toString();
-    auto compiled = codegen_fixtures::compileProgram(*program, s_arch);
-    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    auto built = buildDefault(graph, sizes, s_arch);
+    ASSERT_TRUE(built.ok()) << built.error().toString();
+    const codegen::GeneratedProgram *program = &built->program;
+    const cuda::CompileResult *compiled = &built->compiled;
     auto plan = codegen::toLaunchPlan(*program, graph, sizes);
     ASSERT_TRUE(plan.ok()) << plan.error().toString();
     runner::RunRequest optimized;

@@ -38,6 +38,21 @@ agents::SourceRequest request(const char *name)
     return r;
 }
 
+/// A main window with its repositories, the device probe answering "no driver".
+struct Studio {
+    SyntaxRepository syntax;
+    RecentFiles recent;
+    std::unique_ptr<MainWindow> window;
+    Studio() : window(std::make_unique<MainWindow>(syntax, ArchDatabase::builtin(), recent))
+    {
+        window->devicePanel()->setProbeFunction([] {
+            DeviceProbe probe;
+            probe.problem = QStringLiteral("test probe: no driver");
+            return probe;
+        });
+    }
+};
+
 } // namespace
 
 class TestAgents final : public QObject {
@@ -153,14 +168,8 @@ void TestAgents::panelStepsThroughTheDecisions()
 
 void TestAgents::mainWindowOptimizesTheOpenFile()
 {
-    SyntaxRepository syntax;
-    RecentFiles recent;
-    MainWindow window(syntax, ArchDatabase::builtin(), recent);
-    window.devicePanel()->setProbeFunction([] {
-        DeviceProbe probe;
-        probe.problem = QStringLiteral("test probe: no driver");
-        return probe;
-    });
+    Studio studio;
+    MainWindow &window = *studio.window;
     QString error;
     QVERIFY2(window.openFile(example("elementwise_chain.te"), &error), qPrintable(error));
     QSignalSpy settled(&window, &MainWindow::optimizeSettled);
@@ -176,14 +185,8 @@ void TestAgents::mainWindowOptimizesTheOpenFile()
 
 void TestAgents::anOverrideRunsTheAgentsAgainAroundThePin()
 {
-    SyntaxRepository syntax;
-    RecentFiles recent;
-    MainWindow window(syntax, ArchDatabase::builtin(), recent);
-    window.devicePanel()->setProbeFunction([] {
-        DeviceProbe probe;
-        probe.problem = QStringLiteral("test probe: no driver");
-        return probe;
-    });
+    Studio studio;
+    MainWindow &window = *studio.window;
     QVERIFY(window.openFile(example("matmul.te")));
     QSignalSpy settled(&window, &MainWindow::optimizeSettled);
     QVERIFY(window.optimize());
