@@ -40,6 +40,8 @@ public:
     void stepBack();
 
     AgentsModel *model() const { return m_model; }
+    /// The result shown (null before the first Optimize and after a failure).
+    const agents::SourceResult *result() const { return m_result.get(); }
     QTableView *timeline() const { return m_timeline; }
     QTreeWidget *options() const { return m_options; }
     QString summary() const;

@@ -4,6 +4,7 @@
 
 #include "views/AgentsPanel.h"
 #include "views/CodeEditor.h"
+#include "views/GeneratedPanel.h"
 #include "views/OptimizeController.h"
 
 #include <QAction>
@@ -62,6 +63,9 @@ void MainWindow::createAgents()
     connect(m_optimizer, &OptimizeController::finished, this,
             [this](quint64, std::shared_ptr<const agents::SourceResult> result) {
                 const agents::Trace &t = result->trace;
+                // The Generated dock shows the agents' program beside the one it showed before
+                // (the heuristics' schedule, or the previous Optimize), changed lines marked.
+                m_generatedPanel->setProgram(QString::fromStdString(result->program.source));
                 m_agentsPanel->setResult(std::move(result));
                 m_agentsPanel->setPins(m_pins);
                 endOptimize(tr("Optimized: %1 decisions, %2x over the input as written")

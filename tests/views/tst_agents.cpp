@@ -6,6 +6,7 @@
 #include "core/arch/ArchDatabase.h"
 #include "views/AgentsModel.h"
 #include "views/AgentsPanel.h"
+#include "views/CodeEditor.h"
 #include "views/DevicePanel.h"
 #include "views/MainWindow.h"
 #include "views/OptimizeController.h"
@@ -181,6 +182,15 @@ void TestAgents::mainWindowOptimizesTheOpenFile()
     QVERIFY(window.agentsPanel()->model()->rowCount() >= 2);
     QVERIFY2(window.agentsPanel()->summary().contains(QStringLiteral("elementwise_chain.te")),
              qPrintable(window.agentsPanel()->summary()));
+    // The Generated dock shows the agents' program.
+    const agents::SourceResult *result = window.agentsPanel()->result();
+    QVERIFY(result);
+    auto nonBlank = [](const QString &text) {
+        QStringList lines = text.split(QLatin1Char('\n'));
+        lines.removeIf([](const QString &l) { return l.trimmed().isEmpty(); });
+        return lines;
+    };
+    QCOMPARE(nonBlank(window.generatedView()->toPlainText()), nonBlank(QString::fromStdString(result->program.source)));
 }
 
 void TestAgents::anOverrideRunsTheAgentsAgainAroundThePin()
