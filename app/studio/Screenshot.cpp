@@ -1,5 +1,6 @@
 #include "Screenshot.h"
 
+#include "views/AgentsPanel.h"
 #include "views/CompileController.h"
 #include "views/DevicePanel.h"
 #include "views/MainWindow.h"
@@ -32,9 +33,10 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
 
     bool outlineDone = !options.waitForCompile;
     bool rubricDone = !options.waitForCompile;
+    bool optimizeDone = !options.optimize;
     auto ready = [&] {
         const bool compiled = !options.waitForCompile || window.isCompileSettled();
-        return compiled && outlineDone && rubricDone && window.devicePanel()->hasProbed();
+        return compiled && outlineDone && rubricDone && optimizeDone && window.devicePanel()->hasProbed();
     };
 
     QEventLoop loop;
@@ -55,6 +57,26 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
         rubricDone = true;
         check();
     });
+    QObject::connect(&window, &views::MainWindow::optimizeSettled, &loop, [&] {
+        optimizeDone = true;
+        // The inspector on the first decision the agents had a real choice in.
+        if (const auto *result = window.agentsPanel()->result())
+            for (std::size_t d = 0; d < result->trace.decisions.size(); ++d) {
+                int legal = 0;
+                for (const auto &o : result->trace.decisions[d].options)
+                    legal += o.legal ? 1 : 0;
+                if (legal > 2) {
+                    window.agentsPanel()->selectStep(static_cast<int>(d) + 1);
+                    break;
+                }
+            }
+        check();
+    });
+    if (options.optimize)
+        QTimer::singleShot(0, &window, [&window, &optimizeDone] {
+            if (!window.optimize())
+                optimizeDone = true; // nothing to optimize: the dock says why
+        });
     timeout.start(options.timeoutMs);
     QTimer::singleShot(0, &loop, check);
     if (loop.exec() != 0) {

@@ -17,6 +17,7 @@ struct ScreenshotOptions {
     QSize size{1400, 900};
     int timeoutMs = 120000;
     bool waitForCompile = true; ///< false when no file was opened
+    bool optimize = false;      ///< run Optimize first, wait for it, show a decision in the Agents dock
 };
 
 /// Shows the window, waits until every dock has its result, and saves it. Returns the process

@@ -1,4 +1,4 @@
-// stitchcuda-studio [FILE] [--arch sm_XY] [--screenshot PNG]: the desktop studio.
+// stitchcuda-studio [FILE] [--arch sm_XY] [--optimize] [--screenshot PNG]: the desktop studio.
 //   command line -> MainWindow (views/) -> event loop, or -> headless capture (Screenshot.cpp)
 #include "Screenshot.h"
 
@@ -69,6 +69,9 @@ int main(int argc, char **argv)
     const QCommandLineOption sizeOption(QStringLiteral("size"),
                                         QStringLiteral("Window size for --screenshot (default 1400x900)"),
                                         QStringLiteral("WxH"), QStringLiteral("1400x900"));
+    const QCommandLineOption optimizeOption(
+        QStringLiteral("optimize"), QStringLiteral("Run Optimize on FILE once it is open (with --screenshot: wait for it)"));
+    parser.addOption(optimizeOption);
     parser.addOption(archOption);
     parser.addOption(screenshotOption);
     parser.addOption(sizeOption);
@@ -113,10 +116,13 @@ int main(int argc, char **argv)
             return 1;
         }
         capture.waitForCompile = !files.isEmpty();
+        capture.optimize = parser.isSet(optimizeOption) && !files.isEmpty();
         return stitch::studio::captureScreenshot(window, capture);
     }
 
     window.show();
+    if (opened && !files.isEmpty() && parser.isSet(optimizeOption))
+        QTimer::singleShot(0, &window, [&window] { window.optimize(); });
     if (!opened) {
         std::fprintf(stderr, "stitchcuda-studio: %s\n", qPrintable(openError));
         // Shown once the event loop runs, over the (empty) window the user can go on with.

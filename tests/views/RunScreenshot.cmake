@@ -1,10 +1,10 @@
 # Runs `stitchcuda-studio SOURCE --screenshot OUTPUT` and checks the result.
-#   -DSTUDIO=<binary> -DSOURCE=<.cu> -DOUTPUT=<png> [-DEXPECT_FAILURE=ON]
+#   -DSTUDIO=<binary> -DSOURCE=<.cu> -DOUTPUT=<png> [-DEXPECT_FAILURE=ON] [-DEXTRA=--optimize]
 # A capture of a 1400x900 window with text in it compresses to far more than a blank one, so a
 # size floor catches an empty or failed render.
 file(REMOVE "${OUTPUT}")
 execute_process(
-    COMMAND "${STUDIO}" "${SOURCE}" --screenshot "${OUTPUT}"
+    COMMAND "${STUDIO}" "${SOURCE}" --screenshot "${OUTPUT}" ${EXTRA}
     RESULT_VARIABLE rc
     OUTPUT_VARIABLE out
     ERROR_VARIABLE err
