@@ -17,8 +17,9 @@ OUT=${OUT:-/tmp/stitch-out}
 mkdir -p "$R" "$OUT"
 CLI=$PWD/build-gpu/app/cli/stitchcuda
 [ -x "$CLI" ] || CLI=$PWD/build-gpu/bin/stitchcuda
-# The held-out problems of the measured comparison (six or more; resources/agents/heldout.txt).
-HELD_OUT="gemm:1000x3000x700 gemm:4097x4097x4097 gemm_bias_gelu:8192x8192x128 gemm_softmax:1024x1024x512 softmax:32768x8192 layernorm:256x262144 rmsnorm:4096x3000 chain:8192x8192"
+# The held-out problems of the measured comparison (six, as asked; resources/agents/heldout.txt):
+# about 90 s each on the H200 with 200 measured (run 25).
+HELD_OUT="gemm:1000x3000x700 gemm:4097x4097x4097 gemm_bias_gelu:8192x8192x128 gemm_softmax:1024x1024x512 softmax:32768x8192 layernorm:256x262144"
 MEASURED_SEARCH=${MEASURED_SEARCH:-200}
 FINETUNE_EPISODES=${FINETUNE_EPISODES:-160}
 
