@@ -8,13 +8,12 @@
 #include "core/agents/Search.h"
 #include "core/agents/Training.h"
 #include "core/codegen/Program.h"
+#include "AgentsTestSupport.h"
 #include "core/ir/Interpreter.h"
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <filesystem>
-#include <limits>
 #include <fstream>
 #include <random>
 #include <set>
@@ -24,21 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const ArchLimits &sm90() { return *ArchDatabase::builtin().arch("sm_90"); }
-
-std::unique_ptr<TrainingProblem> problem(const std::string &spec)
-{
-    auto s = parseProblemSpec(spec);
-    EXPECT_TRUE(s.ok()) << spec;
-    auto p = makeProblem(*s, sm90());
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
-    return std::move(*p);
-}
-
-struct Fixture {
-    rubric::Rubric rubric;
-    Evaluator evaluator{rubric};
-};
+using namespace stitch::agents::testing;
 
 TEST(AgentsEnvironment, EveryIllegalValueHasAReasonAndEveryLegalOneCompletes)
 {
@@ -407,126 +392,6 @@ TEST(AgentsOptimize, NeverReturnsAProgramSlowerThanTheInput)
         EXPECT_LE(trace->finalMs, trace->inputMs) << spec;
         EXPECT_EQ(trace->keptInput, trace->finalMs == trace->inputMs && trace->schedule == rubric::genericSchedule(prob));
     }
-}
-
-/// A stand-in for the GPU's clock (GpuTimes): the generic program runs in `inputMs`, every other
-/// program fails (infinite time, like a kernel that faults), and the lookups are counted.
-class FailingClock : public MeasuredTimes {
-public:
-    explicit FailingClock(double inputMs) : m_inputMs(inputMs) {}
-    std::optional<double> lookup(const schedule::Problem &problem, const schedule::Schedule &s) const override
-    {
-        ++m_lookups;
-        return s == rubric::genericSchedule(problem) ? m_inputMs : std::numeric_limits<double>::infinity();
-    }
-    std::string failure(const schedule::Problem &, const schedule::Schedule &) const override
-    {
-        return "did not run on the GPU: launch failed";
-    }
-    int lookups() const { return m_lookups; }
-
-private:
-    double m_inputMs;
-    mutable std::atomic<int> m_lookups{0};
-};
-
-TEST(AgentsMeasure, AProgramThatFailsOnTheGpuIsNeverChosen)
-{
-    rubric::Rubric rubric;
-    FailingClock clock(5.0);
-    Evaluator evaluator(rubric, nullptr, &clock);
-    auto p = problem("softmax:4096x1024");
-    const schedule::Problem prob = p->problem();
-    auto h = schedule::defaultSchedule(prob);
-    ASSERT_TRUE(h.ok());
-    const Score failed = evaluator.confirm(prob, *h);
-    EXPECT_FALSE(failed.ok);
-    EXPECT_TRUE(failed.measured);
-    EXPECT_EQ(failed.error, "did not run on the GPU: launch failed");
-
-    const HeuristicPolicy policy;
-    OptimizeOptions options;
-    options.budget = 4;
-    Optimizer opt(prob, evaluator, policy, options);
-    auto trace = opt.run();
-    ASSERT_TRUE(trace.ok());
-    EXPECT_TRUE(trace->keptInput);
-    EXPECT_DOUBLE_EQ(trace->finalMs, 5.0);
-    EXPECT_TRUE(trace->finalMeasured);
-}
-
-TEST(AgentsMeasure, ConfirmAllMatchesOneByOneAndLooksUpEachProgramOnce)
-{
-    rubric::Rubric rubric;
-    FailingClock clock(1.0);
-    Evaluator parallel(rubric, nullptr, &clock);
-    Evaluator serial(rubric);
-    auto p = problem("gemm:512x512x512");
-    const schedule::Problem prob = p->problem();
-    auto base = schedule::defaultSchedule(prob);
-    ASSERT_TRUE(base.ok());
-    std::vector<schedule::Schedule> schedules{*base, rubric::genericSchedule(prob)};
-    auto a = schedule::analyzeGroup(prob.graph, base->groups[0].ops, base->groups[0].strategy);
-    ASSERT_TRUE(a.ok());
-    for (const auto &g : schedule::sampleLegal(*a, base->groups[0], prob, 6, 7)) {
-        schedule::Schedule s = *base;
-        s.groups[0] = g;
-        schedules.push_back(s);
-    }
-    std::vector<const schedule::Schedule *> pointers;
-    for (const auto &s : schedules)
-        pointers.push_back(&s);
-    parallel.confirmAll(prob, pointers, 4);
-    const int looked = clock.lookups();
-    EXPECT_LE(looked, static_cast<int>(schedules.size()));
-    for (const auto &s : schedules) {
-        const Score m = parallel.confirm(prob, s), e = serial.confirm(prob, s);
-        EXPECT_TRUE(m.measured);
-        EXPECT_EQ(m.ok, s == rubric::genericSchedule(prob));
-        for (int d = 0; d < kStaticDimensionCount; ++d)
-            EXPECT_DOUBLE_EQ(m.dimensions[d], e.dimensions[d]);
-    }
-    EXPECT_EQ(clock.lookups(), looked); // read back from the cache
-}
-
-TEST(AgentsOptimize, TheBudgetSearchHasTheHeuristicsAmongItsCandidatesUnlessPinned)
-{
-    Fixture f;
-    auto p = problem("gemm:1000x3000x700");
-    const schedule::Problem prob = p->problem();
-    const UniformPolicy policy;
-    auto origins = [&](OptimizeOptions options) {
-        options.confirmTop = 0;
-        Optimizer opt(prob, f.evaluator, policy, options);
-        auto trace = opt.run();
-        EXPECT_TRUE(trace.ok());
-        std::set<std::string> out;
-        if (trace.ok())
-            for (const auto &c : trace->candidates)
-                out.insert(c.origin);
-        return out;
-    };
-    OptimizeOptions options;
-    options.budget = 4;
-    EXPECT_TRUE(origins(options).count("heuristics"));
-    options.budget = 3;
-    EXPECT_FALSE(origins(options).count("heuristics"));
-    options.budget = 4;
-    options.pins = {*parsePin("memory_access.block_k=32")};
-    EXPECT_FALSE(origins(options).count("heuristics")) << "a pinned search keeps to the pins";
-}
-
-TEST(AgentsSearch, TheBaselineCountsItsEvaluationsAndBeatsTheHeuristicsOrTies)
-{
-    Fixture f;
-    auto p = problem("gemm:1000x3000x700");
-    const schedule::Problem prob = p->problem();
-    const SearchResult r = searchBaseline(prob, f.evaluator, 300, 1);
-    EXPECT_GE(r.evaluations, 300);
-    ASSERT_TRUE(r.bestScore.ok);
-    auto h = schedule::defaultSchedule(prob);
-    ASSERT_TRUE(h.ok());
-    EXPECT_LE(r.bestScore.ms, f.evaluator.estimate(prob, *h).ms * 1.0000001);
 }
 
 TEST(AgentsProblems, SpecsParseAndTheHeldOutAreNeverGenerated)
