@@ -9,7 +9,7 @@ QString formatMs(double ms)
 {
     if (ms <= 0)
         return QStringLiteral("-");
-    return ms >= 1 ? QStringLiteral("%1 ms").arg(ms, 0, 'f', 3) : QStringLiteral("%1 us").arg(ms * 1000.0, 0, 'f', 1);
+    return QString::fromStdString(agents::msText(ms));
 }
 
 AgentsModel::AgentsModel(QObject *parent) : QAbstractTableModel(parent) {}

@@ -144,13 +144,9 @@ int runEvaluateAgents(const EvaluateAgentsOptions &options)
 
     rubric::Rubric rubric;
     rubric::CompileCache cache(std::nullopt, {}, options.measure ? 512 : rubric::CompileCache::kDefaultMemoryEntries);
-    if (options.measure && (options.noCompile || !options.measured.empty())) {
-        std::cerr << "stitchcuda: --measure times schedules on this GPU; it goes with neither --no-compile nor --measured\n";
-        return 2;
-    }
     LocalGpu gpu;
     if (options.measure) {
-        if (const int failed = openMeasuringGpu(options.arch, &cache, gpu))
+        if (const int failed = openMeasuringGpu(options.arch, &cache, !options.measured.empty() || options.noCompile, gpu))
             return failed;
     }
     agents::Evaluator evaluator(rubric, options.noCompile ? nullptr : &cache, gpu.times.get());

@@ -21,8 +21,12 @@ Result<LocalGpu> openLocalGpu(const std::string &arch, rubric::CompileCache *cac
     return gpu;
 }
 
-int openMeasuringGpu(const std::string &arch, rubric::CompileCache *cache, LocalGpu &gpu)
+int openMeasuringGpu(const std::string &arch, rubric::CompileCache *cache, bool otherTimes, LocalGpu &gpu)
 {
+    if (otherTimes) {
+        std::cerr << "stitchcuda: --measure times candidates on this GPU; it goes with neither --measured nor --no-compile\n";
+        return 2;
+    }
     auto opened = openLocalGpu(arch, cache);
     if (!opened) {
         std::cerr << "stitchcuda: " << opened.error().message << "\n";

@@ -22,7 +22,8 @@ struct LocalGpu {
 Result<LocalGpu> openLocalGpu(const std::string &arch, rubric::CompileCache *cache, int device = 0, int repeats = 5);
 
 /// openLocalGpu for a command's --measure: on failure prints why and returns the exit code (2 for
-/// another architecture, 1 for no GPU); 0 when `gpu` is open.
-int openMeasuringGpu(const std::string &arch, rubric::CompileCache *cache, LocalGpu &gpu);
+/// another architecture or when `otherTimes`, the command also asked for --measured or --no-compile;
+/// 1 for no GPU); 0 when `gpu` is open.
+int openMeasuringGpu(const std::string &arch, rubric::CompileCache *cache, bool otherTimes, LocalGpu &gpu);
 
 } // namespace stitch::cli

@@ -21,16 +21,6 @@ namespace stitch::cli {
 
 namespace {
 
-std::string msText(double ms)
-{
-    char buf[64];
-    if (ms >= 1)
-        std::snprintf(buf, sizeof buf, "%.3f ms", ms);
-    else
-        std::snprintf(buf, sizeof buf, "%.1f us", ms * 1000.0);
-    return buf;
-}
-
 bool writeFile(const std::string &path, const std::string &text)
 {
     std::error_code ec;
@@ -99,13 +89,9 @@ int runOptimize(const OptimizeOptions &options)
     rubric::Rubric rubric;
     rubric::CompileCache cache;
     std::optional<agents::MeasuredStore> measured;
-    if (options.measure && (!options.measured.empty() || options.noCompile)) {
-        std::cerr << "stitchcuda: --measure times candidates on this GPU; it goes with neither --measured nor --no-compile\n";
-        return 2;
-    }
     LocalGpu gpu;
     if (options.measure) {
-        if (const int failed = openMeasuringGpu(options.arch, &cache, gpu))
+        if (const int failed = openMeasuringGpu(options.arch, &cache, !options.measured.empty() || options.noCompile, gpu))
             return failed;
     }
     if (!options.measured.empty()) {
@@ -183,8 +169,8 @@ int runOptimize(const OptimizeOptions &options)
         std::printf("\n%-22s %10s %10s\n", "rubric", "input", "optimized");
         for (int i = 0; i < agents::kStaticDimensionCount; ++i)
             std::printf("%-22s %10.1f %10.1f\n", agents::kStaticDimensions[i], before.dimensions[i], after.dimensions[i]);
-        std::printf("%-22s %10s %10s  (%s; %.1f ms to decide)\n", "time", msText(trace->inputMs).c_str(),
-                    msText(trace->finalMs).c_str(),
+        std::printf("%-22s %10s %10s  (%s; %.1f ms to decide)\n", "time", agents::msText(trace->inputMs).c_str(),
+                    agents::msText(trace->finalMs).c_str(),
                     trace->finalMeasured ? "measured" : trace->finalCompiled ? "model, NVRTC build" : "model, estimated",
                     trace->decideMs);
         if (gpu.times)

@@ -30,7 +30,7 @@ int runTrain(const TrainOptions &options)
     rubric::CompileCache measureCache(std::nullopt, {}, 256);
     LocalGpu gpu;
     if (options.measure) {
-        if (const int failed = openMeasuringGpu(options.arch, &measureCache, gpu))
+        if (const int failed = openMeasuringGpu(options.arch, &measureCache, false, gpu))
             return failed;
         t.measured = gpu.times.get();
         std::fprintf(stderr, "final rewards measured on %s\n", gpu.name.c_str());

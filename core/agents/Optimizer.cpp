@@ -21,11 +21,6 @@ std::string fixed(double v, int digits)
     return buf;
 }
 
-std::string msText(double ms)
-{
-    return ms >= 1 ? fixed(ms, 3) + " ms" : fixed(ms * 1000.0, 1) + " us";
-}
-
 std::string percent(double ratio)
 {
     const double p = (ratio - 1.0) * 100.0;
@@ -43,6 +38,11 @@ std::string describeSchedule(const schedule::Schedule &s)
 Error cancelled() { return makeError(ErrorKind::Cancelled, "optimization cancelled"); }
 
 } // namespace
+
+std::string msText(double ms)
+{
+    return ms >= 1 ? fixed(ms, 3) + " ms" : fixed(ms * 1000.0, 1) + " us";
+}
 
 int pickOption(const DecisionStep &step, const PolicyOutput &policy, Pick pick, std::mt19937_64 &rng)
 {

@@ -99,6 +99,9 @@ struct Trace {
     double decideMs = 0;            ///< wall time of the agents' decisions (greedy pass)
 };
 
+/// A time as the trace's sentences write it: "2.663 ms", "133.3 us".
+std::string msText(double ms);
+
 std::string traceToJson(const Trace &trace);
 /// Strict: another schema, a newer version ("written by a newer StitchCUDA"), a missing member: an
 /// error naming the file and the member.
