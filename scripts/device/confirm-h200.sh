@@ -8,7 +8,7 @@
 #   bash scripts/device/confirm-h200.sh start [SECONDS]   # begins the run, then waits as `wait` does
 #   bash scripts/device/confirm-h200.sh wait [SECONDS]    # waits (default 570 s) and copies the results so far to $OUT
 # Results and logs: /tmp/confirm (copied to $OUT as confirm.tgz plus the summary). STEPS limits the
-# steps (default "build agents bench aswritten finetune sanitize ctest": the figures first, since a lease
+# steps (default "build diagnose bench agents aswritten sanitize finetune ctest": the figures first, since a lease
 # may end early; the whole CTest suite took 28 min of test time at -j8 on 2026-12-05).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,7 +26,7 @@ FINETUNE_EPISODES=${FINETUNE_EPISODES:-160}
 say() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$R/summary.txt"; }
 
 run_all() {
-    local steps=${STEPS:-build agents bench aswritten finetune sanitize ctest}
+    local steps=${STEPS:-build diagnose bench agents aswritten sanitize finetune ctest}
     : > "$R/summary.txt"
     # The tests' temporary folders: 22 tests that write files crashed there on 2026-12-05 with the
     # machine's own temporary folder (TMPDIR was "${TMPDIR:-unset}"); a folder known to exist.
@@ -42,10 +42,20 @@ run_all() {
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >> "$R/summary.txt"
     local only=()
     for p in $HELD_OUT; do only+=(--problem "$p"); done
-    if [[ $steps == *agents* ]]; then
-        say "evaluate-agents --measure (shipped checkpoint), measured search of $MEASURED_SEARCH per problem"
-        "$CLI" evaluate-agents --measure --measured-search "$MEASURED_SEARCH" "${only[@]}" > "$R/agents-measured.md" 2> "$R/agents-measured.log"
-        say "exit $?"; cat "$R/agents-measured.md" >> "$R/summary.txt"
+    if [[ $steps == *diagnose* ]]; then
+        # Run 25's 22 crashes (every test that writes a temporary file): one of them under gdb, for its stack.
+        say "diagnose: one of run 25's crashing tests, with a backtrace"
+        local exe; exe=$(find build-gpu -type f -perm -u+x -name "*test*" | xargs grep -l "StoresAndFindsTheNewestMeasurement" 2>/dev/null | head -1)
+        echo "test binary: ${exe:-not found}" >> "$R/summary.txt"
+        if [ -n "$exe" ]; then
+            "$exe" --gtest_filter="Storage.*:NetworksFiles.*" > "$R/diagnose.log" 2>&1; echo "exit $?" >> "$R/diagnose.log"
+            if command -v gdb > /dev/null; then
+                gdb -batch -ex run -ex bt --args "$exe" --gtest_filter=Storage.StoresAndFindsTheNewestMeasurement >> "$R/diagnose.log" 2>&1
+            else
+                echo "no gdb here" >> "$R/diagnose.log"
+            fi
+            tail -60 "$R/diagnose.log" >> "$R/summary.txt"
+        fi
     fi
     if [[ $steps == *bench* ]]; then
         for mode in 0 16; do
@@ -61,15 +71,10 @@ run_all() {
             { echo "--- report, agents budget $mode"; cat "$R/report-agents$mode.md"; } >> "$R/summary.txt"
         done
     fi
-    if [[ $steps == *finetune* ]]; then
-        say "train --measure: fine-tune the shipped checkpoint for $FINETUNE_EPISODES episodes with measured final rewards"
-        "$CLI" train --arch sm_90 --init resources/agents/sm_90.agents --measure --episodes "$FINETUNE_EPISODES" \
-            --seed 7 --checkpoint "$R/sm_90-measured.agents" --csv "$R/training-measured.csv" > "$R/train.log" 2>&1
-        say "exit $?"; tail -3 "$R/train.log" | tr '\r' '\n' | tail -3 >> "$R/summary.txt"
-        say "evaluate-agents --measure with the fine-tuned checkpoint"
-        "$CLI" evaluate-agents --measure --checkpoint "$R/sm_90-measured.agents" --measured-search "$MEASURED_SEARCH" "${only[@]}" \
-            > "$R/agents-measured-finetuned.md" 2> "$R/agents-measured-finetuned.log"
-        say "exit $?"; cat "$R/agents-measured-finetuned.md" >> "$R/summary.txt"
+    if [[ $steps == *agents* ]]; then
+        say "evaluate-agents --measure (shipped checkpoint), measured search of $MEASURED_SEARCH per problem"
+        "$CLI" evaluate-agents --measure --measured-search "$MEASURED_SEARCH" "${only[@]}" > "$R/agents-measured.md" 2> "$R/agents-measured.log"
+        say "exit $?"; cat "$R/agents-measured.md" >> "$R/summary.txt"
     fi
     if [[ $steps == *aswritten* ]]; then
         say "the corpus as written beside its optimized program (optimize --measure --budget 16, stitchcuda run on both plans)"
@@ -124,6 +129,16 @@ PY
         done
         say "sanitizer runs: $clean clean, $dirty not clean, $failed programs not optimized (sanitize.txt)"
         grep -v "exit 0;" "$R/sanitize.txt" | head -20 >> "$R/summary.txt"
+    fi
+    if [[ $steps == *finetune* ]]; then
+        say "train --measure: fine-tune the shipped checkpoint for $FINETUNE_EPISODES episodes with measured final rewards"
+        "$CLI" train --arch sm_90 --init resources/agents/sm_90.agents --measure --episodes "$FINETUNE_EPISODES" \
+            --seed 7 --checkpoint "$R/sm_90-measured.agents" --csv "$R/training-measured.csv" > "$R/train.log" 2>&1
+        say "exit $?"; tail -3 "$R/train.log" | tr '\r' '\n' | tail -3 >> "$R/summary.txt"
+        say "evaluate-agents --measure with the fine-tuned checkpoint"
+        "$CLI" evaluate-agents --measure --checkpoint "$R/sm_90-measured.agents" --measured-search "$MEASURED_SEARCH" "${only[@]}" \
+            > "$R/agents-measured-finetuned.md" 2> "$R/agents-measured-finetuned.log"
+        say "exit $?"; cat "$R/agents-measured-finetuned.md" >> "$R/summary.txt"
     fi
     if [[ $steps == *ctest* ]]; then
         say "ctest, every label but fuzz (GPU tests included)"
