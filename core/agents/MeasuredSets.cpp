@@ -2,6 +2,7 @@
 
 #include "core/agents/Features.h"
 #include "core/ir/Programs.h"
+#include "core/storage/TextFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -116,7 +117,7 @@ Result<MeasuredStore> MeasuredStore::loadFolder(const std::string &folder, const
     std::vector<std::string> files;
     for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec))
-        if (it->path().extension() == ".csv")
+        if (isCsvPath(it->path().string()))
             files.push_back(it->path().string());
     std::sort(files.begin(), files.end());
     for (const auto &f : files) {

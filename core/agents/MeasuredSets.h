@@ -28,7 +28,7 @@ Result<BenchProblem> benchProblem(const std::string &family, const std::string &
 /// Measured times by problem and schedule: the median over every row that timed it.
 class MeasuredStore final : public MeasuredTimes {
 public:
-    /// Every *.csv under `folder` (recursively) that readCalibration reads; other files are skipped.
+    /// Every *.csv and *.csv.gz under `folder` (recursively) that readCalibration reads; other files are skipped.
     static Result<MeasuredStore> loadFolder(const std::string &folder, const std::string &arch);
     void add(const rubric::CalibrationRow &row, const std::string &arch);
     std::optional<double> lookup(const schedule::Problem &problem, const schedule::Schedule &schedule) const override;

@@ -1,6 +1,7 @@
 #include "core/rubric/Calibration.h"
 
 #include "core/rubric/Dimensions.h"
+#include "core/storage/TextFile.h"
 
 #include <algorithm>
 #include <array>
@@ -204,9 +205,10 @@ void writeCalibrationRow(std::ostream &out, const CalibrationRow &row)
 
 Result<std::vector<CalibrationRow>> readCalibration(const std::string &path)
 {
-    std::ifstream in(path);
-    if (!in)
-        return Error{ErrorKind::Io, "cannot open the calibration file", SourceLocation{path, 0, 0}, {}};
+    auto text = readTextFile(path); // plain or NAME.csv.gz
+    if (!text.ok())
+        return Error{text.error().kind, text.error().message + " (the calibration file)", SourceLocation{path, 0, 0}, {}};
+    std::istringstream in(std::move(*text));
     auto fail = [&](int lineNo, const std::string &what) {
         return Error{ErrorKind::Parse, what, SourceLocation{path, lineNo, 1}, {}};
     };

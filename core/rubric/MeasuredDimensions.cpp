@@ -7,6 +7,7 @@
 
 #include "core/rubric/Calibration.h"
 #include "core/rubric/Dimensions.h"
+#include "core/storage/TextFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -384,9 +385,10 @@ void writeDimensionRow(std::ostream &out, const DimensionRow &row)
 
 Result<std::vector<DimensionRow>> readDimensions(const std::string &path)
 {
-    std::ifstream in(path);
-    if (!in)
-        return Error{ErrorKind::Io, "cannot open the dimensions file", SourceLocation{path, 0, 0}, {}};
+    auto text = readTextFile(path); // plain or NAME.csv.gz
+    if (!text.ok())
+        return Error{text.error().kind, text.error().message + " (the dimensions file)", SourceLocation{path, 0, 0}, {}};
+    std::istringstream in(std::move(*text));
     auto fail = [&](int lineNo, const std::string &what) {
         return Error{ErrorKind::Parse, what, SourceLocation{path, lineNo, 1}, {}};
     };
