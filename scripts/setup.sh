@@ -15,7 +15,7 @@ sudo_cmd=()
 
 core_pkgs=(cmake ninja-build g++ pkg-config curl ca-certificates xz-utils perl npm
            libtree-sitter-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev
-           libsqlite3-dev libbenchmark-dev libtorch-dev)
+           libsqlite3-dev libbenchmark-dev libtorch-dev zlib1g-dev)
 # clang and its libFuzzer/sanitizer runtimes build the fuzz targets (tests/fuzz, CTest fuzz.frontends).
 fuzz_pkgs=(clang-14 libclang-rt-14-dev)
 studio_pkgs=(qt6-base-dev qt6-svg-dev libxkbcommon-dev extra-cmake-modules xvfb xauth fonts-dejavu-core)

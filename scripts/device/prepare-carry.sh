@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .devcarry/debs
-(cd .devcarry/debs && apt-get download libtree-sitter-dev libtree-sitter0 nlohmann-json3-dev libcli11-dev libgtest-dev libsqlite3-dev libsqlite3-0 2>/dev/null)
+(cd .devcarry/debs && apt-get download libtree-sitter-dev libtree-sitter0 nlohmann-json3-dev libcli11-dev libgtest-dev libsqlite3-dev libsqlite3-0 zlib1g-dev 2>/dev/null)
 deps=${STITCHCUDA_DEPS_DIR:-$PWD/.deps}
 if [ ! -f "$deps/tree-sitter-cuda-0.20.4.tgz" ]; then
     mkdir -p "$deps"
