@@ -26,6 +26,7 @@ copy 2*bytes), so that percentages of the copy bandwidth compare like with like.
 """
 
 import argparse
+import gzip
 import json
 import math
 import re
@@ -58,7 +59,7 @@ class InputError(Exception):
 
 def load_json(path, what):
     try:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             return json.load(f)
     except OSError as e:
         raise InputError("cannot read %s file %s: %s" % (what, path, e))

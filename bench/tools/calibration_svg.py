@@ -10,6 +10,7 @@ Both axes are logarithmic; each panel's title gives the problem, the schedules a
 """
 import argparse
 import csv
+import gzip
 import math
 import sys
 from collections import OrderedDict
@@ -39,10 +40,15 @@ def spearman(a, b):
     return num / den if den > 0 else float("nan")
 
 
+def open_text(path):
+    """A text file, gunzipped when its name ends with .gz (the large records under bench/results are)."""
+    return gzip.open(path, "rt", newline="", errors="replace") if path.endswith(".gz") else open(path, newline="", errors="replace")
+
+
 def read_problems(paths):
     problems = OrderedDict()
     for path in paths:
-        with open(path, newline="") as f:
+        with open_text(path) as f:
             for row in csv.DictReader(f):
                 try:
                     m, p = float(row["measured_ms"]), float(row["predicted_ms"])

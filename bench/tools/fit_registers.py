@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Fits the compile-free register prediction of SIMT GEMM kernels (math=simt) from NVRTC's counts.
 
-Data: every `bench --calibration` CSV under bench/results (the H200 runs' candidates, each with the
-registers NVRTC/ptxas gave its main kernel), one row per distinct (case, shape, schedule).
+Data: every `bench --calibration` CSV under bench/results, plain or gzipped (`*.csv`, `*.csv.gz`: the
+H200 runs' candidates, each with the registers NVRTC/ptxas gave its main kernel), one row per distinct
+(case, shape, schedule).
 Model: registers = min(launch-bounds cap, thread_m * thread_n + sum(weight * feature)), the
 accumulators counted exactly; fitted by least squares on the rows below their cap.
 Validation: held out by shape, the shapes of resources/agents/heldout.txt (never fitted on).
@@ -13,6 +14,7 @@ Writes resources/model/registers-sm_90.json (read by core/schedule, docs/RUBRIC.
 import argparse
 import csv
 import glob
+import gzip
 import json
 import os
 import re
@@ -30,6 +32,11 @@ def features(case, d):
     return [1.0, int(d["thread_m"]) + int(d["thread_n"]), int(d["block_k"]), int(d["stages"]),
             1.0 if d.get("copy") == "async" else 0.0, int(d["vector"]),
             1.0 if d.get("stream_k", "off") not in ("off", "0") else 0.0, 1.0 if case == "gemm_bias_gelu" else 0.0]
+
+
+def open_text(path):
+    """A CSV as text, gunzipped when its name ends with .gz."""
+    return gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")
 
 
 def solve(xs, ys, ridge=1e-3):
@@ -56,8 +63,11 @@ def main():
     args = ap.parse_args()
     heldout = {l.strip().split(":")[1] for l in open(args.heldout) if ":" in l and not l.startswith("#")}
     rows, files = {}, set()
-    for path in sorted(glob.glob(os.path.join(args.results, "**", "*.csv"), recursive=True)):
-        with open(path, newline="") as f:
+    paths = glob.glob(os.path.join(args.results, "**", "*.csv"), recursive=True) + \
+        glob.glob(os.path.join(args.results, "**", "*.csv.gz"), recursive=True)
+    # Sorted by the name without ".gz", so a compressed file keeps its place (later rows win).
+    for path in sorted(paths, key=lambda p: p[:-3] if p.endswith(".gz") else p):
+        with open_text(path) as f:
             reader = csv.DictReader(f)
             if not reader.fieldnames or "registers" not in reader.fieldnames or "schedule" not in reader.fieldnames:
                 continue

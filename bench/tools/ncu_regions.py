@@ -9,12 +9,19 @@ executed instructions and the top stall reasons.
 """
 import collections
 import csv
+import gzip
 import re
 import sys
 
 
+def open_text(path):
+    """A text file, gunzipped when its name ends with .gz (the large records under bench/results are)."""
+    return gzip.open(path, "rt", newline="", errors="replace") if path.endswith(".gz") else open(path, newline="", errors="replace")
+
+
 def regions(path):
-    rows = list(csv.reader(open(path)))
+    with open_text(path) as f:
+        rows = list(csv.reader(f))
     header, data = rows[1], rows[2:]
     col = {h: i for i, h in enumerate(header)}
     address = [int(r[0], 16) for r in data]

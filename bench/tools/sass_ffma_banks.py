@@ -16,6 +16,7 @@ encoded in each instruction's control bits (bits 41-44 of the second 64-bit word
 later): the cycles the static schedule waits. Equal sums with different times point at what the
 static schedule does not see, such as register bank conflicts.
 """
+import gzip
 import re
 import sys
 from collections import Counter
@@ -24,11 +25,16 @@ INSTR = re.compile(r"^\s+/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?(FFMA\S*)\s+([^;]*
 REG = re.compile(r"^-?\|?R(\d+)(\.reuse)?\|?$")
 
 
+def open_text(path):
+    """A text file, gunzipped when its name ends with .gz (as the SASS listings under bench/results are)."""
+    return gzip.open(path, "rt", errors="replace") if path.endswith(".gz") else open(path, errors="replace")
+
+
 def stats(path):
     ffmas = moved = 0
     shared = {2: [0, 0], 4: [0, 0]}
     reuse = 0
-    with open(path, errors="replace") as f:
+    with open_text(path) as f:
         for line in f:
             m = INSTR.match(line)
             if not m:
@@ -60,7 +66,7 @@ HIGH = re.compile(r"^\s+/\* (0x[0-9a-f]{16}) \*/")
 
 
 def stalls(path, first, last):
-    with open(path, errors="replace") as f:
+    with open_text(path) as f:
         lines = f.readlines()
     count = cycles = 0
     for i, line in enumerate(lines[:-1]):
