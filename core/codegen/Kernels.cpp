@@ -238,23 +238,10 @@ KernelCode generateElementwiseKernel(const GenContext &ctx)
     w.line("const long long total_ = " + total + ";");
     w.line("const long long first_ = ((long long)blockIdx.x * " + std::to_string(items * threads) + " + threadIdx.x) * " +
            std::to_string(vec) + ";");
-    w.line("#pragma unroll");
-    w.open("for (int it_ = 0; it_ < " + std::to_string(items) + "; ++it_)");
-    w.line("const long long e_ = first_ + (long long)it_ * " + std::to_string(threads * vec) + ";");
-    w.line("if (e_ >= total_)");
-    w.line("    return;");
-    for (ir::TensorId id : vectorInputs) {
-        const ir::Tensor *t = ctx.graph.tensor(id);
-        const std::string name = cIdentifier(t->name);
-        if (vectorizable(id))
-            w.line("const " + vecType + " in_" + name + "_ = *reinterpret_cast<const " + vecType + " *>(" + name + " + e_);");
-    }
-    for (ir::TensorId id : a.stored)
-        if (storedVector(id))
-            w.line(vecType + " out_" + cIdentifier(ctx.graph.tensor(id)->name) + "_;");
-    for (int q = 0; q < vec; ++q) {
-        w.open("");
-        w.line("const long long p_ = e_ + " + std::to_string(q) + ";");
+    // One element p_ of the group: its domain indices, every op's value, the stored ones. `lane` is
+    // the element's lane of the vector registers (x, y, z, w), or null on the scalar path, which
+    // reads and writes memory at p_ itself.
+    auto emitElement = [&](const char *lane) {
         // Domain indices of the element (the compiler drops the ones nothing uses).
         w.line("long long rest_ = p_;");
         for (std::size_t d = a.domain.size(); d-- > 0;) {
@@ -268,11 +255,12 @@ KernelCode generateElementwiseKernel(const GenContext &ctx)
             }
         }
         w.line("(void)rest_;");
+        const std::string member = lane && vec > 1 ? std::string(".") + lane : std::string();
         for (const auto *op : a.ops) {
             ExprScope s = scope;
             for (std::size_t d = 0; d < op->domain.size(); ++d)
                 s.vars[op->domain[d].name] = "d" + std::to_string(d) + "_";
-            s.local = [&, op, q](const Expr &r, const ExprScope &) -> std::optional<std::string> {
+            s.local = [&, op, lane, member](const Expr &r, const ExprScope &) -> std::optional<std::string> {
                 const ir::TensorId id = r.tensor().id;
                 bool at = r.operands().size() == op->domain.size();
                 for (std::size_t d = 0; at && d < op->domain.size(); ++d)
@@ -281,9 +269,9 @@ KernelCode generateElementwiseKernel(const GenContext &ctx)
                     return std::nullopt;
                 const std::string name = cIdentifier(r.tensor().name);
                 if (std::find(vectorInputs.begin(), vectorInputs.end(), id) != vectorInputs.end()) {
-                    if (!vectorizable(id))
+                    if (!vectorizable(id) || !lane)
                         return name + "[p_]";
-                    return "in_" + name + "_" + (vec == 1 ? std::string() : std::string(".") + lanes[q]);
+                    return "in_" + name + "_" + member;
                 }
                 if (a.isLocal(id) || a.isStored(id))
                     return "v_" + name + "_";
@@ -294,9 +282,8 @@ KernelCode generateElementwiseKernel(const GenContext &ctx)
             w.line(std::string("const ") + ir::cudaTypeName(op->output.dtype) + " v_" + out + "_ = (" +
                    ir::cudaTypeName(op->output.dtype) + ")(" + body + ");");
             if (a.isStored(op->output.id)) {
-                if (storedVector(op->output.id)) {
-                    w.line("out_" + out + "_" + (vec == 1 ? std::string() : std::string(".") + lanes[q]) + " = v_" + out +
-                           "_;");
+                if (storedVector(op->output.id) && lane) {
+                    w.line("out_" + out + "_" + member + " = v_" + out + "_;");
                 } else if (contiguous(*ctx.graph.tensor(op->output.id))) {
                     w.line(out + "[p_] = v_" + out + "_;");
                 } else {
@@ -307,6 +294,56 @@ KernelCode generateElementwiseKernel(const GenContext &ctx)
                 }
             }
         }
+    };
+    // The scalar path takes a last, partial vector (the element count is not a multiple of
+    // `vector`, or not known here) and every element when a buffer is not aligned to the vector
+    // (a caller's pointer into the middle of an allocation): vector accesses never reach past the
+    // end or fault on alignment.
+    std::int64_t totalKnown = 1;
+    for (const auto &e : a.domain) {
+        auto n = ir::evaluateSizeExpr(e, ctx.sizes);
+        totalKnown = !n.ok() || totalKnown < 0 ? -1 : totalKnown * *n;
+    }
+    std::vector<std::string> vectorBuffers;
+    for (ir::TensorId id : vectorInputs)
+        if (vectorizable(id))
+            vectorBuffers.push_back(cIdentifier(ctx.graph.tensor(id)->name));
+    for (ir::TensorId id : a.stored)
+        if (storedVector(id))
+            vectorBuffers.push_back(cIdentifier(ctx.graph.tensor(id)->name));
+    const bool tail = totalKnown < 0 || totalKnown % vec != 0;
+    if (!vectorBuffers.empty()) {
+        std::string bits;
+        for (const auto &b : vectorBuffers)
+            bits += (bits.empty() ? "" : " | ") + std::string("reinterpret_cast<unsigned long long>(") + b + ")";
+        w.line("const bool aligned_ = ((" + bits + ") % " + std::to_string(vec * 4) + ") == 0;");
+    }
+    w.line("#pragma unroll");
+    w.open("for (int it_ = 0; it_ < " + std::to_string(items) + "; ++it_)");
+    w.line("const long long e_ = first_ + (long long)it_ * " + std::to_string(threads * vec) + ";");
+    w.line("if (e_ >= total_)");
+    w.line("    return;");
+    if (!vectorBuffers.empty()) {
+        w.open(std::string("if (!aligned_") + (tail ? " || e_ + " + std::to_string(vec) + " > total_" : "") + ")");
+        w.open("for (long long p_ = e_; p_ < e_ + " + std::to_string(vec) + " && p_ < total_; ++p_)");
+        emitElement(nullptr);
+        w.close();
+        w.line("continue;");
+        w.close();
+    }
+    for (ir::TensorId id : vectorInputs) {
+        const ir::Tensor *t = ctx.graph.tensor(id);
+        const std::string name = cIdentifier(t->name);
+        if (vectorizable(id))
+            w.line("const " + vecType + " in_" + name + "_ = *reinterpret_cast<const " + vecType + " *>(" + name + " + e_);");
+    }
+    for (ir::TensorId id : a.stored)
+        if (storedVector(id))
+            w.line(vecType + " out_" + cIdentifier(ctx.graph.tensor(id)->name) + "_;");
+    for (int q = 0; q < vec; ++q) {
+        w.open("");
+        w.line("const long long p_ = e_ + " + std::to_string(q) + ";");
+        emitElement(lanes[q]);
         w.close();
     }
     for (ir::TensorId id : a.stored)

@@ -329,6 +329,41 @@ TEST(Codegen, GenericStrategyHandlesEveryCanonicalOp)
     }
 }
 
+TEST(Codegen, ElementwiseVectorsTakeAScalarPathAtTheTailAndOnUnalignedBuffers)
+{
+    // 33 x 47 = 1551 elements, not a multiple of 4 or 2: every vector width is legal, the last
+    // partial vector (and any buffer off the vector's alignment) takes the scalar path.
+    const auto all = cases();
+    for (const char *name : {"chain_odd", "chain_aligned"}) {
+        const Case c = *std::find_if(all.begin(), all.end(), [&](const Case &x) { return x.name == name; });
+        const auto problem = problemFor(c);
+        auto base = schedule::defaultSchedule(problem);
+        ASSERT_TRUE(base.ok());
+        ASSERT_EQ(base->groups.size(), 1u);
+        ASSERT_EQ(base->groups[0].strategy, schedule::Strategy::Elementwise);
+        auto a = schedule::analyzeGroup(c.graph, base->groups[0].ops, base->groups[0].strategy);
+        ASSERT_TRUE(a.ok());
+        for (const auto &o : schedule::legalValues(*a, base->groups[0], "vector", problem))
+            EXPECT_TRUE(o.legal) << name << " vector=" << o.value << ": " << o.why;
+        for (int vec : {2, 4}) {
+            schedule::Schedule s = *base;
+            s.groups[0].set("vector", vec);
+            auto p = codegen::generateProgram(problem, s);
+            ASSERT_TRUE(p.ok()) << p.error().toString();
+            const std::string v = std::to_string(vec);
+            EXPECT_NE(p->source.find("% " + std::to_string(vec * 4) + ") == 0;"), std::string::npos) << "the alignment check";
+            const bool odd = std::string(name) == "chain_odd";
+            EXPECT_EQ(p->source.find("if (!aligned_ || e_ + " + v + " > total_)") != std::string::npos, odd)
+                << name << ": the tail test only where the count is not a multiple of " << vec;
+            EXPECT_EQ(p->source.find("if (!aligned_) {") != std::string::npos, !odd);
+            EXPECT_NE(p->source.find("for (long long p_ = e_; p_ < e_ + " + v + " && p_ < total_; ++p_)"), std::string::npos);
+            auto compiled = compileProgram(*p, "sm_90");
+            ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+            expectCompiledClean(*p, *compiled);
+        }
+    }
+}
+
 TEST(Codegen, LongRowsPrefetchTheNextRowIntoSharedMemory)
 {
     // Layer norm over 256 rows of 262144, a cluster of 8 blocks of 512 threads per row, 16 rows

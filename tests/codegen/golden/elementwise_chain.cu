@@ -18,11 +18,28 @@ extern "C" __global__ void __launch_bounds__(256) t0_Z(const float *__restrict__
 {
     const long long total_ = 1LL * (long long)(M) * (long long)(N);
     const long long first_ = ((long long)blockIdx.x * 512 + threadIdx.x) * 4;
+    const bool aligned_ = ((reinterpret_cast<unsigned long long>(X) | reinterpret_cast<unsigned long long>(Y) | reinterpret_cast<unsigned long long>(Z)) % 16) == 0;
     #pragma unroll
     for (int it_ = 0; it_ < 2; ++it_) {
         const long long e_ = first_ + (long long)it_ * 1024;
         if (e_ >= total_)
             return;
+        if (!aligned_) {
+            for (long long p_ = e_; p_ < e_ + 4 && p_ < total_; ++p_) {
+                long long rest_ = p_;
+                const int d1_ = (int)(rest_ % (long long)(N));
+                rest_ /= (long long)(N);
+                const int d0_ = (int)rest_;
+                (void)rest_;
+                const float v_t0_ = (float)((X[p_] * Y[p_]));
+                const float v_t1_ = (float)((v_t0_ + 1.0f));
+                const float v_t2_ = (float)(tanhf(v_t1_));
+                const float v_t3_ = (float)(((v_t2_ * 0.5f) - X[p_]));
+                const float v_Z_ = (float)(fmaxf(v_t3_, 0.0f));
+                Z[p_] = v_Z_;
+            }
+            continue;
+        }
         const float4 in_X_ = *reinterpret_cast<const float4 *>(X + e_);
         const float4 in_Y_ = *reinterpret_cast<const float4 *>(Y + e_);
         float4 out_Z_;
