@@ -123,6 +123,8 @@ int runRubric(const RubricOptions &options)
         j["arch"] = options.arch;
         j["compiled"] = compiled;
         j["predictedMs"] = r.predictedMs;
+        if (!r.calibration.empty())
+            j["calibration"] = r.calibration;
         j["genericPredictedMs"] = r.baselinePredictedMs;
         j["hardViolation"] = r.hardViolation;
         j["scoringMs"] = r.scoringMs;
@@ -151,6 +153,8 @@ int runRubric(const RubricOptions &options)
                 options.file.c_str(), r.kernels.size(), r.kernels.size() == 1 ? "" : "s", options.arch.c_str(),
                 compiled ? "" : " (not compiled: registers estimated, no instruction mix)", r.predictedMs * 1e3,
                 r.baselinePredictedMs * 1e3, r.scoringMs);
+    if (!r.calibration.empty())
+        std::printf("note: %s; the figures are rough\n", r.calibration.c_str());
     for (const auto &k : r.kernels) {
         std::printf("\n%s: %s  (predicted %.1f us, %s-bound)\n", k.kernel.c_str(), k.decisions.c_str(),
                     k.prediction.ms * 1e3, k.prediction.bound.c_str());

@@ -59,6 +59,11 @@ public:
         s.evidence = how + " " + fmt(ms * 1e3, 1) + " us vs generic " + fmt(baseline * 1e3, 1) + " us" +
                      (baselineEstimated ? " (predicted)" : " (measured)") + ": " + fmt(speedup, 2) +
                      "x; roofline floor " + fmt(floorMs * 1e3, 1) + " us (at most " + fmt(best, 1) + "x)";
+        std::string calibration;
+        if (!input.measuredMs && input.arch)
+            calibratedModelFor(*input.arch, &calibration);
+        if (!calibration.empty())
+            s.evidence += "; " + calibration;
         s.sentence = (s.estimated ? "Estimated (not measured): " : "Measured: ") + fmt(speedup, 1) +
                      "x faster than one generic kernel per op, of at most " + fmt(best, 1) + "x the roofline allows.";
         return s;

@@ -20,27 +20,28 @@
 
 namespace stitch::rubric {
 
+/// The replay's fitted latencies and rates: values and provenance are data, the "issue_replay"
+/// part of resources/model/perfmodel-<arch>.json (PerfModel.h, calibratedModelFor).
 struct IssueReplayParams {
-    double sharedLatencyCycles = 30;  ///< an LDS's result after it leaves the shared-memory pipe
-    double localLatencyCycles = 35;   ///< an LDL's (spill reload, an L1 hit)
-    double globalLatencyCycles = 500; ///< an LDG's
-    double sourceReadCycles = 12;     ///< a store's or cp.async's sources read (its read scoreboard)
-    double sharedBytesPerCycle = 32;  ///< one scheduler's share of the SM's 128 B/clk
-    double mioQueueCycles = 64;       ///< work the shared-memory pipe queues before a new access waits
-    double barrierCycles = 20;        ///< from the last warp's arrival to the release
+    struct Blank {};
+    explicit IssueReplayParams(Blank) {} ///< every parameter 0 (a loader fills them in)
+    IssueReplayParams();                 ///< the shipped sm_90 values
+
+    double sharedLatencyCycles = 0;  ///< an LDS's result after it leaves the shared-memory pipe
+    double localLatencyCycles = 0;   ///< an LDL's (spill reload, an L1 hit)
+    double globalLatencyCycles = 0;  ///< an LDG's
+    double sourceReadCycles = 0;     ///< a store's or cp.async's sources read (its read scoreboard)
+    double sharedBytesPerCycle = 0;  ///< one scheduler's share of the SM's shared-memory bandwidth
+    double mioQueueCycles = 0;       ///< work the shared-memory pipe queues before a new access waits
+    double barrierCycles = 0;        ///< from the last warp's arrival to the release
     /// Issue cycles an FFMA that reads three registers from one bank adds (cuda::sassBankConflict:
     /// the third read waits a cycle; fractions add up).
-    double bankConflictCycles = 1;
+    double bankConflictCycles = 0;
     /// The instruction cache a loop's code is fetched into, and the cycles a line of it that
     /// missed takes to arrive: a loop larger than the cache misses the part that does not fit on
     /// every trip, and a lone warp on the scheduler waits for it (Fetch in IssueReplay.cpp).
-    /// Fitted to ncu's cycles at one warp per scheduler for three stream-K GEMMs at 1000x3000x700
-    /// whose k-loops are 20, 40 and 81 KB (run 22 call 3: 1.59, 2.12 and 3.30 cycles per
-    /// instruction, 0.05, 0.80 and 2.04 of them waiting for instructions; 241k, 316k and 488k
-    /// active cycles): the replay gives the cycle ratios 1.31 and 2.02 with 30 KB and 22 cycles
-    /// (32 KB and 16 cycles: 1.12 and 1.65).
-    double instructionCacheBytes = 30720;
-    double instructionMissCycles = 22;
+    double instructionCacheBytes = 0;
+    double instructionMissCycles = 0;
 };
 
 struct IssueReplayResult {

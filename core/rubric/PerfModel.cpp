@@ -121,85 +121,6 @@ double onceInstructions(const KernelFacts &k)
 
 } // namespace
 
-namespace {
-
-/// Every `double` constant of Params by name (names() and set() read this one list).
-const std::vector<std::pair<const char *, double PerfModel::Params::*>> &paramTable()
-{
-    static const std::vector<std::pair<const char *, double PerfModel::Params::*>> table = {
-        {"launchUs", &PerfModel::Params::launchUs},
-        {"l2BandwidthFactor", &PerfModel::Params::l2BandwidthFactor},
-        {"l2RereadShare", &PerfModel::Params::l2RereadShare},
-        {"memoryLatencyNs", &PerfModel::Params::memoryLatencyNs},
-        {"fmaLatencyCycles", &PerfModel::Params::fmaLatencyCycles},
-        {"sharedBytesPerClock", &PerfModel::Params::sharedBytesPerClock},
-        {"dramEfficiency", &PerfModel::Params::dramEfficiency},
-        {"issueEfficiency", &PerfModel::Params::issueEfficiency},
-        {"blockLaunchUs", &PerfModel::Params::blockLaunchUs},
-        {"barrierUs", &PerfModel::Params::barrierUs},
-        {"clusterBarrierUs", &PerfModel::Params::clusterBarrierUs},
-        {"clusterBlockUs", &PerfModel::Params::clusterBlockUs},
-        {"clusterBlocksPerSm", &PerfModel::Params::clusterBlocksPerSm},
-        {"gemmFullHidingWarps", &PerfModel::Params::gemmFullHidingWarps},
-        {"gemmIterationUs", &PerfModel::Params::gemmIterationUs},
-        {"gemmPipeExponent", &PerfModel::Params::gemmPipeExponent},
-        {"registerLoopFactor", &PerfModel::Params::registerLoopFactor},
-        {"asyncStoreFactor", &PerfModel::Params::asyncStoreFactor},
-        {"streamKSharedCost", &PerfModel::Params::streamKSharedCost},
-        {"warpLatencySpread", &PerfModel::Params::warpLatencySpread},
-        {"waveDriftExponent", &PerfModel::Params::waveDriftExponent},
-        {"asyncTileLatencyUs", &PerfModel::Params::asyncTileLatencyUs},
-        {"asyncTwoStageFactor", &PerfModel::Params::asyncTwoStageFactor},
-        {"asyncTileUs", &PerfModel::Params::asyncTileUs},
-        {"asyncChainExponent", &PerfModel::Params::asyncChainExponent},
-        {"asyncHidingWarps", &PerfModel::Params::asyncHidingWarps},
-        {"asyncTwoStageHidingWarps", &PerfModel::Params::asyncTwoStageHidingWarps},
-        {"asyncHidingExponent", &PerfModel::Params::asyncHidingExponent},
-        {"asyncReplayExponent", &PerfModel::Params::asyncReplayExponent},
-        {"asyncTwoStageHidingExponent", &PerfModel::Params::asyncTwoStageHidingExponent},
-        {"asyncBlockWarps", &PerfModel::Params::asyncBlockWarps},
-        {"asyncSpillIssue", &PerfModel::Params::asyncSpillIssue},
-        {"asyncSpilledLoopCost", &PerfModel::Params::asyncSpilledLoopCost},
-        {"asyncLoopOtherIssue", &PerfModel::Params::asyncLoopOtherIssue},
-        {"onceFetchCycles", &PerfModel::Params::onceFetchCycles},
-        {"onceIssueCycles", &PerfModel::Params::onceIssueCycles},
-        {"onceLatencyCycles", &PerfModel::Params::onceLatencyCycles},
-        {"onceTileExponent", &PerfModel::Params::onceTileExponent},
-        {"instructionCacheKiB", &PerfModel::Params::instructionCacheKiB},
-        {"refetchCyclesPerLine", &PerfModel::Params::refetchCyclesPerLine},
-        {"asyncFillUs", &PerfModel::Params::asyncFillUs},
-        {"asyncLevel", &PerfModel::Params::asyncLevel},
-        {"mmaIssuePerClock", &PerfModel::Params::mmaIssuePerClock},
-        {"mmaHidingExponent", &PerfModel::Params::mmaHidingExponent},
-        {"mmaBlockWarps", &PerfModel::Params::mmaBlockWarps},
-        {"wgmmaTileBubbleUs", &PerfModel::Params::wgmmaTileBubbleUs},
-    };
-    return table;
-}
-
-} // namespace
-
-std::vector<std::string> PerfModel::Params::names()
-{
-    std::vector<std::string> out;
-    for (const auto &[name, member] : paramTable())
-        out.emplace_back(name);
-    return out;
-}
-
-Status PerfModel::Params::set(const std::string &name, double value)
-{
-    for (const auto &[known, member] : paramTable())
-        if (name == known) {
-            this->*member = value;
-            return Ok{};
-        }
-    std::string list;
-    for (const auto &n : names())
-        list += (list.empty() ? "" : ", ") + n;
-    return Error{ErrorKind::InvalidArgument, "unknown model constant '" + name + "' (known: " + list + ")"};
-}
-
 KernelPrediction PerfModel::predictKernel(const KernelFacts &k, const ProgramFacts &program) const
 {
     const GpuSpec &gpu = *program.gpu;
@@ -495,6 +416,15 @@ void PerfModel::predictAsyncGemm(const KernelFacts &k, const ProgramFacts &progr
 ProgramPrediction PerfModel::predict(ProgramFacts &facts) const
 {
     ProgramPrediction out;
+    if (!m_fixed && facts.arch) {
+        // The target's own parameters (the nearest calibrated architecture's, said so).
+        const CalibratedModel &model = calibratedModelFor(*facts.arch, &out.calibration);
+        if (model.arch != calibratedModels().front().arch) {
+            ProgramPrediction other = PerfModel(model.params).predict(facts);
+            other.calibration = out.calibration;
+            return other;
+        }
+    }
     for (auto &k : facts.kernels) {
         out.kernels.push_back(predictKernel(k, facts));
         k.predictedMs = out.kernels.back().ms;

@@ -91,6 +91,7 @@ Result<RubricReport> Rubric::scoreProgram(const schedule::Problem &problem, cons
     RubricReport report;
     report.predictedMs = prediction.ms;
     report.baselinePredictedMs = baseline;
+    report.calibration = prediction.calibration;
     for (std::size_t i = 0; i < facts->kernels.size(); ++i) {
         KernelReport kr;
         kr.kernel = facts->kernels[i].name;

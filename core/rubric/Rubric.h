@@ -32,6 +32,7 @@ struct RubricReport {
     std::vector<RubricScore> program; ///< every dimension for the whole program
     double predictedMs = 0;
     double baselinePredictedMs = 0; ///< the generic schedule
+    std::string calibration;        ///< ProgramPrediction::calibration: empty, or why the prediction is rough
     bool hardViolation = false;
     double scoringMs = 0; ///< wall time of scoreProgram (excluding NVRTC)
 

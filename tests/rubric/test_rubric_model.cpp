@@ -340,11 +340,11 @@ TEST(RubricModelTerms, RowGroupsReplayTheKernel)
 
 TEST(RubricModelParams, EveryConstantIsSetByNameAndChangesThePrediction)
 {
-    // calibrate --vary sets the model's constants by name: the table must name every one of them
-    // (Params holds those doubles and one int, schedulersPerSm, padded to a double's size).
+    // calibrate --vary and the parameter file set the model's parameters by name: the table must name
+    // every one of them (Params holds those doubles and nothing else).
     using Params = rubric::PerfModel::Params;
     const auto names = Params::names();
-    EXPECT_EQ(sizeof(Params), (names.size() + 1) * sizeof(double)) << "a constant is missing from the table in PerfModel.cpp";
+    EXPECT_EQ(sizeof(Params), names.size() * sizeof(double)) << "a parameter is missing from the table in PerfModelParams.cpp";
     Params p;
     ASSERT_TRUE(p.set("asyncLevel", 0.35).ok());
     EXPECT_DOUBLE_EQ(p.asyncLevel, 0.35);
