@@ -115,6 +115,7 @@ void AgentsPanel::setResult(std::shared_ptr<const agents::SourceResult> result)
     const agents::Trace &t = m_result->trace;
     // Shares the result's lifetime: the model reads the trace the result holds.
     m_model->setTrace(std::shared_ptr<const agents::Trace>(m_result, &m_result->trace));
+    m_announcedRow = -1;
     m_timeline->resizeColumnsToContents();
     m_summary->setText(tr("%1: %2 decisions by %3; %4, input as written %5 (%6x)%7")
                            .arg(QString::fromStdString(t.source))
@@ -174,6 +175,15 @@ QString AgentsPanel::summary() const { return m_summary->text(); }
 QString AgentsPanel::rationale() const { return m_rationale->text(); }
 
 void AgentsPanel::showStep(int row)
+{
+    fillInspector(row);
+    if (row >= 0 && row != m_announcedRow) {
+        m_announcedRow = row;
+        Q_EMIT stepShown(row);
+    }
+}
+
+void AgentsPanel::fillInspector(int row)
 {
     m_options->clear();
     m_override->setEnabled(false);

@@ -58,9 +58,12 @@ signals:
     /// "AGENT.DECISION@GROUP=VALUE" (agents::parsePin's syntax).
     void overrideRequested(const QString &pin);
     void clearOverridesRequested();
+    /// The timeline row shown now (a new selection, or a new result): the other docks follow it.
+    void stepShown(int row);
 
 private:
     void showStep(int row);
+    void fillInspector(int row);
     void updateOverrideButton();
 
     std::shared_ptr<const agents::SourceResult> m_result;
@@ -73,6 +76,7 @@ private:
     QPushButton *m_override;
     QLabel *m_pins;
     QPushButton *m_clearPins;
+    int m_announcedRow = -1; ///< the row stepShown last named (once per selection)
 };
 
 } // namespace stitch::views

@@ -503,6 +503,7 @@ void MainWindow::runLift()
         m_liftedSource = source;
         m_lifted = result;
         m_userSchedule.reset(); // the overrides were for the previous text
+        m_agentStep.clear();
         m_overridden.clear();
         runRubric();
     });

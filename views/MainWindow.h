@@ -168,6 +168,9 @@ private:
     void runRubric();
     void overrideDecision(int group, const QString &key, int value);
     void resetDecisions();
+    /// The Rubric, Decisions and Generated docks show the program as it stood at the Agents dock's
+    /// timeline row (a decision: the schedule once it was taken; Stitch: the final one).
+    void showAgentStep(int row);
     bool isCudaDocument() const;
     void compileIfCuda();
     void selectGraphItemSource(const QModelIndex &index);
@@ -241,6 +244,7 @@ private:
     bool m_rubricPending = false;
     schedule::Schedule m_scoredSchedule;        ///< the schedule of the last scoring job
     std::optional<schedule::Schedule> m_userSchedule; ///< with the user's overrides (until the next lift)
+    QString m_agentStep; ///< when m_userSchedule is an agents' step: which ("the agents' schedule after step 3")
     std::vector<std::string> m_overridden;      ///< "group.key" of each override
 };
 

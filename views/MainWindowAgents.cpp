@@ -2,6 +2,7 @@
 // in the status bar (OptimizeController runs the agents off the GUI thread).
 #include "views/MainWindow.h"
 
+#include "views/AgentsModel.h"
 #include "views/AgentsPanel.h"
 #include "views/CodeEditor.h"
 #include "views/GeneratedPanel.h"
@@ -47,6 +48,7 @@ void MainWindow::createAgents()
         m_pins << pin;
         optimize();
     });
+    connect(m_agentsPanel, &AgentsPanel::stepShown, this, &MainWindow::showAgentStep);
     connect(m_agentsPanel, &AgentsPanel::clearOverridesRequested, this, [this] {
         m_pins.clear();
         optimize();
@@ -114,6 +116,24 @@ bool MainWindow::optimize()
 }
 
 void MainWindow::cancelOptimize() { m_optimizer->cancel(); }
+
+void MainWindow::showAgentStep(int row)
+{
+    const agents::SourceResult *result = m_agentsPanel->result();
+    if (!result)
+        return;
+    const AgentsModel *model = m_agentsPanel->model();
+    const agents::TraceDecision *d = model->decisionAt(row);
+    const bool stitch = row == model->rowCount() - 1;
+    const schedule::Schedule *s = d ? &d->schedule : stitch ? &result->trace.schedule : nullptr;
+    if (!s || s->groups.empty()) // Parse: the program as written is the editor's; old traces hold no steps
+        return;
+    m_agentStep = d ? tr("the agents' schedule after step %1 (%2)").arg(row).arg(QString::fromStdString(d->id))
+                    : tr("the agents' final schedule");
+    m_userSchedule = *s;
+    m_overridden.clear();
+    runRubric();
+}
 
 bool MainWindow::isOptimizing() const { return m_optimizer->isRunning(); }
 

@@ -95,8 +95,11 @@ void MainWindow::runRubric()
         m_rubricCache = std::make_shared<rubric::CompileCache>();
     if (!m_rubric)
         m_rubric = std::make_shared<const rubric::Rubric>();
-    m_rubricPanel->setMessage(tr("Scoring the %1 schedule for %2 (generating, compiling with NVRTC)...")
-                                  .arg(m_userSchedule ? tr("your") : tr("default"), archName));
+    m_rubricPanel->setMessage(tr("Scoring %1 for %2 (generating, compiling with NVRTC)...")
+                                  .arg(!m_agentStep.isEmpty() ? m_agentStep
+                                       : m_userSchedule     ? tr("your schedule")
+                                                            : tr("the default schedule"),
+                                       archName));
     m_rubricRunning = true;
     auto *watcher = new QFutureWatcher<ScoringJob>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
@@ -109,7 +112,9 @@ void MainWindow::runRubric()
         }
         const ScoringJob job = watcher->result();
         m_scoredSchedule = job.schedule;
-        m_rubricPanel->setResult(job.score, m_userSchedule.has_value());
+        m_rubricPanel->setResult(job.score, !m_agentStep.isEmpty() ? m_agentStep
+                                            : m_userSchedule     ? tr("your schedule")
+                                                                 : tr("default schedule"));
         if (job.decisions.empty())
             m_decisionsPanel->setMessage(m_rubricPanel->summary());
         else
@@ -132,6 +137,7 @@ void MainWindow::overrideDecision(int group, const QString &key, int value)
         return;
     schedule::KernelGroup &g = s.groups[static_cast<std::size_t>(group)];
     g.set(key.toStdString(), value);
+    m_agentStep.clear(); // the user's schedule from here on
     const std::string id = g.name + "." + key.toStdString();
     if (std::find(m_overridden.begin(), m_overridden.end(), id) == m_overridden.end())
         m_overridden.push_back(id);
@@ -142,6 +148,7 @@ void MainWindow::overrideDecision(int group, const QString &key, int value)
 void MainWindow::resetDecisions()
 {
     m_userSchedule.reset();
+    m_agentStep.clear();
     m_overridden.clear();
     runRubric();
 }

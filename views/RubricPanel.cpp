@@ -205,7 +205,7 @@ void RubricPanel::setMessage(const QString &text)
     m_chart->setScores({});
 }
 
-void RubricPanel::setResult(std::shared_ptr<const Result<rubric::ScheduleScore>> result, bool yours)
+void RubricPanel::setResult(std::shared_ptr<const Result<rubric::ScheduleScore>> result, const QString &whose)
 {
     if (!result || !result->ok()) {
         setMessage(result ? tr("Not scored: %1").arg(qs(result->error().message)) : tr("Not scored"));
@@ -214,13 +214,14 @@ void RubricPanel::setResult(std::shared_ptr<const Result<rubric::ScheduleScore>>
     m_result = std::move(result);
     const rubric::ScheduleScore &s = **m_result;
     const rubric::RubricReport &r = s.report;
-    m_summary->setText(tr("%1 kernel(s), %2; predicted %3 us (estimated; a generic schedule %4 us)%5%6")
+    m_summary->setText(tr("%1 kernel(s), %2; predicted %3 us (estimated; a generic schedule %4 us)%5%6%7")
                            .arg(r.kernels.size())
-                           .arg(yours ? tr("your schedule") : tr("default schedule"))
+                           .arg(whose)
                            .arg(r.predictedMs * 1e3, 0, 'f', 1)
                            .arg(r.baselinePredictedMs * 1e3, 0, 'f', 1)
                            .arg(s.compiled ? QString() : tr("; not compiled: registers estimated"))
-                           .arg(r.hardViolation ? tr("; HARD VIOLATION: the program is rejected") : QString()));
+                           .arg(r.hardViolation ? tr("; HARD VIOLATION: the program is rejected") : QString())
+                           .arg(r.calibration.empty() ? QString() : tr("; %1").arg(qs(r.calibration))));
     const QSignalBlocker block(m_scope);
     m_scope->clear();
     m_scope->addItem(tr("Program"));

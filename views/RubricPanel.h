@@ -71,8 +71,9 @@ public:
     explicit RubricPanel(QWidget *parent = nullptr);
 
     /// A scored program (the scope box lists the program and each kernel), or the error that
-    /// stopped scoring; `yours`: the schedule has the user's overrides (else the default).
-    void setResult(std::shared_ptr<const Result<rubric::ScheduleScore>> result, bool yours = false);
+    /// stopped scoring; `whose` names the schedule scored ("default schedule", "your schedule",
+    /// "the agents' schedule after step 3").
+    void setResult(std::shared_ptr<const Result<rubric::ScheduleScore>> result, const QString &whose);
     /// Nothing to score, and why (no graph, sizes missing, an unknown architecture, scoring).
     void setMessage(const QString &text);
 

@@ -240,6 +240,7 @@ Status Optimizer::step()
     if (!r.ok())
         return r.error();
     m_trace.decisions.push_back(traceDecision(*r));
+    m_trace.decisions.back().schedule = m_env.schedule();
     m_decideMs += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return Ok{};
 }

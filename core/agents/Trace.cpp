@@ -133,6 +133,8 @@ std::string traceToJson(const Trace &t)
                                  {"rubric_after", dimensionsJson(d.dimensionsAfter)},
                                  {"reward", d.reward},
                                  {"rationale", d.rationale}});
+        if (!d.schedule.groups.empty())
+            decisions.back()["schedule"] = json::parse(schedule::toJson(d.schedule));
     }
     j["decisions"] = decisions;
     j["fusion_notes"] = t.fusionNotes;
@@ -243,6 +245,12 @@ Result<Trace> parseTrace(const std::string &text, const std::string &fileName)
             r.dimensions(dj, "rubric_after", where, d.dimensionsAfter);
             d.reward = r.num(dj, "reward", where);
             d.rationale = r.str(dj, "rationale", where);
+            if (dj.contains("schedule")) { // traces written before it was recorded have none
+                auto after = schedule::parseSchedule(dj["schedule"].dump(), fileName);
+                if (!after.ok())
+                    r.fail(where + ".schedule", after.error().message);
+                d.schedule = std::move(*after);
+            }
             t.decisions.push_back(std::move(d));
         }
         t.fusionNotes = r.strings(j, "fusion_notes", "trace");

@@ -41,6 +41,9 @@ struct TraceDecision {
     double dimensionsAfter[kStaticDimensionCount] = {};
     double reward = 0;    ///< the dense reward
     std::string rationale;
+    /// The whole schedule once this decision was taken (the open decisions completed legally):
+    /// the program as it stood at this step. Empty in traces written before it was recorded.
+    schedule::Schedule schedule;
 };
 
 /// A stage without a policy (Parse, and Stitch's integration): what it did, as sentences.

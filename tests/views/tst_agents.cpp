@@ -4,6 +4,7 @@
 #include "TestUtil.h"
 
 #include "core/arch/ArchDatabase.h"
+#include "core/codegen/Program.h"
 #include "views/AgentsModel.h"
 #include "views/AgentsPanel.h"
 #include "views/CodeEditor.h"
@@ -11,6 +12,7 @@
 #include "views/MainWindow.h"
 #include "views/OptimizeController.h"
 #include "views/RecentFiles.h"
+#include "views/RubricPanel.h"
 #include "views/SyntaxRepository.h"
 
 #include <QAbstractItemModelTester>
@@ -66,6 +68,7 @@ private slots:
     void panelStepsThroughTheDecisions();
     void mainWindowOptimizesTheOpenFile();
     void anOverrideRunsTheAgentsAgainAroundThePin();
+    void theDocksFollowTheSelectedStep();
 };
 
 void TestAgents::controllerDeliversTheTraceWithProgress()
@@ -233,6 +236,55 @@ void TestAgents::anOverrideRunsTheAgentsAgainAroundThePin()
             QCOMPARE(d.options[static_cast<std::size_t>(d.chosen)].text, value);
         }
     QVERIFY(found);
+}
+
+void TestAgents::theDocksFollowTheSelectedStep()
+{
+    Studio studio;
+    MainWindow &window = *studio.window;
+    QVERIFY(window.openFile(example("softmax.te")));
+    QSignalSpy settled(&window, &MainWindow::optimizeSettled);
+    QVERIFY(window.optimize());
+    QVERIFY(settled.wait(test::CompileTimeoutMs));
+    AgentsPanel *panel = window.agentsPanel();
+    const agents::Trace *trace = panel->model()->trace();
+    QVERIFY(trace && trace->decisions.size() >= 2);
+    QSignalSpy rubric(&window, &MainWindow::rubricUpdated);
+    auto waitForScore = [&](const QString &words) {
+        // The step's schedule is scored on a worker; the dock's summary names it once it lands
+        // (while it is scored, the summary says "Scoring ...").
+        auto landed = [&] {
+            const QString s = window.rubricPanel()->summary();
+            return s.contains(words) && !s.startsWith(QStringLiteral("Scoring"));
+        };
+        for (int i = 0; i < 20 && !landed(); ++i)
+            rubric.wait(test::CompileTimeoutMs);
+        return landed();
+    };
+    auto nonBlank = [](const QString &text) {
+        QStringList lines = text.split(QLatin1Char('\n'));
+        lines.removeIf([](const QString &l) { return l.trimmed().isEmpty(); });
+        return lines;
+    };
+    // Every decision recorded the whole schedule once it was taken.
+    for (const auto &d : trace->decisions)
+        QVERIFY2(!d.schedule.groups.empty(), d.id.c_str());
+    // Step 1: the Rubric, Decisions and Generated docks show the program as it stood after it.
+    QVERIFY(panel->selectStep(1));
+    QVERIFY2(waitForScore(QStringLiteral("after step 1")), qPrintable(window.rubricPanel()->summary()));
+    const agents::SourceResult *result = panel->result();
+    const schedule::Problem problem{result->lifted.graph, result->sizes, *ArchDatabase::builtin().arch("sm_90"),
+                                    trace->decisions[0].schedule.precision};
+    auto first = codegen::generateProgram(problem, trace->decisions[0].schedule);
+    QVERIFY(first.ok());
+    QCOMPARE(nonBlank(window.generatedView()->toPlainText()), nonBlank(QString::fromStdString(first->source)));
+    // Stitch: the agents' final program again.
+    QVERIFY(panel->selectStep(panel->model()->rowCount() - 1));
+    QVERIFY2(waitForScore(QStringLiteral("final schedule")), qPrintable(window.rubricPanel()->summary()));
+    QCOMPARE(nonBlank(window.generatedView()->toPlainText()), nonBlank(QString::fromStdString(result->program.source)));
+    // An edit of the text ends it: the next lift scores the default schedule again.
+    window.editor()->setPlainText(window.editor()->toPlainText() + QStringLiteral("\n"));
+    QVERIFY2(waitForScore(QStringLiteral("default schedule")), qPrintable(window.rubricPanel()->summary()));
 }
 
 QTEST_MAIN(TestAgents)
