@@ -138,14 +138,30 @@ TEST(LiftCuda, PublicEntryPointReturnsTheProgram)
     EXPECT_EQ(lifted->graph.ops().at(0).source->begin.line, 1);
 }
 
-TEST(LiftCuda, SyntaxErrorsAreLocatedParseErrors)
+TEST(LiftCuda, WhatTheGrammarCannotReadKeepsTheKernelOpaqueWithALocatedReason)
 {
+    // Truly broken text and text the grammar merely misreads look the same to tree-sitter: the
+    // file is not refused, the kernel stays opaque, located where the grammar gave up.
     auto lifted = lift("__global__ void k(float *a) {\n    a[0] = (1 + ;\n}\n");
-    ASSERT_FALSE(lifted.ok());
-    EXPECT_EQ(lifted.error().kind, ErrorKind::Parse);
-    ASSERT_FALSE(lifted.error().diagnostics.empty());
-    EXPECT_EQ(lifted.error().diagnostics[0].location.line, 2);
-    EXPECT_EQ(lifted.error().location->file, "unit.cu");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    EXPECT_TRUE(lifted->program.graph.ops().empty());
+    ASSERT_EQ(lifted->program.opaque.size(), 1u);
+    const Diagnostic &why = lifted->program.opaque[0].why;
+    EXPECT_EQ(why.location.file, "unit.cu");
+    EXPECT_EQ(why.location.line, 2);
+    EXPECT_NE(why.message.find("the CUDA grammar (tree-sitter-cuda "), std::string::npos) << why.message;
+    EXPECT_NE(why.message.find("cannot read this construct, so the kernel stays opaque"), std::string::npos)
+        << why.message;
+    EXPECT_NE(why.message.find("nvcc/NVRTC is the authority"), std::string::npos) << why.message;
+    EXPECT_EQ(why.message.find("syntax error"), std::string::npos) << why.message;
+    // The place itself is a located warning of the program.
+    const auto limit = std::find_if(lifted->program.diagnostics.begin(), lifted->program.diagnostics.end(),
+                                    [](const Diagnostic &d) {
+                                        return d.message.starts_with("the CUDA grammar");
+                                    });
+    ASSERT_NE(limit, lifted->program.diagnostics.end());
+    EXPECT_EQ(limit->severity, Severity::Warning);
+    EXPECT_EQ(limit->location.toString(), "unit.cu:2:10");
 }
 
 TEST(LiftCuda, AFileWithoutKernelsIsUnsupported)
