@@ -31,10 +31,11 @@ Error fileError(ErrorKind kind, const std::string &fileName, std::string message
 }
 
 /// The source with each launch attribute the grammar does not know (`__cluster_dims__(8, 1, 1)`,
-/// `__maxnreg__(64)`) blanked to spaces of the same length: tree-sitter-cuda 0.20 reads them as
-/// syntax errors and the kernel after them as a host function (the index then left it out of the
-/// device compilation, the lifter out of the kernels). The tree's byte offsets, lines and columns
-/// stay those of the source, so callers read node text from their own copy.
+/// `__maxnreg__(64)`) blanked to spaces of the same length: tree-sitter-cuda (0.20.4 and 0.21.1
+/// alike) cannot read them and reads the kernel after them as a host function (the index then
+/// left it out of the device compilation, the lifter out of the kernels). The tree's byte
+/// offsets, lines and columns stay those of the source, so callers read node text from their own
+/// copy.
 std::string maskUnknownLaunchAttributes(std::string_view source)
 {
     std::string out(source);
