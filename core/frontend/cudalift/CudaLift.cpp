@@ -303,8 +303,12 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
         out.inferred = lone.has_value();
         if (!refused[l])
             out.ops = assembled->launchOps[l];
-        if (lone && !refused[l])
+        if (lone && !refused[l]) {
             notes.push_back(loneLaunchNote(hl, lone->sizeNames));
+            if (host.unreadable) // "launched by no host code" the lifter can read
+                notes.back().message += " (the host code at " + host.unreadable->location.toString()
+                                        + ", which the CUDA grammar cannot read, may launch it with other sizes)";
+        }
         program.launches.push_back(std::move(out));
 
         LaunchPlan plan;
@@ -367,6 +371,9 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
         o.why = {Severity::Warning, k.nameLocation,
                  "cannot lift kernel '" + k.name + "': it is never launched from host code the lifter follows, so "
                  "its sizes are unknown. Launch it from main with sizes known at compile time"};
+        if (host.unreadable) // the launch may be in host code the grammar could not read
+            o.why.message += " (the host code at " + host.unreadable->location.toString()
+                             + ", which the CUDA grammar cannot read, may launch it)";
         program.diagnostics.push_back(o.why);
         program.opaque.push_back(std::move(o));
     }

@@ -243,10 +243,10 @@ void HostWalker::walkStatement(TSNode s)
                            || k == "for_range_loop" || k == "else_clause" || k == "case_statement";
     if (k == "ERROR" || (ts_node_has_error(s) && !container)) {
         // The grammar's limit, not the user's error; but what the statement does is unknown.
-        if (!m_unreadable) {
-            m_unreadable = m_tree->grammarLimitRefusal(s, "every kernel launched after it");
-            if (m_unreadable) // located where the grammar gave up, shown as the whole statement
-                m_unreadable->construct = fragment(m_tree->text(s));
+        if (!m_out.unreadable) {
+            m_out.unreadable = m_tree->grammarLimitRefusal(s, "every kernel launched after it");
+            if (m_out.unreadable) // located where the grammar gave up, shown as the whole statement
+                m_out.unreadable->construct = fragment(m_tree->text(s));
         }
         return;
     }
@@ -665,8 +665,8 @@ void HostWalker::recordLaunch(TSNode call, TSNode config)
         launch.bufferArguments.push_back(buffer);
         launch.binding.arguments.push_back(std::move(arg));
     }
-    if (m_unreadable && !launch.refusal) {
-        launch.refusal = *m_unreadable;
+    if (m_out.unreadable && !launch.refusal) {
+        launch.refusal = *m_out.unreadable;
         launch.refusal->why += " (what that host code does to sizes and buffers is unknown)";
     }
     if (m_controlDepth > 0)

@@ -95,9 +95,6 @@ private:
     Scope m_globals; ///< file-scope device variables, visible in every host function
     std::vector<std::string> m_callStack;
     int m_controlDepth = 0;
-    /// The first host statement the grammar could not read: launches after it stay opaque, since
-    /// what it does to sizes and buffers is unknown.
-    std::optional<Refusal> m_unreadable;
     int m_macroDepth = 0;
     int m_evalDepth = 0;
 };
