@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 namespace stitch::cli {
@@ -14,6 +15,10 @@ int runOutline(const OutlineOptions &options)
     if (!readFile(options.file, source))
         return 2;
     const auto index = frontend::indexCudaSource(source, options.file);
+    // Grammar limits are warnings (nvcc/NVRTC is the authority on syntax); only a file that was
+    // not parsed at all (too large, past its time budget) fails the command.
+    const bool failed = std::any_of(index.syntaxErrors.begin(), index.syntaxErrors.end(),
+                                    [](const Diagnostic &d) { return d.severity == Severity::Error; });
     if (options.json) {
         nlohmann::json j;
         j["file"] = options.file;
@@ -33,9 +38,11 @@ int runOutline(const OutlineOptions &options)
                                      {"line", l.location.line}, {"column", l.location.column}});
         j["syntaxErrors"] = nlohmann::json::array();
         for (const auto &d : index.syntaxErrors)
-            j["syntaxErrors"].push_back({{"line", d.location.line}, {"column", d.location.column}, {"message", d.message}});
+            j["syntaxErrors"].push_back({{"line", d.location.line}, {"column", d.location.column},
+                                         {"severity", d.severity == Severity::Error ? "error" : "warning"},
+                                         {"message", d.message}});
         std::cout << j.dump(2) << "\n";
-        return index.syntaxErrors.empty() ? 0 : 1;
+        return failed ? 1 : 0;
     }
     for (const auto &k : index.kernels) {
         std::cout << k.nameLocation.toString() << ": " << k.qualifier << " " << k.name << "(";
@@ -47,7 +54,7 @@ int runOutline(const OutlineOptions &options)
         std::cout << l.location.toString() << ": launch " << l.kernel << "<<<" << l.grid << ", " << l.block << ">>>\n";
     for (const auto &d : index.syntaxErrors)
         std::cerr << d.toString() << "\n";
-    return index.syntaxErrors.empty() ? 0 : 1;
+    return failed ? 1 : 0;
 }
 
 } // namespace stitch::cli

@@ -31,10 +31,11 @@ Error fileError(ErrorKind kind, const std::string &fileName, std::string message
 }
 
 /// The source with each launch attribute the grammar does not know (`__cluster_dims__(8, 1, 1)`,
-/// `__maxnreg__(64)`) blanked to spaces of the same length: tree-sitter-cuda 0.20 reads them as
-/// syntax errors and the kernel after them as a host function (the index then left it out of the
-/// device compilation, the lifter out of the kernels). The tree's byte offsets, lines and columns
-/// stay those of the source, so callers read node text from their own copy.
+/// `__maxnreg__(64)`) blanked to spaces of the same length: tree-sitter-cuda (0.20.4 and 0.21.1
+/// alike) cannot read them and reads the kernel after them as a host function (the index then
+/// left it out of the device compilation, the lifter out of the kernels). The tree's byte
+/// offsets, lines and columns stay those of the source, so callers read node text from their own
+/// copy.
 std::string maskUnknownLaunchAttributes(std::string_view source)
 {
     std::string out(source);
@@ -98,6 +99,73 @@ Result<CudaTree> parseCudaUntil(std::string_view source, const std::string &file
     if (!tree)
         return fileError(ErrorKind::Timeout, fileName, timeoutMessage());
     return CudaTree(tree);
+}
+
+std::string cudaGrammarName()
+{
+#ifdef STITCH_TS_CUDA_VERSION
+    return std::string("tree-sitter-cuda ") + STITCH_TS_CUDA_VERSION;
+#else
+    return "tree-sitter-cuda";
+#endif
+}
+
+std::string grammarLimitMessage(TSNode node, std::string_view source)
+{
+    const std::string head = "the CUDA grammar (" + cudaGrammarName() + ") cannot read this construct";
+    // Not "syntax error": the grammar misreads code nvcc accepts. It cannot tell which case this is.
+    const std::string tail = "; nvcc/NVRTC is the authority on whether it is valid CUDA";
+    if (ts_node_is_missing(node))
+        return head + " (it expected '" + std::string(ts_node_type(node)) + "' here)" + tail;
+    const uint32_t b = ts_node_start_byte(node), e = ts_node_end_byte(node);
+    std::string snippet;
+    if (b < e && e <= source.size()) {
+        // One line, blanks squeezed, at most 40 characters.
+        bool space = false;
+        for (char c : source.substr(b, std::min<uint32_t>(e - b, 80))) {
+            if (c == '\n' && !snippet.empty())
+                break;
+            if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+                space = !snippet.empty();
+                continue;
+            }
+            if (space)
+                snippet += ' ';
+            space = false;
+            snippet += c;
+        }
+        if (snippet.size() > 40)
+            snippet = snippet.substr(0, 37) + "...";
+    }
+    return head + (snippet.empty() ? std::string() : " near '" + snippet + "'") + tail;
+}
+
+std::vector<Diagnostic> grammarLimits(TSNode node, std::string_view source, const std::string &fileName,
+                                      std::size_t max)
+{
+    std::vector<Diagnostic> out;
+    if (ts_node_is_null(node))
+        return out;
+    std::vector<TSNode> stack{node};
+    while (!stack.empty() && out.size() < max) {
+        const TSNode n = stack.back();
+        stack.pop_back();
+        const bool missing = ts_node_is_missing(n);
+        if (missing || std::string_view(ts_node_type(n)) == "ERROR") {
+            const TSPoint p = ts_node_start_point(n);
+            out.push_back({Severity::Warning,
+                           SourceLocation{fileName, static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1},
+                           grammarLimitMessage(n, source)});
+            if (missing)
+                continue;
+        }
+        if (!ts_node_has_error(n))
+            continue;
+        const uint32_t count = ts_node_child_count(n);
+        for (uint32_t i = count; i-- > 0;)
+            stack.push_back(ts_node_child(n, i));
+    }
+    return out;
 }
 
 std::string_view launchedKernelName(std::string_view functionText)

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stitch::frontend {
 
@@ -43,6 +44,20 @@ Result<CudaTree> parseCudaUntil(std::string_view source, const std::string &file
 
 /// parseCudaUntil with limits.budgetFor(source.size()) from now.
 Result<CudaTree> parseCuda(std::string_view source, const std::string &fileName, const CudaParseLimits &limits = {});
+
+/// "tree-sitter-cuda 0.21.1": the grammar this build parses with.
+std::string cudaGrammarName();
+
+/// What a node tree-sitter could not read (an ERROR node) or had to assume (a MISSING node) is:
+/// the limit of the grammar, not a verdict on the code; nvcc/NVRTC is the authority on syntax.
+/// "the CUDA grammar (tree-sitter-cuda 0.21.1) cannot read this construct near 'x < n)'; nvcc/NVRTC
+/// is the authority on whether it is valid CUDA".
+std::string grammarLimitMessage(TSNode node, std::string_view source);
+
+/// The ERROR and MISSING nodes under node (itself included), in source order, at most max, as
+/// located warnings with grammarLimitMessage. Empty when the subtree is clean.
+std::vector<Diagnostic> grammarLimits(TSNode node, std::string_view source, const std::string &fileName,
+                                      std::size_t max = 50);
 
 /// The kernel a launch names, from the text of its call's function: `::k` is the file-scope kernel
 /// `k` (StitchCUDA's generated host launchers write launches so).

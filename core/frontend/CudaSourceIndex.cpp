@@ -40,8 +40,7 @@ private:
     {
         const auto t = type(n);
         if (ts_node_is_missing(n)) {
-            m_out->syntaxErrors.push_back({Severity::Error, loc(ts_node_start_point(n)),
-                                           "syntax error: missing '" + std::string(t) + "'"});
+            m_out->syntaxErrors.push_back({Severity::Warning, loc(ts_node_start_point(n)), grammarLimitMessage(n, m_src)});
             return;
         }
         if (t == "ERROR") {
@@ -59,13 +58,10 @@ private:
             visit(ts_node_child(n, i));
     }
 
+    /// An ERROR node is the grammar's limit, not the user's error: a located warning.
     void reportError(TSNode n)
     {
-        std::string snippet(text(n).substr(0, 40));
-        if (const auto nl = snippet.find('\n'); nl != std::string::npos)
-            snippet = snippet.substr(0, nl);
-        m_out->syntaxErrors.push_back({Severity::Error, loc(ts_node_start_point(n)),
-                                       snippet.empty() ? "syntax error" : "syntax error near '" + snippet + "'"});
+        m_out->syntaxErrors.push_back({Severity::Warning, loc(ts_node_start_point(n)), grammarLimitMessage(n, m_src)});
     }
 
     static TSNode findFunctionDeclarator(TSNode n)
@@ -198,7 +194,7 @@ SourceIndex indexCudaSource(const std::string &source, const std::string &fileNa
 
 std::string treeSitterVersionInfo()
 {
-    return "grammar ABI " + std::to_string(ts_language_version(tree_sitter_cuda())) + " (runtime accepts " +
+    return cudaGrammarName() + ", grammar ABI " + std::to_string(ts_language_abi_version(tree_sitter_cuda())) + " (runtime accepts " +
            std::to_string(TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION) + "-" +
            std::to_string(TREE_SITTER_LANGUAGE_VERSION) + ")";
 }

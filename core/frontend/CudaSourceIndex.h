@@ -1,5 +1,6 @@
 #pragma once
-// CUDA source -> tree-sitter (tree-sitter-cuda grammar) -> outline of kernels and syntax errors.
+// CUDA source -> tree-sitter (tree-sitter-cuda grammar) -> outline of kernels and what the grammar
+// could not read (its limits, not the code's errors: nvcc/NVRTC is the authority on syntax).
 //   .cu text -> indexCudaSource -> SourceIndex -> studio outline, CLI, (later) the Parse agent
 // Syntax errors are located the way a compiler locates them; nothing here needs a GPU or NVRTC.
 
@@ -51,7 +52,10 @@ struct SourceIndex {
     std::vector<LaunchSite> launches;       ///< kernel<<<...>>>(...) calls in host code
     std::vector<SourceRange> hostFunctions; ///< definitions without __global__/__device__
     std::vector<IncludeDirective> includes;
-    std::vector<Diagnostic> syntaxErrors;   ///< ERROR / MISSING nodes of the parse tree
+    /// What the grammar could not read: ERROR / MISSING nodes of the parse tree as located
+    /// warnings (the grammar's limit; nvcc/NVRTC is the authority on syntax), or one error at
+    /// file:1:1 when the file was not parsed at all (too large, past its time budget).
+    std::vector<Diagnostic> syntaxErrors;
 };
 
 /// Bounds on tree-sitter's work for one CUDA file. Its error recovery costs about 25 us per byte
@@ -66,13 +70,14 @@ struct CudaParseLimits {
     std::chrono::microseconds budgetFor(std::size_t bytes) const;
 };
 
-/// Parses CUDA source with tree-sitter. Never throws; a broken file still yields the kernels
-/// tree-sitter could recover plus located syntax errors. A file over the size limit, or one that
+/// Parses CUDA source with tree-sitter. Never throws; a file the grammar cannot fully read still
+/// yields the kernels tree-sitter could recover plus located grammar-limit warnings. A file over the size limit, or one that
 /// takes longer than its budget, yields no kernels and one error at fileName:1:1.
 SourceIndex indexCudaSource(const std::string &source, const std::string &fileName,
                             const CudaParseLimits &limits = {});
 
-/// The grammar's ABI version and the tree-sitter runtime's supported range ("14 (runtime 13-14)").
+/// The grammar, its ABI version and the tree-sitter runtime's supported range
+/// ("tree-sitter-cuda 0.21.1, grammar ABI 15 (runtime accepts 13-15)").
 std::string treeSitterVersionInfo();
 
 } // namespace stitch::frontend

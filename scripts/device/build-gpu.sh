@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sourced by the GPU machine's scripts (gpu-check.sh, the bench/results call scripts), from the
 # repository root: unpacks the carried Debian packages (.devcarry, scripts/device/prepare-carry.sh)
-# into /tmp/stitch-prefix, sets LD_LIBRARY_PATH, configures build-gpu (Release, core + CLI + tests,
+# into /tmp/stitch-prefix, takes the carried npm tarballs (tree-sitter runtime and CUDA grammar,
+# tree-sitter-0.25.1.tgz and tree-sitter-cuda-0.21.1.tgz) from .devcarry as STITCHCUDA_DEPS_DIR, sets LD_LIBRARY_PATH, configures build-gpu (Release, core + CLI + tests,
 # no Qt there) and builds the targets in BUILD_TARGETS (all when empty). Logs go to $OUT.
 #   BUILD_TARGETS="stitchcuda stitchcuda-worker test_codegen_gpu" source scripts/device/build-gpu.sh
 # Returns non-zero when configuring fails, or when a named target fails to build; with no targets

@@ -89,13 +89,21 @@ void launcher(float *y) { ::capped<<<1, 32>>>(y); }
     EXPECT_EQ(tu.source.find("launcher"), std::string::npos);
 }
 
-TEST(CudaSourceIndex, SyntaxErrorsAreLocatedAndNeverCrash)
+TEST(CudaSourceIndex, WhatTheGrammarCannotReadIsLocatedAndNeverCrashes)
 {
     const std::string src = "__global__ void k(float *a) {\n    a[0] = (1 + ;\n}\n";
     const auto idx = indexCudaSource(src, "bad.cu");
     ASSERT_FALSE(idx.syntaxErrors.empty());
     EXPECT_EQ(idx.syntaxErrors[0].location.file, "bad.cu");
     EXPECT_EQ(idx.syntaxErrors[0].location.line, 2);
+    // The grammar's limit, not a verdict: a warning that names the grammar and the authority.
+    EXPECT_EQ(idx.syntaxErrors[0].severity, Severity::Warning);
+    EXPECT_NE(idx.syntaxErrors[0].message.find("the CUDA grammar (tree-sitter-cuda "), std::string::npos)
+        << idx.syntaxErrors[0].message;
+    EXPECT_NE(idx.syntaxErrors[0].message.find("nvcc/NVRTC is the authority"), std::string::npos);
+    EXPECT_EQ(idx.syntaxErrors[0].message.find("syntax error"), std::string::npos);
+    ASSERT_EQ(idx.kernels.size(), 1u);
+    EXPECT_EQ(idx.kernels[0].name, "k");
 
     // Truncated and garbage input: no crash, something reported.
     for (const std::string &s : {std::string("__global__ void k(float *a) { a[0] = "), std::string("}}}{{{<<<>>>"),
@@ -126,6 +134,20 @@ double secondsSince(std::chrono::steady_clock::time_point start)
 }
 
 } // namespace
+
+TEST(CudaSourceIndex, ComparisonsAreNotReadAsTemplateArguments)
+{
+    // tree-sitter-cuda 0.20 read `prop.major < 2)` and `threadIdx.x < lenA)` as the start of a
+    // template argument list ("missing '>'"); 0.21 reads them as comparisons.
+    const std::string src = "__global__ void k(float *a, int lenA) {\n"
+                            "    if (threadIdx.x < lenA) a[threadIdx.x] = 0.0f;\n}\n"
+                            "int main() {\n    cudaDeviceProp prop;\n    cudaGetDeviceProperties(&prop, 0);\n"
+                            "    if (prop.major < 2) return 1;\n    return 0;\n}\n";
+    const auto idx = indexCudaSource(src, "cmp.cu");
+    EXPECT_TRUE(idx.syntaxErrors.empty()) << idx.syntaxErrors[0].toString();
+    ASSERT_EQ(idx.kernels.size(), 1u);
+    EXPECT_EQ(idx.kernels[0].parameters.size(), 2u);
+}
 
 TEST(CudaSourceIndex, ParseBudgetGrowsWithTheFileFromAFloor)
 {

@@ -40,7 +40,9 @@ void collectFunctions(TSNode n, cudalift::ProgramContext &ctx, const cudalift::S
             if (!ts_node_is_null(d))
                 ctx.functions[std::string(tree.text(cudalift::field(d, "declarator")))] = child;
         } else if (k == "preproc_ifdef" || k == "preproc_if" || k == "preproc_else" || k == "linkage_specification"
-                   || k == "declaration_list") {
+                   || k == "declaration_list" || k == "ERROR") {
+            // tree-sitter often recovers whole functions inside an ERROR node: they are kept, and
+            // each is checked for what the grammar could not read where it is used.
             collectFunctions(child, ctx, tree);
         }
     }
@@ -147,15 +149,11 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
     auto tree = SyntaxTree::parse(source, fileName, limits);
     if (tree->failure())
         return *tree->failure();
-    std::vector<Diagnostic> syntax = tree->syntaxErrors();
-    if (!syntax.empty()) {
-        Error e = makeError(ErrorKind::Parse,
-                            std::to_string(syntax.size()) + " syntax error" + (syntax.size() > 1 ? "s" : "") + " in "
-                                + fileName + ": " + syntax.front().message,
-                            syntax.front().location);
-        e.diagnostics = std::move(syntax);
-        return e;
-    }
+    // What the grammar cannot read is its limit, not the user's error (nvcc/NVRTC is the authority
+    // on syntax): the file is never refused for it. Each place is a located warning; a kernel
+    // whose own subtree has one stays opaque with it (KernelExec), host code after one does not
+    // launch anything the lifter follows (HostWalker).
+    const std::vector<Diagnostic> grammarLimits = tree->grammarLimits();
     const SourceIndex index = indexCudaTree(tree->root(), tree->text(), fileName);
     ProgramContext ctx;
     ctx.file = tree.get();
@@ -305,8 +303,12 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
         out.inferred = lone.has_value();
         if (!refused[l])
             out.ops = assembled->launchOps[l];
-        if (lone && !refused[l])
+        if (lone && !refused[l]) {
             notes.push_back(loneLaunchNote(hl, lone->sizeNames));
+            if (host.unreadable) // "launched by no host code" the lifter can read
+                notes.back().message += " (the host code at " + host.unreadable->location.toString()
+                                        + ", which the CUDA grammar cannot read, may launch it with other sizes)";
+        }
         program.launches.push_back(std::move(out));
 
         LaunchPlan plan;
@@ -369,9 +371,14 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
         o.why = {Severity::Warning, k.nameLocation,
                  "cannot lift kernel '" + k.name + "': it is never launched from host code the lifter follows, so "
                  "its sizes are unknown. Launch it from main with sizes known at compile time"};
+        if (host.unreadable) // the launch may be in host code the grammar could not read
+            o.why.message += " (the host code at " + host.unreadable->location.toString()
+                             + ", which the CUDA grammar cannot read, may launch it)";
         program.diagnostics.push_back(o.why);
         program.opaque.push_back(std::move(o));
     }
+    for (const Diagnostic &d : grammarLimits)
+        program.diagnostics.push_back(d);
     for (const Diagnostic &d : assembled->diagnostics)
         program.diagnostics.push_back(d);
     for (const Diagnostic &d : notes)

@@ -33,9 +33,10 @@ struct CudaLiftDetail {
     std::vector<HostEvent> events;            ///< copies, memsets and launches, in program order
 };
 
-/// liftCudaProgram with the host-side plan. Errors: Parse (syntax errors, each located, or a file
-/// over CudaParseLimits' size cap), Timeout when tree-sitter runs past its budget (the file is
-/// probably not CUDA), and Unsupported when the file has no __global__ kernel.
+/// liftCudaProgram with the host-side plan. Errors: Parse (a file over CudaParseLimits' size cap),
+/// Timeout when tree-sitter runs past its budget (the file is probably not CUDA), and Unsupported
+/// when the file has no __global__ kernel. What the grammar cannot read never fails the file: it
+/// is a located warning, and a kernel containing it stays opaque with that reason.
 Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const std::string &fileName,
                                                const CudaParseLimits &limits = {});
 

@@ -238,6 +238,18 @@ void HostWalker::walkBlock(TSNode block)
 void HostWalker::walkStatement(TSNode s)
 {
     const auto k = kind(s);
+    const bool container = k == "compound_statement" || k == "for_statement" || k == "while_statement"
+                           || k == "do_statement" || k == "if_statement" || k == "switch_statement"
+                           || k == "for_range_loop" || k == "else_clause" || k == "case_statement";
+    if (k == "ERROR" || (ts_node_has_error(s) && !container)) {
+        // The grammar's limit, not the user's error; but what the statement does is unknown.
+        if (!m_out.unreadable) {
+            m_out.unreadable = m_tree->grammarLimitRefusal(s, "every kernel launched after it");
+            if (m_out.unreadable) // located where the grammar gave up, shown as the whole statement
+                m_out.unreadable->construct = fragment(m_tree->text(s));
+        }
+        return;
+    }
     if (k == "compound_statement") {
         walkBlock(s);
     } else if (k == "declaration") {
@@ -652,6 +664,10 @@ void HostWalker::recordLaunch(TSNode call, TSNode config)
         }
         launch.bufferArguments.push_back(buffer);
         launch.binding.arguments.push_back(std::move(arg));
+    }
+    if (m_out.unreadable && !launch.refusal) {
+        launch.refusal = *m_out.unreadable;
+        launch.refusal->why += " (what that host code does to sizes and buffers is unknown)";
     }
     if (m_controlDepth > 0)
         refuseLaunch(call, "the kernel is launched inside a loop or branch of the host program, so how often it "

@@ -52,6 +52,9 @@ struct HostProgram {
     /// File-scope __constant__ / __device__ variables: name -> buffer. Kernels use them by name,
     /// the host fills them with cudaMemcpyToSymbol.
     std::map<std::string, int> globals;
+    /// The first host statement the walk met that the grammar could not read (it may launch
+    /// kernels or change sizes the lifter does not see); launches after it are refused with it.
+    std::optional<Refusal> unreadable;
 };
 
 /// Walks main (or, without main, every host function that launches kernels and that no other

@@ -203,6 +203,11 @@ Expr KernelExec::callFunction(const std::string &name, TSNode call, State &s)
         refuse(call, "device functions are nested too deeply");
     const TSNode fn = m_program.functions.at(name);
     const KernelInfo &info = m_program.kernels.at(name);
+    if (auto limit = m_program.file->grammarLimitRefusal(fn, "the kernel calling '" + name + "'")) {
+        if (m_site)
+            limit->location = *m_site; // inside a macro expansion, the expansion's site
+        throw LiftRefusal(std::move(*limit));
+    }
     const auto args = namedChildren(field(call, "arguments"));
     if (args.size() != info.parameters.size())
         refuse(call, "'" + name + "' expects " + std::to_string(info.parameters.size()) + " arguments");

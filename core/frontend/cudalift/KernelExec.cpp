@@ -371,6 +371,8 @@ KernelEffects KernelExec::run()
 {
     const TSNode body = field(m_definition, "body");
     const KernelInfo &info = m_program.kernels.at(m_launch.kernel);
+    if (auto limit = m_program.file->grammarLimitRefusal(m_definition, "the kernel"))
+        throw LiftRefusal(std::move(*limit));
     if (m_launch.arguments.size() != info.parameters.size())
         refuse(m_definition, "the launch passes " + std::to_string(m_launch.arguments.size())
                                  + " arguments but the kernel has " + std::to_string(info.parameters.size())

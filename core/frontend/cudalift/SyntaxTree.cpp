@@ -109,26 +109,40 @@ ir::SourceSpan SyntaxTree::span(TSNode node) const
     return {location(node), endLocation(node)};
 }
 
-std::vector<Diagnostic> SyntaxTree::syntaxErrors() const
+std::vector<Diagnostic> SyntaxTree::grammarLimits(TSNode node, std::size_t max) const
 {
-    std::vector<Diagnostic> errors;
-    if (!m_tree) {
-        errors.push_back({Severity::Error, m_failure && m_failure->location ? *m_failure->location : SourceLocation{m_file, 1, 1},
-                          m_failure ? m_failure->message : "tree-sitter could not parse the file"});
-        return errors;
+    if (!m_tree)
+        return {};
+    if (ts_node_is_null(node))
+        node = root();
+    if (!ts_node_has_error(node))
+        return {};
+    std::vector<Diagnostic> out = frontend::grammarLimits(node, m_text, m_file, max);
+    if (m_origin) {
+        for (Diagnostic &d : out)
+            d.location = *m_origin;
     }
-    std::vector<TSNode> stack{root()};
-    while (!stack.empty() && errors.size() < 50) {
+    return out;
+}
+
+std::optional<Refusal> SyntaxTree::grammarLimitRefusal(TSNode subtree, const std::string &what) const
+{
+    if (ts_node_is_null(subtree) || !ts_node_has_error(subtree))
+        return std::nullopt;
+    // The first ERROR or MISSING node in source order.
+    std::vector<TSNode> stack{subtree};
+    while (!stack.empty()) {
         const TSNode n = stack.back();
         stack.pop_back();
-        if (ts_node_is_missing(n)) {
-            errors.push_back({Severity::Error, location(n), "syntax error: missing '" + std::string(kind(n)) + "'"});
-            continue;
-        }
-        if (kind(n) == "ERROR") {
-            const std::string snippet = fragment(text(n).substr(0, 40));
-            errors.push_back({Severity::Error, location(n),
-                              snippet.empty() ? "syntax error" : "syntax error near '" + snippet + "'"});
+        if (ts_node_is_missing(n) || kind(n) == "ERROR") {
+            const TSNode shown = ts_node_is_missing(n) && !ts_node_is_null(ts_node_parent(n)) ? ts_node_parent(n) : n;
+            const std::string expected =
+                ts_node_is_missing(n) ? " (it expected '" + std::string(kind(n)) + "' here)" : std::string();
+            return Refusal{location(n), fragment(text(shown)),
+                           "the CUDA grammar (" + cudaGrammarName() + ") cannot read this construct" + expected + ", so "
+                               + what + " stays opaque",
+                           "this is the grammar's limit, not a verdict on the code: nvcc/NVRTC is the authority on "
+                           "whether it is valid CUDA"};
         }
         if (!ts_node_has_error(n))
             continue;
@@ -136,7 +150,7 @@ std::vector<Diagnostic> SyntaxTree::syntaxErrors() const
         for (uint32_t i = count; i-- > 0;)
             stack.push_back(ts_node_child(n, i));
     }
-    return errors;
+    return std::nullopt;
 }
 
 std::string_view kind(TSNode node)

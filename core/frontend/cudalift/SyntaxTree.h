@@ -6,6 +6,7 @@
 
 #include "core/common/Result.h"
 #include "core/frontend/CudaParser.h"
+#include "core/frontend/cudalift/LiftRefusal.h"
 #include "core/ir/ComputeOp.h"
 
 #include <tree_sitter/api.h>
@@ -22,7 +23,7 @@ namespace stitch::frontend::cudalift {
 class SyntaxTree {
 public:
     /// Parses a file within limits; never returns null. When tree-sitter gives up (too large, out
-    /// of time) the tree is not valid() and syntaxErrors() says why.
+    /// of time) the tree is not valid() and failure() says why.
     static std::unique_ptr<SyntaxTree> parse(std::string text, std::string fileName,
                                              const CudaParseLimits &limits = {});
     /// Parses a snippet (a macro body) in what is left of this file's time budget, so snippets
@@ -44,8 +45,14 @@ public:
     SourceLocation endLocation(TSNode node) const;
     ir::SourceSpan span(TSNode node) const;
 
-    /// ERROR and MISSING nodes as located syntax errors; for a tree that is not valid(), why.
-    std::vector<Diagnostic> syntaxErrors() const;
+    /// What the grammar could not read under node (the whole file when null): ERROR and MISSING
+    /// nodes as located warnings (grammarLimitMessage: the grammar's limit, not a syntax error;
+    /// nvcc/NVRTC is the authority). Empty for a clean subtree or a tree that is not valid().
+    std::vector<Diagnostic> grammarLimits(TSNode node = TSNode{}, std::size_t max = 50) const;
+    /// Why `what` (a kernel, a device function, host code) cannot be followed when its subtree
+    /// has an ERROR or MISSING node: the first one, located, as a Refusal that says it is the
+    /// grammar's limit. nullopt for a clean subtree.
+    std::optional<Refusal> grammarLimitRefusal(TSNode subtree, const std::string &what) const;
     /// Why the tree is not valid(): a Parse or Timeout error at file:1:1.
     const std::optional<Error> &failure() const { return m_failure; }
 

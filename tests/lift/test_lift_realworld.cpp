@@ -1,0 +1,219 @@
+// Real-world-style CUDA programs (tests/lift/corpus_realworld, README there): every one compiles
+// with nvcc, and none may be refused for syntax. What the CUDA grammar cannot read is a located
+// warning ("the CUDA grammar ... cannot read this construct"); kernels whose own syntax is clean
+// lift (asserted op by op), the others stay opaque with a located, true reason.
+//   corpus_realworld/*.cu -> frontend::liftFile -> ops per launch, opaque reasons, grammar limits
+#include "core/frontend/CudaSourceIndex.h"
+#include "core/frontend/Lift.h"
+#include "core/ir/Graph.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace stitch;
+using frontend::LiftedProgram;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// One kernel's outcome: lifted into ops (kind and text of each, in order), or opaque with a
+/// reason (a fragment of its message) located at a line.
+struct KernelOutcome {
+    std::string kernel;
+    std::vector<std::pair<std::string, std::string>> ops; ///< {"map" | "reduce:sum" ..., op text}
+    std::string opaqueReason;                              ///< empty when lifted
+    int opaqueLine = 0;
+};
+
+struct RealWorldCase {
+    std::string file;
+    std::vector<KernelOutcome> kernels; ///< every __global__ kernel of the file
+    std::set<int> grammarLimitLines;    ///< lines with a grammar-limit warning
+};
+
+KernelOutcome lifted(std::string kernel, std::vector<std::pair<std::string, std::string>> ops)
+{
+    return {std::move(kernel), std::move(ops), {}, 0};
+}
+
+KernelOutcome opaque(std::string kernel, std::string reason, int line)
+{
+    return {std::move(kernel), {}, std::move(reason), line};
+}
+
+const std::string kGrammar = "the CUDA grammar (tree-sitter-cuda ";
+const std::string kKernelUnreadable = "cannot read this construct, so the kernel stays opaque";
+const std::string kHostUnreadable = "cannot read this construct, so every kernel launched after it stays opaque";
+
+const std::vector<RealWorldCase> &cases()
+{
+    static const std::vector<RealWorldCase> all = {
+        {"device_query_vecadd.cu", {lifted("vecAdd", {{"map", "dC[i] = dA[i] + dB[i]"}})}, {}},
+        {"thread_guard_lena.cu",
+         {lifted("scaleA", {{"map", "scaled[t] = A[t] * 0.5"}}),
+          lifted("shiftA", {{"map", "diff[t] = scaled[t] - scaled[t - 1]"}})},
+         {}},
+        {"member_initializer_timer.cu", {lifted("saxpy", {{"map", "y_1[i] = 2.0 * x[i] + y[i]"}})}, {}},
+        {"ifndef_in_parameters.cu",
+         {opaque("addBias", kKernelUnreadable, 10), lifted("relu", {{"map", "act[i] = max(hidden[i], 0.0)"}})},
+         {10, 11, 12}},
+        {"stream_callback.cu",
+         {lifted("square", {{"map", "d_sq[i] = d_data[i] * d_data[i]"}}),
+          opaque("incKernel", "the kernel runs on stream 'stream' and may overlap other work", 48)},
+         {14}},
+        {"typeid_report.cu",
+         {lifted("halve", {{"map", "out[i] = in[i] * 0.5"}}), opaque("twice", kHostUnreadable, 39)},
+         {39}},
+        {"streams_overlap.cu",
+         {opaque("addConstant", "the kernel runs on stream 'streams[s]' and may overlap other work", 27)},
+         {}},
+        {"host_templates.cu", {lifted("transpose", {{"map", "out[x, y] = in[y, x]"}})}, {}},
+        {"raii_device_buffer.cu",
+         {opaque("negate", "the value of argument 'values.get()' is not known (result of 'values.get')", 35)},
+         {}},
+        {"error_check_macros.cu", {lifted("rowSum", {{"reduce:sum", "sums[r] = sum(c) m[r, c]"}})}, {}},
+        {"struct_params_kernel.cu",
+         {lifted("axpbyPlain",
+                 {{"map", "y_1[i] = select(i < N / 256 * 256, 2.0 * x[i] + 0.5 * y[i], y[i])"}}),
+          opaque("axpby", "the value of argument 'p' is not known (type 'AxpbyParams' is not modelled)", 44)},
+         {}},
+        {"lone_kernels_guards.cu",
+         {lifted("dotPartial", {{"map", "c[i] = a[i] * b[i]"}}),
+          lifted("oneBlockScale", {{"map", "oneBlockScale_c[i] = 2.0 * oneBlockScale_a[i]"}}),
+          lifted("matmulNaive", {{"reduce:sum", "C[row, col] = sum(k) A[row, k] * B[k, col]"}})},
+         {}},
+        {"shared_reduction_template.cu",
+         {lifted("squareAll", {{"map", "sq[i] = in[i] * in[i]"}}),
+          opaque("reduce", "the kernel is a template", 61)},
+         {}},
+        {"cublas_style_gemv.cu", {lifted("gemv", {{"reduce:sum", "y[r] = sum(c) A[r, c] * x[c]"}})}, {}},
+    };
+    return all;
+}
+
+fs::path corpusDir()
+{
+    return fs::path(STITCHCUDA_SOURCE_DIR) / "tests/lift/corpus_realworld";
+}
+
+std::string readText(const fs::path &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string opKind(const ir::ComputeOp &op)
+{
+    return op.reduction ? "reduce:" + std::string(ir::reduceKindName(op.reduction->kind)) : "map";
+}
+
+std::string everything(const LiftedProgram &p)
+{
+    std::string text;
+    for (const Diagnostic &d : p.diagnostics)
+        text += d.toString() + "\n";
+    return text;
+}
+
+class RealWorld : public testing::TestWithParam<RealWorldCase> {};
+
+} // namespace
+
+TEST(RealWorldCorpus, EveryFileIsInTheTable)
+{
+    std::set<std::string> files, listed;
+    for (const fs::directory_entry &e : fs::directory_iterator(corpusDir())) {
+        if (e.path().extension() == ".cu")
+            files.insert(e.path().filename().string());
+    }
+    for (const RealWorldCase &c : cases())
+        listed.insert(c.file);
+    EXPECT_EQ(files, listed);
+    EXPECT_GE(files.size(), 12u);
+}
+
+TEST_P(RealWorld, IsNeverRefusedForSyntaxAndEachKernelHasItsOutcome)
+{
+    const RealWorldCase &c = GetParam();
+    const std::string source = readText(corpusDir() / c.file);
+    ASSERT_FALSE(source.empty()) << c.file;
+    auto result = frontend::liftFile(source, c.file);
+    ASSERT_TRUE(result.ok()) << result.error().toString();
+    const LiftedProgram &p = *result;
+    const std::string all = everything(p);
+    EXPECT_EQ(all.find("syntax error"), std::string::npos) << all;
+
+    // Grammar limits: located warnings that name the grammar and the authority, on these lines.
+    std::set<int> limitLines;
+    for (const Diagnostic &d : p.diagnostics) {
+        if (!d.message.starts_with(kGrammar))
+            continue;
+        EXPECT_EQ(d.severity, Severity::Warning) << d.toString();
+        EXPECT_EQ(d.location.file, c.file);
+        EXPECT_NE(d.message.find("nvcc/NVRTC is the authority"), std::string::npos) << d.toString();
+        limitLines.insert(d.location.line);
+    }
+    EXPECT_EQ(limitLines, c.grammarLimitLines) << all;
+
+    std::set<std::string> expectedKernels, seenKernels;
+    for (const KernelOutcome &k : c.kernels) {
+        expectedKernels.insert(k.kernel);
+        SCOPED_TRACE(c.file + ": " + k.kernel);
+        const auto launch = std::find_if(p.launches.begin(), p.launches.end(),
+                                         [&](const frontend::LiftedLaunch &l) { return l.kernel == k.kernel; });
+        const auto op = std::find_if(p.opaque.begin(), p.opaque.end(),
+                                     [&](const frontend::OpaqueKernel &o) { return o.name == k.kernel; });
+        if (k.opaqueReason.empty()) {
+            ASSERT_NE(launch, p.launches.end()) << all;
+            EXPECT_EQ(op, p.opaque.end()) << op->why.toString();
+            std::vector<std::pair<std::string, std::string>> ops;
+            for (const std::string &name : launch->ops) {
+                const auto it = std::find_if(p.graph.ops().begin(), p.graph.ops().end(),
+                                             [&](const ir::ComputeOp &o) { return o.name == name; });
+                ASSERT_NE(it, p.graph.ops().end()) << name;
+                ops.emplace_back(opKind(*it), it->toString());
+            }
+            EXPECT_EQ(ops, k.ops);
+        } else {
+            ASSERT_NE(op, p.opaque.end()) << all;
+            EXPECT_NE(op->why.message.find(k.opaqueReason), std::string::npos) << op->why.toString();
+            EXPECT_EQ(op->why.location.file, c.file);
+            EXPECT_EQ(op->why.location.line, k.opaqueLine) << op->why.toString();
+            if (launch != p.launches.end()) {
+                EXPECT_TRUE(launch->ops.empty());
+            }
+        }
+    }
+    for (const frontend::LiftedLaunch &l : p.launches)
+        seenKernels.insert(l.kernel);
+    for (const frontend::OpaqueKernel &o : p.opaque)
+        seenKernels.insert(o.name);
+    EXPECT_EQ(seenKernels, expectedKernels);
+
+    // The outline finds every kernel too, and reports what the grammar cannot read as warnings.
+    const frontend::SourceIndex index = frontend::indexCudaSource(source, c.file);
+    std::set<std::string> outlined;
+    for (const frontend::KernelInfo &k : index.kernels) {
+        if (k.qualifier == "__global__")
+            outlined.insert(k.name);
+    }
+    EXPECT_EQ(outlined, expectedKernels);
+    for (const Diagnostic &d : index.syntaxErrors) {
+        EXPECT_EQ(d.severity, Severity::Warning) << d.toString();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(LiftCuda, RealWorld, testing::ValuesIn(cases()),
+                         [](const testing::TestParamInfo<RealWorldCase> &info) {
+                             std::string name = info.param.file.substr(0, info.param.file.find('.'));
+                             name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
+                             return name;
+                         });
