@@ -95,6 +95,8 @@ private:
     std::string textOf(TSNode node) const;
     Local *lookup(State &s, const std::string &name);
     void declare(State &s, Local local);
+    /// Records a shared-memory access for the rubric (KernelEffects::accesses).
+    void recordShared(int array, const std::vector<ir::Expr> &index, bool store, const State &s, TSNode site);
     ir::Expr readBuffer(const PointerValue &p, const ir::Expr &index, State &s, TSNode site);
     void writeBuffer(const PointerValue &p, const ir::Expr &index, ir::Expr value, State &s, TSNode site,
                      const std::string &parameter);

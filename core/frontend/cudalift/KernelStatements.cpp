@@ -284,6 +284,7 @@ void KernelExec::assign(TSNode targetNode, const std::string &op, TSNode valueNo
                 for (const Expr &i : index)
                     checkIndex(i, stmt, "the shared-memory index");
                 const SharedArray &a = m_sharedArrays[static_cast<std::size_t>(array)];
+                recordShared(array, index, true, s, stmt);
                 SharedStore store;
                 store.array = array;
                 store.index = index;
@@ -334,6 +335,7 @@ KernelExec::Flow KernelExec::execIf(TSNode stmt, State &s)
         return exec(thenNode, s);
     if (isBoolConst(cond, false))
         return ts_node_is_null(elseNode) ? Flow::Normal : exec(elseNode, s);
+    m_effects.branches.push_back({cond, s.conditions, where(stmt), textOf(condNode)});
 
     State thenState = s;
     for (const Expr &c : conjuncts(cond))
