@@ -3,8 +3,8 @@
 // which it runs) replayed on sampled warps at the bound sizes, like AccessStreams.cpp replays a
 // generated kernel's formulas.
 //   CudaLiftDetail::accesses[launch] + launch plan + sizes -> KernelFacts (streams, lanes, FLOPs, bytes)
-// Sampled warps: the first block's first warp and a middle block's middle warp (the streams, as
-// AccessStreams.cpp samples them), plus every warp of the last block for the tail of the lanes.
+// Sampled warps: up to 8 warps, evenly spaced, of the first, the middle and the next block (their
+// addresses, the share of warps that issue each access), plus every warp of the last block (the tail).
 #include "core/rubric/AsWrittenRubric.h"
 
 #include "core/ir/DType.h"
@@ -125,6 +125,45 @@ std::vector<std::string> loopVarsOf(const fl::AccessRecord &a, const fl::KernelE
     return {names.begin(), names.end()};
 }
 
+/// Floating-point work one thread does for `e`: {flops, special-function calls}, counted like
+/// countFlops (special functions 4, pow 8) except that a select runs one arm (the larger counted)
+/// and integer or boolean arithmetic (indices, conditions) is not floating-point work.
+std::pair<double, double> threadFlops(const ir::Expr &e)
+{
+    if (!e.defined())
+        return {0, 0};
+    if (e.kind() == ir::ExprKind::Cast)
+        return threadFlops(e.operand(0));
+    if (e.kind() == ir::ExprKind::Select) {
+        auto a = threadFlops(e.operand(1)), b = threadFlops(e.operand(2));
+        return a.first >= b.first ? a : b;
+    }
+    if (e.kind() != ir::ExprKind::Unary && e.kind() != ir::ExprKind::Binary)
+        return {0, 0};
+    if (!ir::isFloat(e.dtype())) {
+        double f = 0, s = 0;
+        for (const auto &o : e.operands()) {
+            auto [fo, so] = threadFlops(o);
+            f += fo;
+            s += so;
+        }
+        return {f, s};
+    }
+    // The node itself as countFlops counts it (operands excluded), then its operands this way.
+    std::pair<double, double> own = countFlops(e);
+    for (const auto &o : e.operands()) {
+        auto [fo, so] = countFlops(o);
+        own.first -= fo;
+        own.second -= so;
+    }
+    for (const auto &o : e.operands()) {
+        auto [fo, so] = threadFlops(o);
+        own.first += fo;
+        own.second += so;
+    }
+    return own;
+}
+
 } // namespace
 
 AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launch, const ir::SizeBindings &sizes,
@@ -154,7 +193,8 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
             shape.block[d] = *b;
     }
     if (!unbound.empty()) {
-        out.launchConfig = "does not evaluate (" + unbound + ")";
+        out.launchConfig = "<<<?>>> (" + unbound + ")";
+        out.mapping = "none: the launch configuration does not evaluate";
         for (const char *dim : {"coalescing", "divergence", "bank_conflicts", "arithmetic_intensity", "occupancy",
                                 "hard_limits"})
             out.missing.push_back({dim, "the launch configuration does not evaluate at the known sizes: " + unbound +
@@ -188,12 +228,41 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
         return out;
     }
     const fl::KernelEffects &fx = rec->effects;
+    std::string recordNote;
+    if (rec->recordOnly)
+        for (const auto &o : lift.program.opaque)
+            if (o.name == plan.kernel) {
+                recordNote = "addresses from a record-only evaluation (the graph cannot hold this kernel: " +
+                             o.why.message + " at " + where(o.why.location) + ")";
+                break;
+            }
     const LaneBinder lanes(shape, fx, sizes);
 
-    // One stream per distinct access (the symbolic thread may meet one twice, e.g. a loop's body).
-    const auto samples = sampleWarps(k.blocks, k.threads);
+    // Sampled warps, their lanes bound once: up to 8 warps (evenly spaced) of the first, the middle
+    // and the next block; the last block's warps apart, for the tail.
     const std::int64_t warpsPerBlock = ceilDiv(k.threads, 32);
     const double warps = static_cast<double>(k.blocks * warpsPerBlock);
+    struct Warp {
+        std::vector<VarMap> lanes; ///< bound variables per lane (fewer than 32 at a block's end)
+    };
+    auto bindWarp = [&](std::int64_t block, std::int64_t w) {
+        Warp warp;
+        for (std::int64_t l = 0; l < 32 && w * 32 + l < k.threads; ++l)
+            warp.lanes.push_back(lanes.bind(block, w * 32 + l));
+        return warp;
+    };
+    std::vector<Warp> sampled, lastBlock;
+    {
+        std::set<std::int64_t> blocks{0, k.blocks / 2, std::min(k.blocks / 2 + 1, k.blocks - 1)};
+        const std::int64_t step = std::max<std::int64_t>(1, warpsPerBlock / 8);
+        for (std::int64_t b : blocks)
+            for (std::int64_t w = 0; w < warpsPerBlock; w += step)
+                sampled.push_back(bindWarp(b, w));
+        for (std::int64_t w = 0; w < warpsPerBlock; ++w)
+            lastBlock.push_back(bindWarp(k.blocks - 1, w));
+    }
+
+    // One stream per distinct access (the symbolic thread may meet one twice, e.g. a loop's body).
     std::set<std::string> seen;
     double laneWeighted = 0, laneWeight = 0, tailWeighted = 0;
     std::vector<std::string> unevaluated;
@@ -215,16 +284,12 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
         bool failed = false;
         int issuing = 0;
         double active = 0;
-        VarMap first;
-        for (auto [block, t0] : samples) {
+        const VarMap *first = nullptr;
+        for (const Warp &warp : sampled) {
             std::vector<std::int64_t> addrs(32, -1);
             int on = 0;
-            for (int l = 0; l < 32; ++l) {
-                if (t0 + l >= k.threads)
-                    continue;
-                VarMap v = lanes.bind(block, t0 + l);
-                if (first.empty())
-                    first = v;
+            for (std::size_t l = 0; l < warp.lanes.size(); ++l) {
+                const VarMap &v = warp.lanes[l];
                 if (!holds(a.guard, sizes, v))
                     continue;
                 auto idx = evalIndex(a.index, sizes, v);
@@ -232,13 +297,15 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
                     failed = true;
                     break;
                 }
-                addrs[static_cast<std::size_t>(l)] = base + *idx * a.elementBytes;
+                if (!first)
+                    first = &v;
+                addrs[l] = base + *idx * a.elementBytes;
                 ++on;
             }
             if (failed)
                 break;
-            st.warps.push_back(std::move(addrs));
             if (on > 0) {
+                st.warps.push_back(std::move(addrs));
                 ++issuing;
                 active += on / 32.0;
             }
@@ -249,14 +316,14 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
         }
         if (issuing == 0) // no sampled lane runs it (e.g. a branch only the tail takes)
             continue;
-        const double issuingShare = static_cast<double>(issuing) / static_cast<double>(samples.size());
-        st.requests = warps * issuingShare * lanes.tripsOf(loopVarsOf(a, fx), first);
+        const double issuingShare = static_cast<double>(issuing) / static_cast<double>(sampled.size());
+        st.requests = warps * issuingShare * lanes.tripsOf(loopVarsOf(a, fx), *first);
         // The last block's warps: how many of its lanes run this access (the tail of the grid).
         double tailOn = 0, tailWarps = 0;
-        for (std::int64_t w = 0; w < warpsPerBlock; ++w) {
+        for (const Warp &warp : lastBlock) {
             int on = 0;
-            for (int l = 0; l < 32 && w * 32 + l < k.threads; ++l)
-                on += holds(a.guard, sizes, lanes.bind(k.blocks - 1, w * 32 + l)) ? 1 : 0;
+            for (const VarMap &v : warp.lanes)
+                on += holds(a.guard, sizes, v) ? 1 : 0;
             if (on > 0) {
                 tailOn += on / 32.0;
                 tailWarps += 1;
@@ -272,21 +339,20 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
     for (const auto &w : unevaluated)
         k.boundary += (k.boundary.empty() ? "" : "; ") + std::string("not replayed (index does not evaluate): ") + w;
 
-    // LaneBinder: interior blocks as sampled, the last block as it is.
+    // Lanes: interior blocks as sampled, the last block as it is.
     const double nb = static_cast<double>(std::max<std::int64_t>(k.blocks, 1));
     const double interior = laneWeight > 0 ? laneWeighted / laneWeight : 1;
     const double last = laneWeight > 0 ? tailWeighted / laneWeight : 1;
     k.usefulLaneFraction = (interior * (nb - 1) + last) / nb;
     k.boundary = std::to_string(k.blocks) + " blocks of " + std::to_string(k.threads) + " threads; lanes running each "
                  "memory instruction: " + rubric::percent(interior) + " in sampled warps, " + rubric::percent(last) + " in the last block" +
-                 (k.boundary.empty() ? "" : "; " + k.boundary);
+                 (k.boundary.empty() ? "" : "; " + k.boundary) + (recordNote.empty() ? "" : "; " + recordNote);
     for (const fl::BranchRecord &b : fx.branches) {
         double idle = 0;
         int counted = 0;
-        for (auto [block, t0] : samples) {
+        for (const Warp &warp : sampled) {
             int yes = 0, no = 0;
-            for (int l = 0; l < 32 && t0 + l < k.threads; ++l) {
-                VarMap v = lanes.bind(block, t0 + l);
+            for (const VarMap &v : warp.lanes) {
                 if (!holds(b.guard, sizes, v))
                     continue;
                 auto c = evalIndex(b.condition, sizes, v);
@@ -313,10 +379,10 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
     }
 
     // FLOPs per thread from the stored values and the folding loops, times the threads that store.
-    const VarMap thread0 = lanes.bind(0, 0);
+    const VarMap thread0 = lanes.bind(0, 0); // loop trips: the first thread's
     double flopsPerThread = 0, specialPerThread = 0;
     for (const fl::StoreEffect &s : fx.stores) {
-        auto [f, sp] = countFlops(s.value);
+        auto [f, sp] = threadFlops(s.value);
         double trips = 1;
         for (const auto &lv : s.mapLoops)
             trips *= lanes.trips(lv.name, thread0);
@@ -324,7 +390,7 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
         specialPerThread += sp * trips;
     }
     for (const fl::PendingReduction &p : fx.pending) {
-        auto [f, sp] = countFlops(p.body);
+        auto [f, sp] = threadFlops(p.body);
         double trips = 1;
         for (const auto &lv : p.vars) {
             auto lo = evalIndex(lv.lo, sizes, thread0), hi = evalIndex(lv.hi, sizes, thread0);
@@ -333,7 +399,23 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
         flopsPerThread += (f + 1) * trips;
         specialPerThread += sp * trips;
     }
-    const double working = static_cast<double>(k.blocks) * k.threads * k.usefulLaneFraction;
+    // The threads that store anything (a guard such as i < n leaves the rest idle), interior and last block.
+    auto stores = [&](const VarMap &v) {
+        for (const auto &a : fx.accesses)
+            if (a.store && !a.shared && holds(a.guard, sizes, v))
+                return true;
+        return false;
+    };
+    double interiorOn = 0, interiorAll = 0, lastOn = 0;
+    for (const Warp &warp : sampled)
+        for (const VarMap &v : warp.lanes) {
+            interiorAll += 1;
+            interiorOn += stores(v) ? 1 : 0;
+        }
+    for (const Warp &warp : lastBlock)
+        for (const VarMap &v : warp.lanes)
+            lastOn += stores(v) ? 1 : 0;
+    const double working = (nb - 1) * k.threads * (interiorAll > 0 ? interiorOn / interiorAll : 1) + lastOn;
     k.flops = flopsPerThread * working;
     k.specialOps = specialPerThread * working;
 

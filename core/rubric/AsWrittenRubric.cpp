@@ -205,9 +205,9 @@ Result<AsWrittenReport> scoreAsWritten(const fl::CudaLiftDetail &detail, const s
             totalMs += p.ms;
         } else {
             allTimed = false;
-            out.timeNote = "measure on a GPU: " +
-                           (d.genericMapping ? std::string("its registers are not known without NVRTC")
-                                             : "the model knows no strategy this kernel maps onto (" + d.mapping + ")");
+            out.timeNote = "measure on a GPU: " + (d.genericMapping
+                                                       ? std::string("its registers are not known without NVRTC")
+                                                       : std::string("the model knows no strategy this kernel maps onto"));
             untimed += (untimed.empty() ? "" : "; ") + k.name + ": " + out.timeNote.substr(18);
         }
         report.kernels.push_back(std::move(out));

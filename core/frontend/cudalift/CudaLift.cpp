@@ -135,6 +135,19 @@ void addSizesOf(const ir::Expr &e, std::set<std::string> &names)
         names.insert(n);
 }
 
+/// The refused launch evaluated again for its accesses only (KernelExec::setRecordOnly); nullopt
+/// when that fails too (an atomic, a loop the evaluator does not follow, ...).
+std::optional<cudalift::LaunchAccesses> recordAccesses(cudalift::ProgramContext &ctx, const cudalift::LaunchBinding &binding)
+{
+    try {
+        cudalift::KernelExec exec(ctx, binding, ctx.functions.at(binding.kernel));
+        exec.setRecordOnly(true);
+        return cudalift::LaunchAccesses{exec.run(), true};
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
+
 } // namespace
 
 namespace cudalift {
@@ -213,6 +226,7 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
             lifted[l] = std::move(ops);
         } catch (const LiftRefusal &r) {
             refused[l] = r.refusal();
+            detail.accesses[l] = recordAccesses(ctx, hl.binding);
         } catch (const std::exception &e) {
             refused[l] = Refusal{hl.binding.location, hl.binding.kernel, std::string("internal limit: ") + e.what(), {}};
         }

@@ -33,6 +33,9 @@ struct LaunchPlan {
 /// Index expressions and loop ranges have derived sizes inlined (over CudaLiftDetail::definedSizes).
 struct LaunchAccesses {
     KernelEffects effects; ///< accesses, branches, stores, pending reductions, loops
+    /// The lifter refused the kernel for the graph (LiftedProgram::opaque says why) and this record
+    /// comes from a second, record-only evaluation (KernelExec::setRecordOnly): addresses, not values.
+    bool recordOnly = false;
 };
 
 struct CudaLiftDetail {

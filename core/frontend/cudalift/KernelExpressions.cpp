@@ -379,6 +379,8 @@ Expr KernelExec::readShared(int array, const std::vector<Expr> &index, State &s,
     if (index.size() != a.dims.size())
         refuse(site, "shared array '" + a.name + "' has " + std::to_string(a.dims.size()) + " dimensions");
     recordShared(array, index, false, s, site);
+    if (m_recordOnly)
+        return placeholder(a.name, a.dtype);
     const SharedStore *store = nullptr;
     for (const auto &[key, st] : s.shared) {
         if (st.array != array)
