@@ -110,6 +110,24 @@ std::string where(const SourceLocation &l)
     return l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.column);
 }
 
+/// An index as the source names its variables: blockIdx.x for %bx, a loop's own name for %L...
+std::string pretty(std::string text, const fl::KernelEffects &fx)
+{
+    std::vector<std::pair<std::string, std::string>> names;
+    for (const auto &[name, lv] : fx.loopVars)
+        names.emplace_back(name, lv.hint.empty() ? name : lv.hint);
+    for (int d = 0; d < 3; ++d) {
+        names.emplace_back(fl::blockVar(d), std::string("blockIdx.") + "xyz"[d]);
+        names.emplace_back(fl::threadVar(d), std::string("threadIdx.") + "xyz"[d]);
+    }
+    // Longest first, so %L12 does not rewrite the front of %L123.
+    std::sort(names.begin(), names.end(), [](const auto &a, const auto &b) { return a.first.size() > b.first.size(); });
+    for (const auto &[from, to] : names)
+        for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+            text.replace(at, from.size(), to);
+    return text;
+}
+
 /// The loop variables an access depends on (its trips multiply its requests).
 std::vector<std::string> loopVarsOf(const fl::AccessRecord &a, const fl::KernelEffects &fx)
 {
@@ -277,7 +295,7 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
         st.shared = a.shared;
         st.store = a.store;
         st.bytesPerLane = a.elementBytes;
-        st.what = std::string(a.store ? "store " : "load ") + a.name + "[" + a.index.toString() + "]" +
+        st.what = std::string(a.store ? "store " : "load ") + a.name + "[" + pretty(a.index.toString(), fx) + "]" +
                   (a.shared ? " (shared)" : "") + " at " + std::to_string(a.where.line) + ":" +
                   std::to_string(a.where.column);
         const std::int64_t base = a.shared ? 0 : (static_cast<std::int64_t>(a.target) + 1) << 40;
