@@ -41,7 +41,7 @@ std::string microseconds(double ms)
 nlohmann::json asWrittenJson(const rubric::AsWrittenReport &r)
 {
     nlohmann::json j;
-    j["schema"] = "stitchcuda-rubric/1";
+    j["schema"] = "stitchcuda-rubric/2";
     j["program"] = "as_written";
     j["file"] = r.fileName;
     j["arch"] = r.arch;

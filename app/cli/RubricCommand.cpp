@@ -207,8 +207,8 @@ int runRubric(const RubricOptions &options)
 
     if (options.json) {
         nlohmann::json j;
-        j["schema"] = "stitchcuda-rubric/1";
-        j["program"] = "schedule";
+        j["schema"] = "stitchcuda-rubric/2";
+        j["program"] = "schedule"; // which program: "schedule" here, "as_written" (asWritten, --as-written)
         j["file"] = options.file;
         j["arch"] = options.arch;
         j["compiled"] = compiled;
@@ -228,9 +228,9 @@ int runRubric(const RubricOptions &options)
             kernels.push_back(kj);
         }
         j["kernels"] = kernels;
-        j["program"] = nlohmann::json::array();
+        j["scores"] = nlohmann::json::array(); // the program's score per dimension
         for (const auto &s : r.program)
-            j["program"].push_back(scoreJson(s));
+            j["scores"].push_back(scoreJson(s));
         if (options.alternatives)
             j["alternatives"] = alternativesJson(alternatives);
         if (asWritten)
