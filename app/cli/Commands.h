@@ -117,6 +117,7 @@ struct RubricOptions {
     bool noCompile = false;            ///< skip NVRTC: estimated registers, no instruction mix
     bool tf32 = false;                 ///< allow TF32 tensor cores (the default schedule's precision)
     bool alternatives = false;         ///< also every decision's other values: why illegal, or their estimated time
+    bool asWritten = false;            ///< .cu only: the program as written alone (default: both, side by side)
 };
 /// Scores the generated program on every rubric dimension (docs/RUBRIC.md). Exit 1 on a hard violation.
 int runRubric(const RubricOptions &options);

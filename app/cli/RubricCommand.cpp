@@ -3,6 +3,7 @@
 //   FILE (+ schedule) -> generateProgram -> cuda::compile -> rubric::Rubric::scoreProgram -> text / JSON
 #include "Commands.h"
 #include "ProblemInput.h"
+#include "RubricAsWritten.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
@@ -97,12 +98,100 @@ void printAlternatives(const std::vector<rubric::GroupDecisions> &groups)
 
 } // namespace
 
+/// The program as written (a .cu file): nullopt and `exitCode` set when it cannot be scored.
+static std::optional<rubric::AsWrittenReport> scoreInputAsWritten(const RubricOptions &options, int &exitCode,
+                                                           std::optional<Error> &error)
+{
+    exitCode = 2;
+    std::string text;
+    if (!readFile(options.file, text))
+        return std::nullopt;
+    rubric::AsWrittenOptions o;
+    o.arch = options.arch;
+    o.compile = !options.noCompile;
+    for (const std::string &item : options.sizes) {
+        const auto eq = item.find('=');
+        std::int64_t value = -1;
+        if (eq != std::string::npos && eq > 0) {
+            try {
+                value = std::stoll(item.substr(eq + 1));
+            } catch (const std::exception &) {
+                value = -1;
+            }
+        }
+        if (value < 0) {
+            std::cerr << "stitchcuda: --size expects NAME=VALUE with VALUE >= 0, got '" << item << "'\n";
+            return std::nullopt;
+        }
+        o.sizes[item.substr(0, eq)] = value;
+    }
+    auto report = rubric::scoreAsWritten(text, options.file, o);
+    if (!report.ok()) {
+        error = report.error();
+        exitCode = 1;
+        return std::nullopt;
+    }
+    return std::move(*report);
+}
+
+static bool isCudaFile(const std::string &file)
+{
+    auto ends = [&](const std::string &suffix) {
+        return file.size() >= suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    return ends(".cu") || ends(".cuh");
+}
+
 int runRubric(const RubricOptions &options)
 {
     int exitCode = 2;
+    std::optional<rubric::AsWrittenReport> asWritten;
+    std::optional<Error> asWrittenError;
+    if (isCudaFile(options.file)) {
+        asWritten = scoreInputAsWritten(options, exitCode, asWrittenError);
+        if (!asWritten && (options.asWritten || !asWrittenError))
+            return asWrittenError ? reportError(*asWrittenError) : exitCode;
+    } else if (options.asWritten) {
+        std::cerr << "stitchcuda: --as-written scores a CUDA program (.cu); " << options.file
+                  << " is not one: its rubric is the generated program's\n";
+        return 2;
+    }
+    if (options.asWritten) {
+        if (options.json)
+            std::cout << asWrittenJson(*asWritten).dump(2) << "\n";
+        else
+            printAsWritten(*asWritten);
+        return asWritten->hardViolation ? 1 : 0;
+    }
+
     auto input = loadProblem(options.file, options.sizes, options.arch, options.schedule, options.tf32, exitCode);
+    // Nothing lifted (every kernel opaque): no schedule to generate; the program as written is the report.
+    std::string noSchedule;
     if (!input)
-        return exitCode;
+        noSchedule = "none: the file does not lift (the error above)";
+    else if (input->lifted.graph.ops().empty()) {
+        noSchedule = "none: no kernel was lifted";
+        for (const auto &o : input->lifted.opaque)
+            noSchedule += "; " + o.name + " at " + o.why.location.file + ":" + std::to_string(o.why.location.line) +
+                          ":" + std::to_string(o.why.location.column) + ": " + o.why.message;
+    }
+    if (!noSchedule.empty()) {
+        if (!asWritten) {
+            if (!input)
+                return exitCode;
+            std::cerr << options.file << ": error: nothing to score: " << noSchedule << "\n";
+            return 1;
+        }
+        if (options.json) {
+            nlohmann::json j = asWrittenJson(*asWritten);
+            j["schedule"] = noSchedule;
+            std::cout << j.dump(2) << "\n";
+        } else {
+            printSideBySide(*asWritten, nullptr, noSchedule);
+            printAsWritten(*asWritten);
+        }
+        return asWritten->hardViolation ? 1 : 0;
+    }
     const schedule::Schedule &sched = input->schedule;
     const schedule::Problem problem = input->problem();
     rubric::CompileCache cache;
@@ -118,7 +207,8 @@ int runRubric(const RubricOptions &options)
 
     if (options.json) {
         nlohmann::json j;
-        j["schema"] = "stitchcuda-rubric/1";
+        j["schema"] = "stitchcuda-rubric/2";
+        j["program"] = "schedule"; // which program: "schedule" here, "as_written" (asWritten, --as-written)
         j["file"] = options.file;
         j["arch"] = options.arch;
         j["compiled"] = compiled;
@@ -140,15 +230,26 @@ int runRubric(const RubricOptions &options)
             kernels.push_back(kj);
         }
         j["kernels"] = kernels;
-        j["program"] = nlohmann::json::array();
+        j["scores"] = nlohmann::json::array(); // the program's score per dimension
         for (const auto &s : r.program)
-            j["program"].push_back(scoreJson(s));
+            j["scores"].push_back(scoreJson(s));
         if (options.alternatives)
             j["alternatives"] = alternativesJson(alternatives);
+        if (asWritten)
+            j["asWritten"] = asWrittenJson(*asWritten);
+        else if (asWrittenError)
+            j["asWrittenError"] = asWrittenError->toString();
         std::cout << j.dump(2) << "\n";
         return r.hardViolation ? 1 : 0;
     }
 
+    if (asWritten) {
+        printSideBySide(*asWritten, &r, {});
+        printAsWritten(*asWritten);
+        std::printf("\ndefault schedule\n");
+    } else if (asWrittenError) {
+        std::printf("as written: not scored: %s\n\n", asWrittenError->toString().c_str());
+    }
     std::printf("%s: %zu kernel%s for %s%s; predicted %.1f us (generic schedule %.1f us); scored in %.2f ms\n",
                 options.file.c_str(), r.kernels.size(), r.kernels.size() == 1 ? "" : "s", options.arch.c_str(),
                 compiled ? "" : " (not compiled: registers estimated, no instruction mix)", r.predictedMs * 1e3,

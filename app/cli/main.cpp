@@ -127,9 +127,12 @@ int main(int argc, char **argv)
     rubricCmd->add_option("--schedule", rubric.schedule, "Schedule JSON (docs/SCHEDULE.md); default: heuristics");
     rubricCmd->add_option("--arch", rubric.arch, "Target architecture")->capture_default_str();
     rubricCmd->add_option("--size", rubric.sizes, "Size value, NAME=VALUE (repeatable)");
-    rubricCmd->add_flag("--json", rubric.json, "Print JSON (schema stitchcuda-rubric/1)");
+    rubricCmd->add_flag("--json", rubric.json, "Print JSON (schema stitchcuda-rubric/2)");
     rubricCmd->add_flag("--no-compile", rubric.noCompile, "Skip NVRTC: estimated registers, no instruction mix");
     rubricCmd->add_flag("--tf32", rubric.tf32, "Allow TF32 tensor cores (as generate --tf32)");
+    rubricCmd->add_flag("--as-written", rubric.asWritten,
+                        "Score the .cu program as its host code launches it (default for .cu: as written and the "
+                        "default schedule, side by side)");
     rubricCmd->add_flag("--alternatives", rubric.alternatives,
                         "Also every decision's other values: why each illegal one is, each legal one's estimated time");
 

@@ -137,6 +137,19 @@ void addSizesOf(const ir::Expr &e, std::set<std::string> &names)
         names.insert(n);
 }
 
+/// The refused launch evaluated again for its accesses only (KernelExec::setRecordOnly); nullopt
+/// when that fails too (an atomic, a loop the evaluator does not follow, ...).
+std::optional<cudalift::LaunchAccesses> recordAccesses(cudalift::ProgramContext &ctx, const cudalift::LaunchBinding &binding)
+{
+    try {
+        cudalift::KernelExec exec(ctx, binding, ctx.functions.at(binding.kernel));
+        exec.setRecordOnly(true);
+        return cudalift::LaunchAccesses{exec.run(), true};
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
+
 } // namespace
 
 namespace cudalift {
@@ -187,6 +200,7 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
     std::vector<std::optional<Refusal>> refused(launchCount);
     std::vector<std::set<int>> opaqueWrites(launchCount);
     std::vector<Diagnostic> notes = host.notes;
+    detail.accesses.resize(launchCount);
 
     for (std::size_t l = 0; l < launchCount; ++l) {
         const HostLaunch &hl = host.launches[l];
@@ -202,6 +216,7 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
         try {
             KernelExec exec(ctx, hl.binding, ctx.functions.at(hl.binding.kernel));
             KernelEffects effects = exec.run();
+            detail.accesses[l] = LaunchAccesses{effects};
             LaunchOps ops = buildFlatOps(std::move(effects), hl.binding, host.buffers, exec.math());
             if (lone)
                 sizeLoneBuffers(ops, hl, host.buffers, exec.math());
@@ -209,6 +224,7 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
             lifted[l] = std::move(ops);
         } catch (const LiftRefusal &r) {
             refused[l] = r.refusal();
+            detail.accesses[l] = recordAccesses(ctx, hl.binding);
         } catch (const std::exception &e) {
             refused[l] = Refusal{hl.binding.location, hl.binding.kernel, std::string("internal limit: ") + e.what(), {}};
         }
@@ -383,6 +399,36 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
         program.diagnostics.push_back(d);
     for (const Diagnostic &d : notes)
         program.diagnostics.push_back(d);
+    // The recorded accesses over the same sizes as the plan (derived sizes inlined), and their sizes bound.
+    for (std::optional<LaunchAccesses> &la : detail.accesses) {
+        if (!la)
+            continue;
+        auto inl = [&](Expr &e) {
+            if (e.defined())
+                e = sizes.inlineDerived(e);
+        };
+        KernelEffects &fx = la->effects;
+        for (AccessRecord &a : fx.accesses) {
+            inl(a.index);
+            for (Expr &g : a.guard)
+                inl(g);
+        }
+        for (BranchRecord &b : fx.branches) {
+            inl(b.condition);
+            for (Expr &g : b.guard)
+                inl(g);
+        }
+        for (auto &[name, v] : fx.loopVars) {
+            inl(v.lo);
+            inl(v.hi);
+        }
+        for (auto &[name, st] : fx.strideLoops) {
+            inl(st.start);
+            inl(st.step);
+        }
+    }
+    for (const SizeDefinition &d : sizes.definitions())
+        detail.definedSizes[d.name] = d.value;
     for (const SizeDefinition &d : sizes.definitions()) {
         if (sizeNames.count(d.name)) {
             program.sizes[d.name] = d.value;

@@ -11,6 +11,8 @@
 #include "core/frontend/cudalift/Preprocessor.h"
 
 #include <array>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,12 +27,27 @@ struct LaunchPlan {
     bool lifted = false;
 };
 
+/// What the symbolic thread of one launch did to memory, kept for the rubric of the program as
+/// written (core/rubric/AsWrittenRubric.h): present when the kernel body could be evaluated, even
+/// if the launch was later refused while assembling the graph (an index no shape expresses).
+/// Index expressions and loop ranges have derived sizes inlined (over CudaLiftDetail::definedSizes).
+struct LaunchAccesses {
+    KernelEffects effects; ///< accesses, branches, stores, pending reductions, loops
+    /// The lifter refused the kernel for the graph (LiftedProgram::opaque says why) and this record
+    /// comes from a second, record-only evaluation (KernelExec::setRecordOnly): addresses, not values.
+    bool recordOnly = false;
+};
+
 struct CudaLiftDetail {
     LiftedProgram program;
     std::vector<BufferPlan> buffers;          ///< one per cudaMalloc, in program order
     std::vector<LaunchPlan> launches;         ///< in program order
     std::vector<SizeDefinition> sizes;        ///< named sizes, with where their values are written
     std::vector<HostEvent> events;            ///< copies, memsets and launches, in program order
+    /// One per launch (like launches): nullopt where the kernel body was refused (LiftedProgram::opaque says why).
+    std::vector<std::optional<LaunchAccesses>> accesses;
+    /// Every named size's value, those only device code uses included (program.sizes: the graph's and launches').
+    ir::SizeBindings definedSizes;
 };
 
 /// liftCudaProgram with the host-side plan. Errors: Parse (a file over CudaParseLimits' size cap),

@@ -2,6 +2,7 @@
 #include "core/frontend/cudalift/KernelExec.h"
 
 #include "core/frontend/cudalift/ExprTools.h"
+#include "core/ir/DType.h"
 #include "core/ir/ExprUtil.h"
 
 #include <algorithm>
@@ -134,10 +135,22 @@ Expr KernelExec::readCell(const Cell &cell, const State &s) const
     return selectOrFold(conjunction(missing), cell.value, ir::read(b.ref(cell.buffer), {cell.index}));
 }
 
+void KernelExec::recordShared(int array, const std::vector<Expr> &index, bool store, const State &s, TSNode site)
+{
+    const SharedArray &a = m_sharedArrays[static_cast<std::size_t>(array)];
+    Expr flat(0);
+    for (std::size_t d = 0; d < index.size(); ++d)
+        flat = d == 0 ? index[d] : flat * (d < a.dims.size() ? a.dims[d] : Expr(1)) + index[d];
+    m_effects.accesses.push_back({true, store, array, a.name, m_math.simplify(flat), s.conditions,
+                                  ir::dtypeSize(a.dtype), where(site)});
+}
+
 Expr KernelExec::readBuffer(const PointerValue &p, const Expr &index, State &s, TSNode site)
 {
     const Expr flat = m_math.simplify(p.offset.isIntConst(0) ? index : p.offset + index);
     checkIndex(flat, site, "the index");
+    m_effects.accesses.push_back({false, false, p.buffer, (*m_program.buffers)[static_cast<std::size_t>(p.buffer)].name,
+                                  flat, s.conditions, ir::dtypeSize(p.dtype), where(site)});
     auto it = s.cells.find(cellKey(p.buffer, flat));
     if (it != s.cells.end())
         return readCell(it->second, s);
@@ -166,6 +179,7 @@ void KernelExec::writeBuffer(const PointerValue &p, const Expr &index, Expr valu
     const Expr flat = m_math.simplify(p.offset.isIntConst(0) ? index : p.offset + index);
     checkIndex(flat, site, "the index of this store");
     const BufferInfo &b = (*m_program.buffers)[static_cast<std::size_t>(p.buffer)];
+    m_effects.accesses.push_back({false, true, p.buffer, b.name, flat, s.conditions, ir::dtypeSize(p.dtype), where(site)});
     value = convertTo(value, b.dtype);
     if (nodeCount(value, kMaxValueNodes) > kMaxValueNodes)
         refuse(site, "the stored value grows too large to lift (many data-dependent branches)");

@@ -40,6 +40,11 @@ public:
     /// Runs the kernel body for a symbolic thread. Throws LiftRefusal.
     KernelEffects run();
 
+    /// Record-only evaluation, for the rubric's access model of a kernel refused for the graph:
+    /// shared-memory reads are opaque values rather than resolved to what the tile holds, so tile
+    /// layouts the graph cannot express (padding, transposed reads) still give their addresses.
+    void setRecordOnly(bool on) { m_recordOnly = on; }
+
     IndexMath &math() { return m_math; }
 
 private:
@@ -95,6 +100,8 @@ private:
     std::string textOf(TSNode node) const;
     Local *lookup(State &s, const std::string &name);
     void declare(State &s, Local local);
+    /// Records a shared-memory access for the rubric (KernelEffects::accesses).
+    void recordShared(int array, const std::vector<ir::Expr> &index, bool store, const State &s, TSNode site);
     ir::Expr readBuffer(const PointerValue &p, const ir::Expr &index, State &s, TSNode site);
     void writeBuffer(const PointerValue &p, const ir::Expr &index, ir::Expr value, State &s, TSNode site,
                      const std::string &parameter);
@@ -151,6 +158,7 @@ private:
     int m_evalDepth = 0;
     int m_loopDepth = 0;
     int m_placeholders = 0;
+    bool m_recordOnly = false;
     ExitSink *m_returnSink = nullptr;
     ExitSink *m_continueSink = nullptr;
     std::vector<StoreEffect> *m_storeSink = nullptr;

@@ -378,6 +378,9 @@ Expr KernelExec::readShared(int array, const std::vector<Expr> &index, State &s,
     const SharedArray &a = m_sharedArrays[static_cast<std::size_t>(array)];
     if (index.size() != a.dims.size())
         refuse(site, "shared array '" + a.name + "' has " + std::to_string(a.dims.size()) + " dimensions");
+    recordShared(array, index, false, s, site);
+    if (m_recordOnly)
+        return placeholder(a.name, a.dtype);
     const SharedStore *store = nullptr;
     for (const auto &[key, st] : s.shared) {
         if (st.array != array)

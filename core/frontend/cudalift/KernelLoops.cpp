@@ -304,6 +304,7 @@ KernelExec::Flow KernelExec::execFor(TSNode stmt, State &s)
         for (const std::string &c : consumed)
             m_effects.consumedThreadVars.push_back(c);
         m_effects.strideBounds.emplace(strideDim, h.hi);
+        m_effects.strideLoops[lv.name] = StrideLoop{h.lo, h.step};
     } else if (step->constantValue() == 1) {
         lv.lo = h.lo;
         lv.hi = h.hi;

@@ -101,6 +101,34 @@ inline bool isPlaceholderTensor(int tensorId) { return tensorId <= kPlaceholderB
 inline std::string blockVar(int dim) { return std::string("%b") + "xyz"[dim]; }
 inline std::string threadVar(int dim) { return std::string("%t") + "xyz"[dim]; }
 
+/// One memory instruction as the symbolic thread executes it, recorded for the rubric of the
+/// program as written (core/rubric/AsWrittenRubric.h); the lifter itself does not read these.
+struct AccessRecord {
+    bool shared = false;          ///< a __shared__ array rather than a global buffer
+    bool store = false;
+    int target = -1;              ///< buffer index (global) or shared array index
+    std::string name;             ///< the buffer (host name) or the shared array
+    ir::Expr index;               ///< flat element index over %b*, %t*, loop variables and sizes
+    std::vector<ir::Expr> guard;  ///< the path conditions under which it runs
+    int elementBytes = 4;
+    SourceLocation where;
+};
+
+/// A lane-dependent `if` as the symbolic thread met it (for the rubric's divergence).
+struct BranchRecord {
+    ir::Expr condition;
+    std::vector<ir::Expr> guard;  ///< conditions around the `if`
+    SourceLocation where;
+    std::string text;             ///< the condition as written
+};
+
+/// A grid- or block-stride loop: its variable counts the elements [0, hi) for the graph; one
+/// thread visits start, start + step, ...
+struct StrideLoop {
+    ir::Expr start;
+    ir::Expr step;
+};
+
 /// Everything one launch does, per thread, in terms of thread variables and loop variables.
 struct KernelEffects {
     std::vector<StoreEffect> stores;
@@ -109,6 +137,9 @@ struct KernelEffects {
     std::map<std::string, LoopVar> loopVars;             ///< every loop variable met, by internal name
     std::vector<std::string> consumedThreadVars;         ///< thread vars replaced by a stride loop
     std::map<int, ir::Expr> strideBounds;                ///< dimension -> bound its stride loop covers
+    std::vector<AccessRecord> accesses;                  ///< every load and store met, in order (may repeat)
+    std::vector<BranchRecord> branches;                  ///< every `if` whose condition is not constant
+    std::map<std::string, StrideLoop> strideLoops;       ///< stride loop variable -> its per-thread walk
 };
 
 } // namespace stitch::frontend::cudalift

@@ -274,16 +274,19 @@ void KernelExec::assign(TSNode targetNode, const std::string &op, TSNode valueNo
         if (kind(base) == "identifier") {
             Local *local = lookup(s, textOf(base));
             if (local && local->kind == LocalKind::Shared) {
-                if (op != "=")
+                if (op != "=" && !m_recordOnly)
                     refuse(stmt, "read-modify-write of shared memory: threads may race on the element",
                            "accumulate in a register and store once");
                 const int array = local->shared;
                 std::vector<Expr> index;
                 for (TSNode i : indexNodes)
                     index.push_back(m_math.simplify(eval(i, s)));
+                if (op != "=") // record-only: the element is read, then written
+                    recordShared(array, index, false, s, stmt);
                 for (const Expr &i : index)
                     checkIndex(i, stmt, "the shared-memory index");
                 const SharedArray &a = m_sharedArrays[static_cast<std::size_t>(array)];
+                recordShared(array, index, true, s, stmt);
                 SharedStore store;
                 store.array = array;
                 store.index = index;
@@ -334,6 +337,7 @@ KernelExec::Flow KernelExec::execIf(TSNode stmt, State &s)
         return exec(thenNode, s);
     if (isBoolConst(cond, false))
         return ts_node_is_null(elseNode) ? Flow::Normal : exec(elseNode, s);
+    m_effects.branches.push_back({cond, s.conditions, where(stmt), textOf(condNode)});
 
     State thenState = s;
     for (const Expr &c : conjuncts(cond))

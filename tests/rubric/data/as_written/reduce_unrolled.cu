@@ -1,0 +1,51 @@
+// Block sums through a shared-memory tree, unrolled (no loop): the lanes idle as the tree narrows.
+// A textbook kernel for the rubric of the program as written (tests/rubric/test_rubric_as_written.cpp).
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define N (1 << 20)
+
+__global__ void block_sum(const float *x, float *y, int n)
+{
+    __shared__ float buf[256];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    buf[tid] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    if (tid < 128) buf[tid] += buf[tid + 128];
+    __syncthreads();
+    if (tid < 64) buf[tid] += buf[tid + 64];
+    __syncthreads();
+    if (tid < 32) buf[tid] += buf[tid + 32];
+    __syncthreads();
+    if (tid < 16) buf[tid] += buf[tid + 16];
+    __syncthreads();
+    if (tid < 8) buf[tid] += buf[tid + 8];
+    __syncthreads();
+    if (tid < 4) buf[tid] += buf[tid + 4];
+    __syncthreads();
+    if (tid < 2) buf[tid] += buf[tid + 2];
+    __syncthreads();
+    if (tid == 0)
+        y[blockIdx.x] = buf[0] + buf[1];
+}
+
+int main()
+{
+    float *hX = (float *)malloc(sizeof(float) * (N));
+    for (int i = 0; i < (N); ++i) hX[i] = (float)(i % 17);
+    float *dX, *dY;
+    cudaMalloc(&dX, sizeof(float) * (N));
+    cudaMalloc(&dY, sizeof(float) * (N / 256));
+    cudaMemcpy(dX, hX, sizeof(float) * (N), cudaMemcpyHostToDevice);
+    block_sum<<<N / 256, 256>>>(dX, dY, N);
+    float *hY = (float *)malloc(sizeof(float) * (N / 256));
+    cudaMemcpy(hY, dY, sizeof(float) * (N / 256), cudaMemcpyDeviceToHost);
+    printf("%f\n", hY[0]);
+    cudaFree(dX);
+    cudaFree(dY);
+    free(hX);
+    free(hY);
+    return 0;
+}
