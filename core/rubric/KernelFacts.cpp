@@ -19,24 +19,31 @@ SectorStats sectorsPerRequest(const AccessStream &stream)
 {
     SectorStats s;
     int counted = 0;
+    // Distinct sectors and 4-byte words (for the ideal) of each warp: sorted, then counted (the
+    // agents' lookahead scores thousands of streams a program; sets were a tenth of its time).
+    std::vector<std::int64_t> sectors, bytes4;
+    auto distinct = [](std::vector<std::int64_t> &v) {
+        std::sort(v.begin(), v.end());
+        return static_cast<double>(std::unique(v.begin(), v.end()) - v.begin());
+    };
     for (const auto &warp : stream.warps) {
-        std::set<std::int64_t> sectors;
-        std::set<std::int64_t> bytes4; // distinct 4-byte words, for the ideal
+        sectors.clear();
+        bytes4.clear();
         int active = 0;
         for (std::int64_t addr : warp) {
             if (addr < 0)
                 continue;
             ++active;
             for (std::int64_t b = addr; b < addr + stream.bytesPerLane; b += 4) {
-                sectors.insert(b / 32);
-                bytes4.insert(b / 4);
+                sectors.push_back(b / 32);
+                bytes4.push_back(b / 4);
             }
         }
         if (active == 0)
             continue;
         ++counted;
-        s.sectors += static_cast<double>(sectors.size());
-        s.ideal += std::ceil(static_cast<double>(bytes4.size()) * 4.0 / 32.0);
+        s.sectors += distinct(sectors);
+        s.ideal += std::ceil(distinct(bytes4) * 4.0 / 32.0);
         s.activeLanes += active;
     }
     if (counted > 0) {
