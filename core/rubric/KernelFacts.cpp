@@ -17,6 +17,8 @@ namespace stitch::rubric {
 
 SectorStats sectorsPerRequest(const AccessStream &stream)
 {
+    if (stream.sectorStats)
+        return *stream.sectorStats;
     SectorStats s;
     int counted = 0;
     // Distinct sectors and 4-byte words (for the ideal) of each warp: sorted, then counted (the
@@ -51,32 +53,42 @@ SectorStats sectorsPerRequest(const AccessStream &stream)
         s.ideal /= counted;
         s.activeLanes /= counted;
     }
+    stream.sectorStats = s;
     return s;
 }
 
 BankStats bankWavefronts(const AccessStream &stream, int banks)
 {
+    if (stream.bankStats && stream.bankStats->first == banks)
+        return stream.bankStats->second;
     BankStats s;
     const int phaseLanes = stream.bytesPerLane >= 16 ? 8 : stream.bytesPerLane == 8 ? 16 : 32;
     int counted = 0;
+    // A phase's distinct 4-byte words, then how many fall in each bank (sorted vectors, not a set
+    // per bank: the agents' lookahead scores thousands of shared streams a program).
+    std::vector<std::int64_t> words;
+    std::vector<std::size_t> perBank(static_cast<std::size_t>(std::max(banks, 1)));
     for (const auto &warp : stream.warps) {
         double wavefronts = 0, ideal = 0;
         bool any = false;
         for (std::size_t first = 0; first < warp.size(); first += static_cast<std::size_t>(phaseLanes)) {
-            std::vector<std::set<std::int64_t>> words(static_cast<std::size_t>(banks));
+            words.clear();
             bool active = false;
             for (std::size_t l = first; l < std::min(warp.size(), first + static_cast<std::size_t>(phaseLanes)); ++l) {
                 if (warp[l] < 0)
                     continue;
                 active = true;
                 for (std::int64_t b = warp[l]; b < warp[l] + stream.bytesPerLane; b += 4)
-                    words[static_cast<std::size_t>((b / 4) % banks)].insert(b / 4);
+                    words.push_back(b / 4);
             }
             if (!active)
                 continue;
+            std::sort(words.begin(), words.end());
+            words.erase(std::unique(words.begin(), words.end()), words.end());
+            std::fill(perBank.begin(), perBank.end(), 0);
             std::size_t ways = 1;
-            for (const auto &w : words)
-                ways = std::max(ways, w.size());
+            for (std::int64_t w : words)
+                ways = std::max(ways, ++perBank[static_cast<std::size_t>(w % banks)]);
             wavefronts += static_cast<double>(ways);
             ideal += 1;
             s.maxWays = std::max(s.maxWays, static_cast<int>(ways));
@@ -92,6 +104,7 @@ BankStats bankWavefronts(const AccessStream &stream, int banks)
         s.wavefronts /= counted;
         s.ideal /= counted;
     }
+    stream.bankStats = std::make_pair(banks, s);
     return s;
 }
 

@@ -17,9 +17,26 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stitch::rubric {
+
+/// Global memory: 32-byte sectors one warp request touches, and the fewest that could hold its bytes.
+struct SectorStats {
+    double sectors = 0; ///< average over the sampled warps
+    double ideal = 0;
+    double activeLanes = 0;
+    double efficiency() const { return sectors > 0 ? ideal / sectors : 1.0; }
+};
+
+/// Shared memory: wavefronts (bank passes) per request against one per phase. A phase is the
+/// group of lanes served together: 32 for 4-byte, 16 for 8-byte, 8 for 16-byte accesses.
+struct BankStats {
+    double wavefronts = 0; ///< average over the sampled warps
+    double ideal = 0;
+    int maxWays = 1; ///< the worst bank's distinct words in one phase
+};
 
 /// One memory instruction of a kernel as the lanes of a warp execute it.
 struct AccessStream {
@@ -30,24 +47,12 @@ struct AccessStream {
     /// Byte addresses per lane (-1: the lane is idle), one list of 32 per sampled warp.
     std::vector<std::vector<std::int64_t>> warps;
     double requests = 0; ///< warp instructions of this stream over the whole launch
-};
-
-/// Global memory: 32-byte sectors one warp request touches, and the fewest that could hold its bytes.
-struct SectorStats {
-    double sectors = 0; ///< average over the sampled warps
-    double ideal = 0;
-    double activeLanes = 0;
-    double efficiency() const { return sectors > 0 ? ideal / sectors : 1.0; }
+    /// sectorsPerRequest's and bankWavefronts' answers, kept: every dimension and the model ask
+    /// again (set once the warps are final; a copy keeps them).
+    mutable std::optional<SectorStats> sectorStats;
+    mutable std::optional<std::pair<int, BankStats>> bankStats; ///< banks, stats
 };
 SectorStats sectorsPerRequest(const AccessStream &stream);
-
-/// Shared memory: wavefronts (bank passes) per request against one per phase. A phase is the
-/// group of lanes served together: 32 for 4-byte, 16 for 8-byte, 8 for 16-byte accesses.
-struct BankStats {
-    double wavefronts = 0; ///< average over the sampled warps
-    double ideal = 0;
-    int maxWays = 1; ///< the worst bank's distinct words in one phase
-};
 BankStats bankWavefronts(const AccessStream &stream, int banks);
 
 /// A branch whose direction depends on the lane, with the share of lanes idle while it runs.
