@@ -19,20 +19,12 @@ namespace fl = frontend::cudalift;
 
 const RubricScore *AsWrittenReport::programScore(const std::string &dimension) const
 {
-    for (const auto &s : program)
-        if (s.dimension == dimension)
-            return &s;
-    return nullptr;
+    return findScore(program, dimension);
 }
 
 const RubricScore *AsWrittenReport::kernelScore(std::size_t kernel, const std::string &dimension) const
 {
-    if (kernel >= kernels.size())
-        return nullptr;
-    for (const auto &s : kernels[kernel].scores)
-        if (s.dimension == dimension)
-            return &s;
-    return nullptr;
+    return kernel < kernels.size() ? findScore(kernels[kernel].scores, dimension) : nullptr;
 }
 
 const MissingDimension *AsWrittenReport::missing(std::size_t kernel, const std::string &dimension) const

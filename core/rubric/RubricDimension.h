@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace stitch::ir {
 class Graph;
@@ -51,6 +52,15 @@ struct RubricScore {
     std::string evidence;       ///< the figures the score rests on
     std::string sentence;       ///< one sentence a learner can read
 };
+
+/// The score of `dimension` among `scores`; null when it is not there.
+inline const RubricScore *findScore(const std::vector<RubricScore> &scores, const std::string &dimension)
+{
+    for (const auto &s : scores)
+        if (s.dimension == dimension)
+            return &s;
+    return nullptr;
+}
 
 class RubricDimension {
 public:
