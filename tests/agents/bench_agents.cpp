@@ -31,6 +31,26 @@ struct Example {
 
 int g_failures = 0;
 
+/// The agents' greedy decisions for `problem`, cold (a fresh evaluator: nothing estimated yet), as
+/// many times as the benchmark asks.
+void decideAll(benchmark::State &state, const schedule::Problem &problem, const rubric::Rubric &rubric,
+               const agents::PolicySource &policy)
+{
+    for (auto _ : state) {
+        agents::Evaluator evaluator(rubric);
+        agents::Optimizer opt(problem, evaluator, policy);
+        if (!opt.start().ok()) {
+            ++g_failures;
+            break;
+        }
+        while (opt.deciding())
+            if (!opt.step().ok()) {
+                ++g_failures;
+                break;
+            }
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -62,19 +82,7 @@ int main(int argc, char **argv)
         const Example *ex = e.get();
         benchmark::RegisterBenchmark(("decide/" + ex->name).c_str(), [ex, &arch, &rubric, &policy](benchmark::State &state) {
             const schedule::Problem problem{ex->lifted.graph, ex->lifted.sizes, arch, schedule::Precision::FP32};
-            for (auto _ : state) {
-                agents::Evaluator evaluator(rubric); // cold: nothing estimated yet
-                agents::Optimizer opt(problem, evaluator, policy);
-                if (!opt.start().ok()) {
-                    ++g_failures;
-                    break;
-                }
-                while (opt.deciding())
-                    if (!opt.step().ok()) {
-                        ++g_failures;
-                        break;
-                    }
-            }
+            decideAll(state, problem, rubric, policy);
         })->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(("optimize/" + ex->name).c_str(), [ex, &arch, &rubric, &policy](benchmark::State &state) {
             const schedule::Problem problem{ex->lifted.graph, ex->lifted.sizes, arch, schedule::Precision::FP32};
@@ -100,19 +108,7 @@ int main(int argc, char **argv)
         const agents::TrainingProblem *p = heldOut.back().get();
         benchmark::RegisterBenchmark(("decide/" + spec.text()).c_str(), [p, &rubric, &policy](benchmark::State &state) {
             const schedule::Problem problem = p->problem();
-            for (auto _ : state) {
-                agents::Evaluator evaluator(rubric); // cold: nothing estimated yet
-                agents::Optimizer opt(problem, evaluator, policy);
-                if (!opt.start().ok()) {
-                    ++g_failures;
-                    break;
-                }
-                while (opt.deciding())
-                    if (!opt.step().ok()) {
-                        ++g_failures;
-                        break;
-                    }
-            }
+            decideAll(state, problem, rubric, policy);
         })->Unit(benchmark::kMillisecond);
     }
     benchmark::RunSpecifiedBenchmarks();
