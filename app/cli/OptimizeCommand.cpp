@@ -9,8 +9,11 @@
 #include "core/agents/Optimizer.h"
 #include "core/agents/Session.h"
 #include "core/codegen/Program.h"
+#include "core/rubric/AsWrittenRubric.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -166,9 +169,23 @@ int runOptimize(const OptimizeOptions &options)
         // The rubric, before and after.
         const agents::Score before = evaluator.confirm(problem, rubric::genericSchedule(problem));
         const agents::Score after = evaluator.confirm(problem, trace->schedule);
+        // A CUDA input is scored as written (its own accesses, NVRTC's resources, its PTX); what
+        // that cannot give, and a .te input, is the generic schedule's.
+        std::optional<rubric::AsWrittenReport> asWritten;
+        if (std::filesystem::path(options.file).extension() == ".cu") {
+            rubric::AsWrittenOptions o;
+            o.arch = options.arch;
+            o.sizes = input->sizes;
+            o.compile = !options.noCompile;
+            if (auto r = rubric::scoreAsWritten(trace->sourceText, options.file, o); r.ok())
+                asWritten = std::move(*r);
+        }
         std::printf("\n%-22s %10s %10s\n", "rubric", "input", "optimized");
-        for (int i = 0; i < agents::kStaticDimensionCount; ++i)
-            std::printf("%-22s %10.1f %10.1f\n", agents::kStaticDimensions[i], before.dimensions[i], after.dimensions[i]);
+        for (int i = 0; i < agents::kStaticDimensionCount; ++i) {
+            const rubric::RubricScore *own = asWritten ? asWritten->programScore(agents::kStaticDimensions[i]) : nullptr;
+            std::printf("%-22s %9.1f%s %10.1f\n", agents::kStaticDimensions[i], own ? own->score : before.dimensions[i],
+                        own || !asWritten ? " " : "*", after.dimensions[i]);
+        }
         std::printf("%-22s %10s %10s  (%s; %.1f ms to decide)\n", "time", agents::msText(trace->inputMs).c_str(),
                     agents::msText(trace->finalMs).c_str(),
                     trace->finalMeasured ? "measured" : trace->finalCompiled ? "model, NVRTC build" : "model, estimated",
@@ -178,7 +195,16 @@ int runOptimize(const OptimizeOptions &options)
                         "per output)\n",
                         gpu.name.c_str(), gpu.times->measurements());
         else
-            std::printf("(the input as written is modelled as the generic schedule: one thread per output)\n");
+            std::printf("(the input's time is modelled as the generic schedule: one thread per output%s)\n",
+                        asWritten && asWritten->predictedMs
+                            ? ("; as written, the model predicts " + agents::msText(*asWritten->predictedMs)).c_str()
+                            : "");
+        if (asWritten)
+            std::printf("(the input's rubric is its own code's, `stitchcuda rubric %s --as-written`%s)\n",
+                        options.file.c_str(), std::any_of(std::begin(agents::kStaticDimensions), std::end(agents::kStaticDimensions),
+                                                          [&](const char *d) { return !asWritten->programScore(d); })
+                                                  ? "; *: not derivable from the code as written, the generic schedule's"
+                                                  : "");
     }
     if (!options.out.empty() && !writeGenerated(options.out, *program, *input, options.file, /*inputPlan=*/true))
         return 2;
