@@ -22,19 +22,6 @@ std::int64_t sizeValue(const ir::Expr &e, const Problem &p)
     return v.ok() ? *v : -1;
 }
 
-namespace {
-
-void checkElementwise(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
-{
-    // Any element count takes any vector width: a last, partial vector takes the scalar path
-    // (generateElementwiseKernel), and vector accesses stay aligned to each buffer's start.
-    (void)a;
-    if (g.value("threads") > p.arch.maxThreadsPerBlock)
-        out.push_back({{"threads"}, "threads per block > the limit"});
-}
-
-} // namespace
-
 std::vector<Violation> checkGroup(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem)
 {
     std::vector<Violation> out;
@@ -53,7 +40,9 @@ std::vector<Violation> checkGroup(const GroupAnalysis &analysis, const KernelGro
     switch (group.strategy) {
     case Strategy::Gemm: checkGemm(analysis, group, problem, out); break;
     case Strategy::RowReduction: checkRows(analysis, group, problem, out); break;
-    case Strategy::Elementwise: checkElementwise(analysis, group, problem, out); break;
+    // Element-wise: any element count takes any vector width (a last, partial vector takes the
+    // scalar path of generateElementwiseKernel; vector accesses stay aligned to each buffer's start).
+    case Strategy::Elementwise:
     case Strategy::Generic:
         if (group.value("threads") > problem.arch.maxThreadsPerBlock)
             out.push_back({{"threads"}, "threads per block > the limit"});
