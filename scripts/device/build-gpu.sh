@@ -12,6 +12,13 @@ mkdir -p "$OUT"
 stitch_prefix=/tmp/stitch-prefix
 mkdir -p "$stitch_prefix"
 for f in .devcarry/debs/*.deb; do dpkg -x "$f" "$stitch_prefix"; done
+# zlib1g-dev's libz.so names Debian's libz.so.1.2.13 by absolute path; point it at this machine's.
+libz=$stitch_prefix/usr/lib/x86_64-linux-gnu/libz.so
+if [ -L "$libz" ] && [ ! -e "$libz" ]; then
+    for z in /usr/lib/x86_64-linux-gnu/libz.so.1 /lib/x86_64-linux-gnu/libz.so.1; do
+        [ -e "$z" ] && { ln -sf "$z" "$libz"; break; }
+    done
+fi
 export LD_LIBRARY_PATH="$stitch_prefix/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64:/usr/local/cuda-13.0/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 # The agents' networks (core/agents/learning) build against PyTorch's own LibTorch there.
 torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)
