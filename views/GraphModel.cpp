@@ -54,6 +54,7 @@ void GraphModel::setLiftResult(const Result<frontend::LiftedProgram> &result)
     beginResetModel();
     m_root.children.clear();
     m_hasGraph = result.ok();
+    m_sourceFile = result.ok() ? result->sourceFile : std::string();
     if (!result) {
         const Error &e = result.error();
         m_summary = tr("Not lifted: %1").arg(qs(e.message));
@@ -176,12 +177,16 @@ QVariant GraphModel::data(const QModelIndex &index, int role) const
     if (!index.isValid())
         return {};
     const Item *item = itemFor(index);
+    // An op lifted from an included header is located there, not in the editor's file.
+    const bool inEditor = item->begin.file.empty() || m_sourceFile.empty() || item->begin.file == m_sourceFile;
     switch (role) {
     case Qt::DisplayRole:
         if (index.column() == TextColumn)
             return item->text;
-        if (item->begin.known())
+        if (item->begin.known() && inEditor)
             return QStringLiteral("%1:%2").arg(item->begin.line).arg(item->begin.column);
+        if (item->begin.known())
+            return qs(item->begin.toString());
         return {};
     case Qt::ToolTipRole:
         return item->toolTip.isEmpty() ? QVariant() : QVariant(item->toolTip);
@@ -200,13 +205,13 @@ QVariant GraphModel::data(const QModelIndex &index, int role) const
     case Qt::ForegroundRole:
         return item->isError ? QVariant(QBrush(Qt::darkRed)) : QVariant();
     case BeginLineRole:
-        return item->begin.line;
+        return inEditor ? item->begin.line : 0;
     case BeginColumnRole:
-        return item->begin.column;
+        return inEditor ? item->begin.column : 0;
     case EndLineRole:
-        return item->end.line;
+        return inEditor ? item->end.line : 0;
     case EndColumnRole:
-        return item->end.column;
+        return inEditor ? item->end.column : 0;
     default:
         return {};
     }

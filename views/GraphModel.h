@@ -62,6 +62,7 @@ private:
     Item m_root;
     QString m_summary;
     bool m_hasGraph = false;
+    std::string m_sourceFile; ///< the lifted file: items located in a header it includes are not in the editor
 };
 
 } // namespace stitch::views

@@ -28,8 +28,15 @@ struct OutlineOptions {
 };
 int runOutline(const OutlineOptions &options);
 
+/// -I and -D, as the compiler would be given them (.cu inputs; core/frontend/SourceExpansion.h).
+struct SourceFlags {
+    std::vector<std::string> includeDirs;
+    std::vector<std::string> defines;  ///< NAME or NAME=VALUE
+};
+
 struct LiftOptions {
     std::string file;
+    SourceFlags source;
     bool json = false;
     bool eval = false;                 ///< run the CPU interpreter on random inputs
     std::vector<std::string> sizes;    ///< NAME=VALUE bindings for --eval, over the file's own
@@ -54,6 +61,7 @@ int runRun(const RunOptions &options);
 
 struct GenerateOptions {
     std::string file;                  ///< .te or liftable .cu
+    SourceFlags source;                ///< -I, -D
     std::string schedule;              ///< schedule JSON (docs/SCHEDULE.md); default: the built-in heuristics
     std::string arch = "sm_90";
     std::vector<std::string> sizes;    ///< NAME=VALUE over the file's own sizes
@@ -110,6 +118,7 @@ struct CalibrateOptions {
 int runCalibrate(const CalibrateOptions &options);
 struct RubricOptions {
     std::string file;                  ///< .te or liftable .cu
+    SourceFlags source;                ///< -I, -D
     std::string schedule;              ///< schedule JSON; default: the built-in heuristics
     std::string arch = "sm_90";
     std::vector<std::string> sizes;    ///< NAME=VALUE over the file's own sizes
@@ -124,6 +133,7 @@ int runRubric(const RubricOptions &options);
 
 struct OptimizeOptions {
     std::string file;                  ///< .te or liftable .cu
+    SourceFlags source;                ///< -I, -D
     std::string arch = "sm_90";
     std::vector<std::string> sizes;    ///< NAME=VALUE over the file's own sizes
     bool tf32 = false;

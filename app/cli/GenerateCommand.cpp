@@ -56,7 +56,8 @@ void printSpace(const schedule::Schedule &s, const schedule::Problem &problem)
 int runGenerate(const GenerateOptions &options)
 {
     int exitCode = 2;
-    auto input = loadProblem(options.file, options.sizes, options.arch, options.schedule, options.tf32, exitCode);
+    auto input = loadProblem(options.file, options.sizes, options.arch, options.schedule, options.tf32, exitCode,
+                             options.source);
     if (!input)
         return exitCode;
     const frontend::LiftedProgram *lifted = &input->lifted;
@@ -133,7 +134,12 @@ bool writeGenerated(const std::string &out, const codegen::GeneratedProgram &gen
     planFile.path = (dir / (program->name + ".plan.json")).string();
     planFile.sourcePath = (dir / source).string();
     planFile.plan = std::move(*plan);
-    const std::string graphFile = fs::absolute(file).lexically_normal().string();
+    auto reference = referenceSource(out, program->name, *lifted, file);
+    if (!reference.ok()) {
+        reportError(reference.error());
+        return false;
+    }
+    const std::string graphFile = *reference;
     planFile.cpuReference = runner::PlanCpuReference{graphFile, sizes, {}};
     planFile.model = runner::PlanFile::Model{graphFile, (dir / (program->name + ".schedule.json")).string(), sizes};
     planFile.precision =

@@ -192,10 +192,15 @@ void printEval(const EvalResult &result, unsigned seed)
 
 int runLift(const LiftOptions &options)
 {
+    const auto sourceFlags = sourceOptions(options.source);
+    if (!sourceFlags) {
+        std::cerr << "stitchcuda: " << sourceFlags.error().message << "\n";
+        return 2;
+    }
     std::string source;
     if (!readFile(options.file, source))
         return 2;
-    const auto lifted = frontend::liftFile(source, options.file);
+    const auto lifted = frontend::liftFile(source, options.file, *sourceFlags);
     if (!lifted) {
         const Error &e = lifted.error();
         if (options.json) {

@@ -43,7 +43,7 @@ bool writeFile(const std::string &path, const std::string &text)
 int runOptimize(const OptimizeOptions &options)
 {
     int exitCode = 2;
-    auto input = loadProblem(options.file, options.sizes, options.arch, "", options.tf32, exitCode);
+    auto input = loadProblem(options.file, options.sizes, options.arch, "", options.tf32, exitCode, options.source);
     if (!input)
         return exitCode;
     std::vector<agents::Pin> pins;
@@ -124,7 +124,11 @@ int runOptimize(const OptimizeOptions &options)
         return trace.error().kind == ErrorKind::InvalidArgument ? 2 : 1;
     }
     trace->source = options.file;
-    readFile(options.file, trace->sourceText);
+    // The text lifted (includes inlined, -D applied) when it differs from the file: replays need neither.
+    if (!input->lifted.expandedSource.empty())
+        trace->sourceText = input->lifted.expandedSource;
+    else
+        readFile(options.file, trace->sourceText);
     for (const auto &[n, v] : input->sizes)
         trace->sizes[n] = v;
 

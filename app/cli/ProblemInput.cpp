@@ -40,21 +40,54 @@ Result<ir::SizeBindings> bindSizes(const frontend::LiftedProgram &program, const
     return sizes;
 }
 
+Result<frontend::SourceOptions> sourceOptions(const SourceFlags &flags)
+{
+    frontend::SourceOptions options;
+    options.includeDirectories = flags.includeDirs;
+    for (const std::string &d : flags.defines) {
+        auto parsed = frontend::parseDefine(d);
+        if (!parsed)
+            return parsed.error();
+        options.defines.push_back(std::move(*parsed));
+    }
+    return options;
+}
+
+Result<std::string> referenceSource(const std::string &dir, const std::string &name, const frontend::LiftedProgram &lifted,
+                                    const std::string &file)
+{
+    namespace fs = std::filesystem;
+    if (lifted.expandedSource.empty())
+        return fs::absolute(file).lexically_normal().string();
+    const std::string path = fs::absolute(fs::path(dir) / (name + ".lifted.cu")).lexically_normal().string();
+    std::ofstream out(path, std::ios::binary);
+    out << lifted.expandedSource;
+    if (!out)
+        return makeError(ErrorKind::Io, "cannot write " + path);
+    return path;
+}
+
 std::optional<ProblemInput> loadProblem(const std::string &file, const std::vector<std::string> &sizeOverrides,
                                         const std::string &archName, const std::string &schedulePath, bool tf32,
-                                        int &exitCode)
+                                        int &exitCode, const SourceFlags &flags)
 {
     exitCode = 2;
+    auto options = sourceOptions(flags);
+    if (!options) {
+        std::cerr << "stitchcuda: " << options.error().message << "\n";
+        return std::nullopt;
+    }
     std::string text;
     if (!readFile(file, text))
         return std::nullopt;
-    auto lifted = frontend::liftFile(text, file);
+    auto lifted = frontend::liftFile(text, file, *options);
     if (!lifted.ok()) {
         exitCode = reportError(lifted.error());
         return std::nullopt;
     }
     ProblemInput in;
     in.lifted = std::move(*lifted);
+    in.source = std::move(*options);
     auto sizes = bindSizes(in.lifted, sizeOverrides);
     if (!sizes.ok()) {
         std::cerr << "stitchcuda: " << sizes.error().message << "\n";
@@ -95,10 +128,10 @@ Result<std::string> writeInputPlan(const std::string &dir, const std::string &na
     std::string text;
     if (!readFile(file, text))
         return makeError(ErrorKind::Io, "cannot read " + file);
-    auto detail = frontend::cudalift::liftCudaProgramDetailed(text, file);
+    auto detail = frontend::cudalift::liftCudaProgramDetailed(text, file, {}, input.source);
     if (!detail)
         return detail.error();
-    auto program = codegen::asWrittenProgram(text, file, *detail, input.sizes);
+    auto program = codegen::asWrittenProgram(detail->source, file, *detail, input.sizes);
     if (!program)
         return program.error();
     runner::PlanFile plan;
@@ -107,8 +140,10 @@ Result<std::string> writeInputPlan(const std::string &dir, const std::string &na
     plan.defines = program->defines;
     plan.plan = program->plan;
     // The same CPU reference as the generated plan's: the lifted graph at the same sizes.
-    plan.cpuReference = runner::PlanCpuReference{fs::absolute(file).lexically_normal().string(), input.sizes,
-                                                 program->tensorForBuffer, program->inputTensorForBuffer};
+    auto reference = referenceSource(dir, name, input.lifted, file);
+    if (!reference)
+        return reference.error();
+    plan.cpuReference = runner::PlanCpuReference{*reference, input.sizes, program->tensorForBuffer, program->inputTensorForBuffer};
     for (const auto &[path, content] : {std::pair{plan.sourcePath, program->source}, std::pair{plan.path, runner::planFileText(plan)}}) {
         std::ofstream out(path, std::ios::binary);
         out << content;

@@ -2,6 +2,7 @@
 // What `generate` and `rubric` (and `lift --eval` for sizes) share: a lifted file with its sizes
 // bound, the target architecture and the schedule (a file, or the built-in default).
 
+#include "Commands.h"
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
 #include "core/common/Result.h"
@@ -22,8 +23,12 @@ int reportError(const Error &error);
 /// Sizes from the source, overridden by --size NAME=VALUE; an error names what is missing.
 Result<ir::SizeBindings> bindSizes(const frontend::LiftedProgram &program, const std::vector<std::string> &overrides);
 
+/// -I / -D flags as the frontend takes them; an error names a malformed -D.
+Result<frontend::SourceOptions> sourceOptions(const SourceFlags &flags);
+
 struct ProblemInput {
     frontend::LiftedProgram lifted;
+    frontend::SourceOptions source;    ///< how the file was read (-I, -D)
     ir::SizeBindings sizes;
     const ArchLimits *arch = nullptr;
     schedule::Schedule schedule;
@@ -37,7 +42,12 @@ struct ProblemInput {
 /// exitCode (2: usage or I/O, 1: rejected input).
 std::optional<ProblemInput> loadProblem(const std::string &file, const std::vector<std::string> &sizes,
                                         const std::string &arch, const std::string &schedulePath, bool tf32,
-                                        int &exitCode);
+                                        int &exitCode, const SourceFlags &source = {});
+
+/// The file the plans' CPU reference lifts: FILE itself, or, when includes, conditionals or -D
+/// changed what was lifted, DIR/NAME.lifted.cu holding that text (written here; self-contained).
+Result<std::string> referenceSource(const std::string &dir, const std::string &name, const frontend::LiftedProgram &lifted,
+                                    const std::string &file);
 
 /// Writes NAME.cu, NAME.schedule.json and NAME.plan.json (the program, its schedule, and the
 /// launch plan `stitchcuda run` verifies and times) to `out`; prints what it wrote or why not.

@@ -109,6 +109,12 @@ static std::optional<rubric::AsWrittenReport> scoreInputAsWritten(const RubricOp
     rubric::AsWrittenOptions o;
     o.arch = options.arch;
     o.compile = !options.noCompile;
+    auto source = sourceOptions(options.source);
+    if (!source) {
+        std::cerr << "stitchcuda: " << source.error().message << "\n";
+        return std::nullopt;
+    }
+    o.source = std::move(*source);
     for (const std::string &item : options.sizes) {
         const auto eq = item.find('=');
         std::int64_t value = -1;
@@ -164,7 +170,8 @@ int runRubric(const RubricOptions &options)
         return asWritten->hardViolation ? 1 : 0;
     }
 
-    auto input = loadProblem(options.file, options.sizes, options.arch, options.schedule, options.tf32, exitCode);
+    auto input = loadProblem(options.file, options.sizes, options.arch, options.schedule, options.tf32, exitCode,
+                             options.source);
     // Nothing lifted (every kernel opaque): no schedule to generate; the program as written is the report.
     std::string noSchedule;
     if (!input)

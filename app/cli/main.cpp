@@ -4,6 +4,18 @@
 
 #include <CLI/CLI.hpp>
 
+namespace {
+
+/// -I DIR and -D NAME[=VALUE], as nvcc takes them (repeatable; "-Iinc" and "-DTILE=32" work too).
+void addSourceFlags(CLI::App *command, stitch::cli::SourceFlags &flags)
+{
+    command->add_option("-I,--include-dir", flags.includeDirs,
+                        "Folder searched for quoted includes after the file's own (repeatable, as nvcc -I)");
+    command->add_option("-D,--define", flags.defines, "Macro NAME or NAME=VALUE for the .cu file (repeatable, as nvcc -D)");
+}
+
+} // namespace
+
 int main(int argc, char **argv)
 {
     CLI::App app{"StitchCUDA: compile, inspect and optimize CUDA kernels"};
@@ -38,6 +50,7 @@ int main(int argc, char **argv)
     liftCmd->add_flag("--eval", lift.eval, "Run the CPU interpreter on random inputs and print output checksums");
     liftCmd->add_option("--size", lift.sizes, "Size value for --eval, NAME=VALUE (repeatable)");
     liftCmd->add_option("--seed", lift.seed, "Seed of the random inputs of --eval")->capture_default_str();
+    addSourceFlags(liftCmd, lift.source);
 
     stitch::cli::RunOptions run;
     auto *runCmd = app.add_subcommand("run", "Run, verify, time and profile a launch plan on the local GPU (docs/RUNNER.md)");
@@ -64,6 +77,7 @@ int main(int argc, char **argv)
     generateCmd->add_flag("--explain", generate.explain, "Print each decision's legal values and why others are not");
     generateCmd->add_flag("--no-compile", generate.noCompile, "Skip the NVRTC check of the generated code");
     generateCmd->add_flag("--print", generate.print, "Print the generated source (when no --out)");
+    addSourceFlags(generateCmd, generate.source);
 
     stitch::cli::BenchOptions bench;
     auto *benchCmd = app.add_subcommand("bench", "Benchmark generated code on the local GPU (JSON on stdout)");
@@ -127,6 +141,7 @@ int main(int argc, char **argv)
     rubricCmd->add_option("--schedule", rubric.schedule, "Schedule JSON (docs/SCHEDULE.md); default: heuristics");
     rubricCmd->add_option("--arch", rubric.arch, "Target architecture")->capture_default_str();
     rubricCmd->add_option("--size", rubric.sizes, "Size value, NAME=VALUE (repeatable)");
+    addSourceFlags(rubricCmd, rubric.source);
     rubricCmd->add_flag("--json", rubric.json, "Print JSON (schema stitchcuda-rubric/2)");
     rubricCmd->add_flag("--no-compile", rubric.noCompile, "Skip NVRTC: estimated registers, no instruction mix");
     rubricCmd->add_flag("--tf32", rubric.tf32, "Allow TF32 tensor cores (as generate --tf32)");
@@ -141,6 +156,7 @@ int main(int argc, char **argv)
     optimizeCmd->add_option("file", optimize.file, "Tensor-expression (.te) or liftable CUDA (.cu) file")->required();
     optimizeCmd->add_option("--arch", optimize.arch, "Target architecture")->capture_default_str();
     optimizeCmd->add_option("--size", optimize.sizes, "Size value, NAME=VALUE (repeatable)");
+    addSourceFlags(optimizeCmd, optimize.source);
     optimizeCmd->add_flag("--tf32", optimize.tf32, "Allow TF32 tensor cores");
     optimizeCmd->add_option("--budget", optimize.budget, "Candidates of the policy-guided search (0: the agents' greedy schedule)")
         ->capture_default_str()

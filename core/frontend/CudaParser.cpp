@@ -1,5 +1,7 @@
 #include "core/frontend/CudaParser.h"
 
+#include "core/frontend/SourceExpansion.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -141,7 +143,7 @@ std::string grammarLimitMessage(TSNode node, std::string_view source)
 }
 
 std::vector<Diagnostic> grammarLimits(TSNode node, std::string_view source, const std::string &fileName,
-                                      std::size_t max)
+                                      std::size_t max, const LineMap *lines)
 {
     std::vector<Diagnostic> out;
     if (ts_node_is_null(node))
@@ -154,7 +156,8 @@ std::vector<Diagnostic> grammarLimits(TSNode node, std::string_view source, cons
         if (missing || std::string_view(ts_node_type(n)) == "ERROR") {
             const TSPoint p = ts_node_start_point(n);
             out.push_back({Severity::Warning,
-                           SourceLocation{fileName, static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1},
+                           lines ? lines->at(fileName, p.row, p.column)
+                                 : SourceLocation{fileName, static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1},
                            grammarLimitMessage(n, source)});
             if (missing)
                 continue;

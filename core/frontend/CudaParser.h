@@ -56,8 +56,9 @@ std::string grammarLimitMessage(TSNode node, std::string_view source);
 
 /// The ERROR and MISSING nodes under node (itself included), in source order, at most max, as
 /// located warnings with grammarLimitMessage. Empty when the subtree is clean.
+/// Locations go through lines (the source's #line directives) when given.
 std::vector<Diagnostic> grammarLimits(TSNode node, std::string_view source, const std::string &fileName,
-                                      std::size_t max = 50);
+                                      std::size_t max = 50, const class LineMap *lines = nullptr);
 
 /// The kernel a launch names, from the text of its call's function: `::k` is the file-scope kernel
 /// `k` (StitchCUDA's generated host launchers write launches so).

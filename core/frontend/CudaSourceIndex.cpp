@@ -1,6 +1,7 @@
 #include "core/frontend/CudaSourceIndex.h"
 
 #include "core/frontend/CudaParser.h"
+#include "core/frontend/SourceExpansion.h"
 
 #include <tree_sitter/api.h>
 
@@ -14,7 +15,7 @@ namespace {
 
 class Indexer {
 public:
-    Indexer(const std::string &source, const std::string &fileName) : m_src(source), m_file(fileName) {}
+    Indexer(const std::string &source, const std::string &fileName) : m_src(source), m_file(fileName), m_lines(source) {}
 
     void run(TSNode root, SourceIndex &out)
     {
@@ -28,7 +29,7 @@ private:
         const uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
         return std::string_view(m_src).substr(b, e - b);
     }
-    SourceLocation loc(TSPoint p) const { return {m_file, static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1}; }
+    SourceLocation loc(TSPoint p) const { return m_lines.at(m_file, p.row, p.column); }
     SourceRange range(TSNode n) const
     {
         return {loc(ts_node_start_point(n)), loc(ts_node_end_point(n)), ts_node_start_byte(n), ts_node_end_byte(n)};
@@ -168,6 +169,7 @@ private:
 
     const std::string &m_src;
     std::string m_file;
+    LineMap m_lines;
     SourceIndex *m_out = nullptr;
 };
 

@@ -14,7 +14,7 @@ Result<LiftedProgram> liftTensorExpressions(const std::string &source, const std
     return te::parseTensorExpressions(source, fileName);
 }
 
-Result<LiftedProgram> liftFile(const std::string &source, const std::string &fileName)
+Result<LiftedProgram> liftFile(const std::string &source, const std::string &fileName, const SourceOptions &options)
 {
     const std::string base = fileName.substr(fileName.find_last_of("/\\") + 1);
     const auto dot = base.rfind('.');
@@ -24,7 +24,7 @@ Result<LiftedProgram> liftFile(const std::string &source, const std::string &fil
     if (extension == "te")
         return liftTensorExpressions(source, fileName);
     if (extension == "cu" || extension == "cuh")
-        return liftCudaProgram(source, fileName);
+        return liftCudaProgram(source, fileName, options);
     const std::string what = extension.empty() ? "a file without an extension"
                                                : "extension '." + base.substr(dot + 1) + "'";
     return makeError(ErrorKind::Unsupported,

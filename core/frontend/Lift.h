@@ -8,6 +8,7 @@
 
 #include "core/common/Result.h"
 #include "core/frontend/CudaSourceIndex.h"
+#include "core/frontend/SourceExpansion.h"
 #include "core/ir/Graph.h"
 #include "core/ir/Shape.h"
 
@@ -44,6 +45,11 @@ struct LiftedProgram {
     std::vector<LiftedLaunch> launches;      ///< CUDA only
     std::vector<OpaqueKernel> opaque;        ///< CUDA only
     std::vector<Diagnostic> diagnostics;     ///< warnings and notes (errors fail the Result)
+    /// CUDA only, set when includes, conditionals or -D changed the file's text: the text lifted
+    /// (self-contained; its #line directives name the files), so what replays the lift (a trace,
+    /// a plan's CPU reference) needs neither the headers nor the options.
+    std::string expandedSource;
+    std::vector<std::string> includedFiles;  ///< headers inlined, in order
 };
 
 /// Parses a tensor-expression file (.te; language in docs/TE.md). Errors are located
@@ -56,9 +62,13 @@ Result<LiftedProgram> liftTensorExpressions(const std::string &source, const std
 /// the launch is inferred from its guards (docs/LIFT-JSON.md, "A kernel alone"). tree-sitter
 /// parses the file once, within CudaParseLimits (CudaSourceIndex.h): an oversized file or one
 /// that runs past the time budget is an error at file:1:1, never a hang.
-Result<LiftedProgram> liftCudaProgram(const std::string &source, const std::string &fileName);
+/// Quoted includes are followed beside the file and in options' -I folders, conditionals decided,
+/// -D applied (SourceExpansion.h); locations name the header where the code came from one.
+Result<LiftedProgram> liftCudaProgram(const std::string &source, const std::string &fileName,
+                                      const SourceOptions &options = {});
 
 /// Picks the frontend by extension (.te, .cu/.cuh); Unsupported error for anything else.
-Result<LiftedProgram> liftFile(const std::string &source, const std::string &fileName);
+/// options apply to CUDA files only.
+Result<LiftedProgram> liftFile(const std::string &source, const std::string &fileName, const SourceOptions &options = {});
 
 } // namespace stitch::frontend

@@ -206,6 +206,7 @@ json liftToJson(const LiftedProgram &program)
             {"graph", graphToJson(program)},
             {"launches", launches},
             {"opaque", opaque},
+            {"included_files", stringsToJson(program.includedFiles)},
             {"diagnostics", diagnostics},
             {"error", nullptr}};
     sanitizeStrings(document);

@@ -259,7 +259,7 @@ Result<AsWrittenReport> scoreAsWritten(const std::string &source, const std::str
                                        const AsWrittenOptions &options)
 {
     const auto start = std::chrono::steady_clock::now();
-    auto detail = fl::liftCudaProgramDetailed(source, fileName);
+    auto detail = fl::liftCudaProgramDetailed(source, fileName, {}, options.source);
     if (!detail.ok())
         return detail.error();
     const double liftMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -268,7 +268,8 @@ Result<AsWrittenReport> scoreAsWritten(const std::string &source, const std::str
     double compileMs = 0;
     if (options.compile) {
         const auto c0 = std::chrono::steady_clock::now();
-        auto c = compileSourceAsWritten(source, fileName, *detail, options);
+        // The lifted text: includes inlined, conditionals and -D applied, so NVRTC needs no paths.
+        auto c = compileSourceAsWritten(detail->source, fileName, *detail, options);
         compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
         if (c.ok())
             compiled = std::move(*c);

@@ -64,6 +64,7 @@ struct AsWrittenOptions {
     const GpuSpec *gpu = nullptr; ///< default: the arch's datasheet GPU
     ir::SizeBindings sizes;       ///< over the sizes the source defines (these win)
     bool compile = true;          ///< NVRTC: registers, static shared memory, spills, PTX, SASS
+    frontend::SourceOptions source; ///< -I / -D, as the file is compiled
 };
 
 /// Lifts `source`, compiles it with NVRTC (options.compile) and scores every launch. Errors: the

@@ -154,14 +154,30 @@ std::optional<cudalift::LaunchAccesses> recordAccesses(cudalift::ProgramContext 
 
 namespace cudalift {
 
-Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const std::string &fileName,
-                                               const CudaParseLimits &limits)
+Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &fileText, const std::string &fileName,
+                                               const CudaParseLimits &limits, const SourceOptions &options)
 {
+    // Includes, conditionals and -D first (SourceExpansion.h): the text lifted is self-contained.
+    ExpandedSource expanded = expandCudaSource(fileText, fileName, options);
+    const std::string &source = expanded.text;
     // One parse serves the outline (indexCudaTree), the macros and the walks; macro bodies are
     // parsed within what is left of the same time budget.
     auto tree = SyntaxTree::parse(source, fileName, limits);
     if (tree->failure())
         return *tree->failure();
+    // Templates called with arguments the lifter can name: each instance appended to the text and
+    // the whole parsed again, a few rounds for templates called from instances (Templates.h).
+    TemplateInstances templates;
+    std::string liftedText = source;
+    for (int round = 0; round < 4; ++round) {
+        templates = instantiateTemplates(*tree, templates);
+        if (!templates.grew)
+            break;
+        liftedText = source + templates.appendix;
+        tree = SyntaxTree::parse(liftedText, fileName, limits);
+        if (tree->failure())
+            return *tree->failure();
+    }
     // What the grammar cannot read is its limit, not the user's error (nvcc/NVRTC is the authority
     // on syntax): the file is never refused for it. Each place is a located warning; a kernel
     // whose own subtree has one stays opaque with it (KernelExec), host code after one does not
@@ -170,6 +186,7 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
     const SourceIndex index = indexCudaTree(tree->root(), tree->text(), fileName);
     ProgramContext ctx;
     ctx.file = tree.get();
+    ctx.templates = &templates;
     Preprocessor macros(*tree);
     if (macros.failure())
         return *macros.failure();
@@ -179,13 +196,19 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
     collectFunctions(tree->root(), ctx, *tree);
     for (const KernelInfo &k : index.kernels)
         ctx.kernels[k.name] = k;
-    if (std::none_of(index.kernels.begin(), index.kernels.end(), [](const KernelInfo &k) { return k.qualifier == "__global__"; }))
-        return makeError(ErrorKind::Unsupported, "no __global__ kernel in " + fileName, SourceLocation{fileName, 1, 1});
+    if (std::none_of(index.kernels.begin(), index.kernels.end(), [](const KernelInfo &k) { return k.qualifier == "__global__"; })) {
+        std::string message = "no __global__ kernel in " + fileName;
+        for (const Diagnostic &d : expanded.diagnostics)
+            message += "; " + d.location.toString() + ": " + d.message; // e.g. the header holding it was not found
+        return makeError(ErrorKind::Unsupported, message, SourceLocation{fileName, 1, 1});
+    }
 
     CudaLiftDetail detail;
     LiftedProgram &program = detail.program;
     program.sourceFile = fileName;
     program.language = "cuda";
+    program.diagnostics = std::move(expanded.diagnostics);
+    detail.includedFiles = std::move(expanded.includedFiles);
 
     HostProgram host = walkHostProgram(ctx);
     ctx.buffers = &host.buffers;
@@ -307,6 +330,8 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
     std::set<std::string> sizeNames;
     for (const std::string &n : program.graph.sizeVars())
         sizeNames.insert(n);
+    for (const std::string &t : templates.templatesUsed)
+        launchedKernels.insert(t); // a template is reported through its instances
     for (std::size_t l = 0; l < launchCount; ++l) {
         const HostLaunch &hl = host.launches[l];
         launchedKernels.insert(hl.binding.kernel);
@@ -429,6 +454,10 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
     }
     for (const SizeDefinition &d : sizes.definitions())
         detail.definedSizes[d.name] = d.value;
+    if (expanded.changed) // templates are instantiated again from it: no instances in it
+        program.expandedSource = expanded.text;
+    program.includedFiles = detail.includedFiles;
+    detail.source = std::move(liftedText);
     for (const SizeDefinition &d : sizes.definitions()) {
         if (sizeNames.count(d.name)) {
             program.sizes[d.name] = d.value;
@@ -440,10 +469,11 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const 
 
 } // namespace cudalift
 
-Result<LiftedProgram> liftCudaProgram(const std::string &source, const std::string &fileName)
+Result<LiftedProgram> liftCudaProgram(const std::string &source, const std::string &fileName,
+                                      const SourceOptions &options)
 {
     try {
-        auto detail = cudalift::liftCudaProgramDetailed(source, fileName);
+        auto detail = cudalift::liftCudaProgramDetailed(source, fileName, {}, options);
         if (!detail)
             return detail.error();
         return std::move(detail->program);

@@ -48,13 +48,21 @@ struct CudaLiftDetail {
     std::vector<std::optional<LaunchAccesses>> accesses;
     /// Every named size's value, those only device code uses included (program.sizes: the graph's and launches').
     ir::SizeBindings definedSizes;
+    /// The text that was lifted: the file's, or with its includes, conditionals and -D expanded
+    /// (SourceExpansion.h), followed by the instances of the templates it calls (Templates.h);
+    /// every byte offset above (SourceRange::beginByte, ...) indexes it, and it compiles on its own
+    /// (its #line directives name the files).
+    std::string source;
+    std::vector<std::string> includedFiles; ///< headers inlined into source
 };
 
 /// liftCudaProgram with the host-side plan. Errors: Parse (a file over CudaParseLimits' size cap),
 /// Timeout when tree-sitter runs past its budget (the file is probably not CUDA), and Unsupported
 /// when the file has no __global__ kernel. What the grammar cannot read never fails the file: it
 /// is a located warning, and a kernel containing it stays opaque with that reason.
+/// options: -I and -D as the compiler would be given them (quoted includes are always looked for
+/// beside the file).
 Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const std::string &fileName,
-                                               const CudaParseLimits &limits = {});
+                                               const CudaParseLimits &limits = {}, const SourceOptions &options = {});
 
 } // namespace stitch::frontend::cudalift

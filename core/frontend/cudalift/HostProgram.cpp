@@ -609,8 +609,20 @@ void HostWalker::recordLaunch(TSNode call, TSNode config)
         if (!launch.refusal)
             launch.refusal = Refusal{m_tree->location(at), fragment(m_tree->text(at)), std::move(why), std::move(advice)};
     };
-    if (kind(fn) == "template_function")
-        refuseLaunch(call, "the kernel is a template", "the lifter does not instantiate templates");
+    // A template kernel runs as its instance at this call (Templates.h), or is refused saying why.
+    bool instantiated = false;
+    if (m_program.templates) {
+        const std::uint32_t at = ts_node_start_byte(call);
+        if (const auto it = m_program.templates->calls.find(at); it != m_program.templates->calls.end()) {
+            launch.binding.kernel = it->second;
+            instantiated = true;
+        } else if (const auto r = m_program.templates->refused.find(at); r != m_program.templates->refused.end()) {
+            launch.refusal = r->second;
+        }
+    }
+    if (kind(fn) == "template_function" && !instantiated)
+        refuseLaunch(call, "the kernel is a template the lifter cannot instantiate",
+                     "define the template in this file (or an included one) with __global__");
     auto kernel = m_program.kernels.find(launch.binding.kernel);
     if (kernel == m_program.kernels.end() || kernel->second.qualifier != "__global__")
         refuseLaunch(call, "no __global__ function '" + launch.binding.kernel + "' is defined in this file", {});

@@ -95,7 +95,13 @@ Expr KernelExec::evalCall(TSNode e, State &s)
                    "launch the child kernel from the host instead, or keep this kernel opaque");
     }
     std::string name;
-    if (kind(fn) == "identifier") {
+    const TemplateInstances *templates = m_program.templates;
+    const auto instance = templates ? templates->calls.find(ts_node_start_byte(e)) : std::map<std::uint32_t, std::string>::const_iterator{};
+    if (templates && instance != templates->calls.end()) {
+        name = instance->second; // a device function template, instantiated for this call
+    } else if (templates && templates->refused.count(ts_node_start_byte(e))) {
+        throw LiftRefusal(templates->refused.at(ts_node_start_byte(e)));
+    } else if (kind(fn) == "identifier") {
         name = textOf(fn);
     } else if (kind(fn) == "template_function") {
         name = textOf(field(fn, "name"));
@@ -107,7 +113,15 @@ Expr KernelExec::evalCall(TSNode e, State &s)
                 refuse(e, "unsupported static_cast");
             return convertTo(eval(args[0], s), *t);
         }
-        refuse(e, "call of template function '" + name + "'", "the lifter does not instantiate templates");
+        refuse(e, "call of template function '" + name + "', which is not a __device__ template of this file",
+               "define it as a __device__ template here or in an included file");
+    } else if (kind(fn) == "primitive_type" || kind(fn) == "type_identifier") {
+        // A functional cast, float(3) or T(3) in a template instance.
+        const auto args = namedChildren(argList);
+        const auto t = scalarTypeFromText(m_tree->text(fn));
+        if (!t || args.size() != 1)
+            refuse(e, "the conversion '" + textOf(fn) + "(...)' is not to a scalar type the lifter models");
+        return convertTo(eval(args[0], s), *t);
     } else {
         refuse(e, "this call form is not supported");
     }

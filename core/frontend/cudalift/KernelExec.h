@@ -11,6 +11,7 @@
 #include "core/frontend/cudalift/LiftRefusal.h"
 #include "core/frontend/cudalift/Preprocessor.h"
 #include "core/frontend/cudalift/SyntaxTree.h"
+#include "core/frontend/cudalift/Templates.h"
 
 #include <map>
 #include <string>
@@ -27,6 +28,7 @@ struct ProgramContext {
     std::map<std::string, KernelInfo> kernels;    ///< __global__ / __device__ signatures
     const std::vector<BufferInfo> *buffers = nullptr;
     std::map<std::string, int> globals;           ///< file-scope device variables -> buffer
+    const TemplateInstances *templates = nullptr; ///< calls of templates -> their instances (Templates.h)
 };
 
 /// The C type of a declaration or parameter, from its text ("const float *__restrict__" -> F32).

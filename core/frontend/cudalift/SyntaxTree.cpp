@@ -42,6 +42,7 @@ std::unique_ptr<SyntaxTree> SyntaxTree::parse(std::string text, std::string file
     std::unique_ptr<SyntaxTree> tree(new SyntaxTree());
     tree->m_text = std::move(text);
     tree->m_file = std::move(fileName);
+    tree->m_lines.emplace(tree->m_text);
     tree->parseUntil(ParseClock::now() + limits.budgetFor(tree->m_text.size()), limits.maxSourceBytes);
     return tree;
 }
@@ -91,6 +92,8 @@ SourceLocation SyntaxTree::location(TSNode node) const
     if (ts_node_is_null(node))
         return {m_file, 0, 0};
     const TSPoint p = ts_node_start_point(node);
+    if (m_lines)
+        return m_lines->at(m_file, p.row, p.column);
     return {m_file, static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1};
 }
 
@@ -101,6 +104,8 @@ SourceLocation SyntaxTree::endLocation(TSNode node) const
     if (ts_node_is_null(node))
         return {m_file, 0, 0};
     const TSPoint p = ts_node_end_point(node);
+    if (m_lines)
+        return m_lines->at(m_file, p.row, p.column);
     return {m_file, static_cast<int>(p.row) + 1, static_cast<int>(p.column) + 1};
 }
 
@@ -117,7 +122,7 @@ std::vector<Diagnostic> SyntaxTree::grammarLimits(TSNode node, std::size_t max) 
         node = root();
     if (!ts_node_has_error(node))
         return {};
-    std::vector<Diagnostic> out = frontend::grammarLimits(node, m_text, m_file, max);
+    std::vector<Diagnostic> out = frontend::grammarLimits(node, m_text, m_file, max, m_lines ? &*m_lines : nullptr);
     if (m_origin) {
         for (Diagnostic &d : out)
             d.location = *m_origin;

@@ -6,6 +6,7 @@
 
 #include "core/common/Result.h"
 #include "core/frontend/CudaParser.h"
+#include "core/frontend/SourceExpansion.h"
 #include "core/frontend/cudalift/LiftRefusal.h"
 #include "core/ir/ComputeOp.h"
 
@@ -63,6 +64,7 @@ private:
     std::string m_text;
     std::string m_file;
     std::optional<SourceLocation> m_origin;
+    std::optional<LineMap> m_lines;       ///< the text's #line directives (files, not snippets)
     ParseClock::time_point m_deadline;
     std::size_t m_maxSourceBytes = 0;
     std::optional<CudaTree> m_tree;
