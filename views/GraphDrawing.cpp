@@ -109,8 +109,8 @@ GraphDrawing drawingOf(const frontend::LiftedProgram &program, const std::vector
         }
         if (auto it = kernelOfOp.find(op.name); it != kernelOfOp.end()) {
             n.kernel = it->second;
-            n.toolTip += "\nkernel " + d.kernels[static_cast<std::size_t>(it->second)].name + " ("
-                         + d.kernels[static_cast<std::size_t>(it->second)].strategy + ")";
+            n.toolTip += "\nkernel " + d.kernels[static_cast<std::size_t>(it->second)].name + " (" +
+                         d.kernels[static_cast<std::size_t>(it->second)].strategy + ")";
         }
         opNode[op.name] = addNode(std::move(n));
     }

@@ -24,12 +24,12 @@ struct DrawnNode {
         Opaque, ///< a kernel kept as written (LiftedProgram::opaque)
     };
     Kind kind = Kind::Op;
-    std::string name;    ///< op, tensor or kernel name
-    std::string detail;  ///< second line: the op's expression, the tensor's type and shape
-    std::string toolTip; ///< the full text: the op with its ranges, why a kernel is opaque
+    std::string name;     ///< op, tensor or kernel name
+    std::string detail;   ///< second line: the op's expression, the tensor's type and shape
+    std::string toolTip;  ///< the full text: the op with its ranges, why a kernel is opaque
     SourceLocation begin; ///< where it came from in the source (line 0: nowhere)
     SourceLocation end;
-    int kernel = -1;     ///< index into GraphDrawing::kernels, or -1
+    int kernel = -1; ///< index into GraphDrawing::kernels, or -1
 };
 
 struct DrawnEdge {

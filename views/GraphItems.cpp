@@ -35,8 +35,14 @@ QFont monoFont(int pixels)
     return f;
 }
 
-QFont detailFont() { return monoFont(11); }
-QFont labelFont() { return monoFont(10); }
+QFont detailFont()
+{
+    return monoFont(11);
+}
+QFont labelFont()
+{
+    return monoFont(10);
+}
 
 QFont titleFont()
 {
@@ -53,8 +59,7 @@ bool isTensor(DrawnNode::Kind kind)
 
 QString elidedDetail(const DrawnNode &node)
 {
-    return QFontMetricsF(detailFont())
-        .elidedText(QString::fromStdString(node.detail), Qt::ElideRight, kMaxDetailWidth);
+    return QFontMetricsF(detailFont()).elidedText(QString::fromStdString(node.detail), Qt::ElideRight, kMaxDetailWidth);
 }
 
 double levelOfDetail(const QPainter *painter)
@@ -104,7 +109,10 @@ GraphNodeItem::GraphNodeItem(int index, const DrawnNode &node, const QRectF &rec
     setZValue(2);
 }
 
-QRectF GraphNodeItem::boundingRect() const { return m_rect.adjusted(-4, -4, 4, 4); }
+QRectF GraphNodeItem::boundingRect() const
+{
+    return m_rect.adjusted(-4, -4, 4, 4);
+}
 
 QPainterPath GraphNodeItem::outline() const
 {
@@ -116,7 +124,10 @@ QPainterPath GraphNodeItem::outline() const
     return path;
 }
 
-QPainterPath GraphNodeItem::shape() const { return outline(); }
+QPainterPath GraphNodeItem::shape() const
+{
+    return outline();
+}
 
 void GraphNodeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
 {
@@ -193,7 +204,10 @@ GraphEdgeItem::GraphEdgeItem(QPainterPath path, QPolygonF arrow, const QRectF &l
     setZValue(1);
 }
 
-QRectF GraphEdgeItem::boundingRect() const { return m_bounds; }
+QRectF GraphEdgeItem::boundingRect() const
+{
+    return m_bounds;
+}
 
 void GraphEdgeItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
 {
@@ -221,7 +235,10 @@ GraphClusterItem::GraphClusterItem(const QRectF &rect, const QColor &colour, QSt
     setZValue(0);
 }
 
-QRectF GraphClusterItem::boundingRect() const { return m_rect.adjusted(-1, -1, 1, 1); }
+QRectF GraphClusterItem::boundingRect() const
+{
+    return m_rect.adjusted(-1, -1, 1, 1);
+}
 
 void GraphClusterItem::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *)
 {

@@ -35,9 +35,9 @@ void set(void *object, const char *name, const std::string &value)
 void setSizedLabel(Agraph_t *g, void *object, double width, double height)
 {
     const std::string html = "<TABLE FIXEDSIZE=\"TRUE\" BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" "
-                             "CELLPADDING=\"0\" WIDTH=\""
-                             + std::to_string(static_cast<int>(std::ceil(width))) + "\" HEIGHT=\""
-                             + std::to_string(static_cast<int>(std::ceil(height))) + "\"><TR><TD></TD></TR></TABLE>";
+                             "CELLPADDING=\"0\" WIDTH=\"" +
+                             std::to_string(static_cast<int>(std::ceil(width))) + "\" HEIGHT=\"" +
+                             std::to_string(static_cast<int>(std::ceil(height))) + "\"><TR><TD></TD></TR></TABLE>";
     char *label = agstrdup_html(g, const_cast<char *>(html.c_str()));
     agsafeset(object, const_cast<char *>("label"), label, const_cast<char *>(""));
     agstrfree(g, label);

@@ -32,9 +32,9 @@ struct LayoutRect {
 };
 
 struct LayoutNode {
-    double width = 0;  ///< points
-    double height = 0; ///< points
-    int cluster = -1;  ///< index into LayoutInput::clusters, or -1
+    double width = 0;     ///< points
+    double height = 0;    ///< points
+    int cluster = -1;     ///< index into LayoutInput::clusters, or -1
     bool ellipse = false; ///< edges end on an ellipse inscribed in the box instead of the box
 };
 
@@ -42,7 +42,7 @@ struct LayoutNode {
 struct LayoutEdge {
     int from = -1;
     int to = -1;
-    double labelWidth = 0;  ///< room for a label beside the edge; 0: no label
+    double labelWidth = 0; ///< room for a label beside the edge; 0: no label
     double labelHeight = 0;
 };
 

@@ -66,7 +66,10 @@ GraphPanel::GraphPanel(QWidget *parent) : QWidget(parent)
     showDrawing();
 }
 
-bool GraphPanel::isShowingDrawing() const { return m_stack->currentWidget() == m_drawing; }
+bool GraphPanel::isShowingDrawing() const
+{
+    return m_stack->currentWidget() == m_drawing;
+}
 
 void GraphPanel::showDrawing()
 {
@@ -93,8 +96,8 @@ void GraphPanel::updateActions()
 void GraphPanel::exportWithDialog(bool svg)
 {
     const QString filter = svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)");
-    QString path = QFileDialog::getSaveFileName(this, svg ? tr("Export Graph as SVG") : tr("Export Graph as PNG"),
-                                                {}, filter);
+    QString path =
+        QFileDialog::getSaveFileName(this, svg ? tr("Export Graph as SVG") : tr("Export Graph as PNG"), {}, filter);
     if (path.isEmpty())
         return;
     const QString suffix = svg ? QStringLiteral(".svg") : QStringLiteral(".png");

@@ -24,6 +24,8 @@ namespace {
 constexpr double kMinZoom = 0.02;
 constexpr double kMaxZoom = 8.0;
 constexpr double kZoomStep = 1.25;
+// Below this a drawing is opened at this scale on its inputs instead of fitted (F still fits).
+constexpr double kReadableZoom = 0.6;
 constexpr double kSceneMargin = 16;
 // A PNG export at twice the screen's resolution, unless that passes this many pixels.
 constexpr double kMaxPngPixels = 64.0 * 1024 * 1024;
@@ -31,7 +33,6 @@ constexpr double kMaxPngPixels = 64.0 * 1024 * 1024;
 struct LayoutJob {
     GraphDrawing drawing;
     LayoutInput input;
-    std::vector<QSizeF> labelSizes;
 };
 
 struct LayoutOutcome {
@@ -40,8 +41,14 @@ struct LayoutOutcome {
     double ms = 0;
 };
 
-QPointF toQt(const LayoutPoint &p) { return {p.x, p.y}; }
-QRectF toQt(const LayoutRect &r) { return {r.x, r.y, r.width, r.height}; }
+QPointF toQt(const LayoutPoint &p)
+{
+    return {p.x, p.y};
+}
+QRectF toQt(const LayoutRect &r)
+{
+    return {r.x, r.y, r.width, r.height};
+}
 
 QPainterPath edgePath(const EdgeRoute &route)
 {
@@ -71,8 +78,7 @@ QPolygonF arrowHead(const EdgeRoute &route)
 
 } // namespace
 
-GraphView::GraphView(QWidget *parent)
-    : QGraphicsView(parent), m_latestJob(std::make_shared<std::atomic<quint64>>(0))
+GraphView::GraphView(QWidget *parent) : QGraphicsView(parent), m_latestJob(std::make_shared<std::atomic<quint64>>(0))
 {
     setScene(new QGraphicsScene(this));
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
@@ -138,12 +144,11 @@ void GraphView::relayout()
     }
     for (const DrawnEdge &e : d.edges) {
         const QSizeF size = e.label.empty() ? QSizeF() : graphEdgeLabelSize(QString::fromStdString(e.label));
-        pending->labelSizes.push_back(size);
         pending->input.edges.push_back({e.from, e.to, size.width(), size.height()});
     }
     for (const DrawnKernel &k : d.kernels) {
-        const QSizeF size = graphClusterTitleSize(QStringLiteral("%1 [%2]").arg(QString::fromStdString(k.name),
-                                                                                 QString::fromStdString(k.strategy)));
+        const QSizeF size = graphClusterTitleSize(
+            QStringLiteral("%1 [%2]").arg(QString::fromStdString(k.name), QString::fromStdString(k.strategy)));
         pending->input.clusters.push_back({size.width(), size.height()});
     }
     m_timings.prepareMs = static_cast<double>(prepare.nsecsElapsed()) / 1e6;
@@ -163,19 +168,20 @@ void GraphView::relayout()
         }
         buildScene(**outcome.layout, {});
     });
-    watcher->setFuture(QtConcurrent::run([job, latest = m_latestJob, input = std::shared_ptr<const LayoutJob>(pending)] {
-        LayoutOutcome outcome;
-        outcome.job = input;
-        if (latest->load() != job) // a newer program is waiting: skip this one's layout
-            outcome.layout = std::make_shared<const Result<Layout>>(makeError(ErrorKind::Cancelled, "stale"));
-        else {
+    watcher->setFuture(
+        QtConcurrent::run([job, latest = m_latestJob, input = std::shared_ptr<const LayoutJob>(pending)] {
+            LayoutOutcome outcome;
+            outcome.job = input;
+            if (latest->load() != job) { // a newer program is waiting: skip this one's layout
+                outcome.layout = std::make_shared<const Result<Layout>>(makeError(ErrorKind::Cancelled, "stale"));
+                return outcome;
+            }
             QElapsedTimer timer;
             timer.start();
             outcome.layout = std::make_shared<const Result<Layout>>(layoutGraph(input->input));
             outcome.ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-        }
-        return outcome;
-    }));
+            return outcome;
+        }));
 }
 
 void GraphView::buildScene(const Layout &layout, const QString &message)
@@ -192,8 +198,8 @@ void GraphView::buildScene(const Layout &layout, const QString &message)
     const bool fused = !m_drawing.kernels.empty();
     if (m_program && fused)
         m_kernelCaption = (m_drawing.kernels.size() == 1 ? tr("Shaded: 1 kernel")
-                                                         : tr("Shaded: %1 kernels").arg(m_drawing.kernels.size()))
-                          + (m_whose.isEmpty() ? QString() : tr(" of %1").arg(m_whose));
+                                                         : tr("Shaded: %1 kernels").arg(m_drawing.kernels.size())) +
+                          (m_whose.isEmpty() ? QString() : tr(" of %1").arg(m_whose));
     else if (m_program)
         m_kernelCaption = tr("No fusion known yet: one colour per op");
     else
@@ -226,15 +232,14 @@ void GraphView::buildScene(const Layout &layout, const QString &message)
                                                route.label ? toQt(*route.label) : QRectF(),
                                                QString::fromStdString(m_drawing.edges[i].label)));
         }
-        scene()->setSceneRect(
-            QRectF(0, 0, layout.width, layout.height).adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
+        scene()->setSceneRect(QRectF(0, 0, layout.width, layout.height)
+                                  .adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
     }
     m_timings.sceneMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     m_laidOut = true;
     if (m_fitPending || !m_userZoomed) {
         m_fitPending = false;
-        fit();
-        m_userZoomed = false;
+        showInitially();
     }
     emit laidOut();
 }
@@ -280,7 +285,10 @@ void GraphView::selectSourceAt(int line, int column)
     m_selectingFromSource = false;
 }
 
-double GraphView::zoom() const { return transform().m11(); }
+double GraphView::zoom() const
+{
+    return transform().m11();
+}
 
 void GraphView::setZoom(double factor)
 {
@@ -294,8 +302,14 @@ void GraphView::scaleBy(double factor)
     setZoom(zoom() * factor);
 }
 
-void GraphView::zoomIn() { scaleBy(kZoomStep); }
-void GraphView::zoomOut() { scaleBy(1 / kZoomStep); }
+void GraphView::zoomIn()
+{
+    scaleBy(kZoomStep);
+}
+void GraphView::zoomOut()
+{
+    scaleBy(1 / kZoomStep);
+}
 
 void GraphView::fit()
 {
@@ -309,6 +323,17 @@ void GraphView::fit()
         setZoom(kMinZoom);
     centerOn(rect.center());
     m_userZoomed = false;
+}
+
+void GraphView::showInitially()
+{
+    fit();
+    const QRectF rect = scene()->sceneRect();
+    if (rect.isEmpty() || zoom() >= kReadableZoom)
+        return;
+    setZoom(std::clamp(viewport()->width() / rect.width(), kReadableZoom, 1.0));
+    const double visibleHeight = mapToScene(viewport()->rect()).boundingRect().height();
+    centerOn(rect.center().x(), rect.top() + visibleHeight / 2);
 }
 
 void GraphView::wheelEvent(QWheelEvent *event)
@@ -349,7 +374,7 @@ void GraphView::resizeEvent(QResizeEvent *event)
 {
     QGraphicsView::resizeEvent(event);
     if (!m_userZoomed && m_laidOut) // follow the dock until the user picks a zoom
-        fit();
+        showInitially();
 }
 
 bool GraphView::exportSvg(const QString &path, QString *error) const

@@ -4,7 +4,8 @@
 //   LiftedProgram + kernel groups -> drawingOf (GUI thread) -> node sizes (GUI thread)
 //     -> layoutGraph (worker; a newer request drops a stale one) -> scene items (GUI thread)
 //   click on an op -> sourceRequested -> editor selection; editor cursor -> selectSourceAt
-// Zoom with Ctrl+wheel or +/-, pan by dragging, F fits; exports to SVG and PNG.
+// Zoom with Ctrl+wheel or +/-, pan by dragging, F fits; exports to SVG and PNG. A drawing too
+// large to read when fitted opens at a readable scale on its inputs.
 
 #include "core/frontend/Lift.h"
 #include "core/schedule/Schedule.h"
@@ -85,6 +86,9 @@ private:
     void buildScene(const Layout &layout, const QString &message);
     void onSelectionChanged();
     void scaleBy(double factor);
+    /// The whole drawing when its text stays readable; a larger one opens at a readable scale on
+    /// its inputs (the top) instead.
+    void showInitially();
 
     std::shared_ptr<const frontend::LiftedProgram> m_program;
     std::vector<schedule::KernelGroup> m_groups;

@@ -48,8 +48,8 @@ void MainWindow::createGraphDock()
             [this] { m_graphPanel->drawing()->selectSourceAt(m_editor->currentLine(), m_editor->currentColumn()); });
     connect(this, &MainWindow::rubricUpdated, this, [this] {
         showGraphKernels(m_scoredSchedule, !m_agentStep.isEmpty() ? m_agentStep
-                                           : m_userSchedule     ? tr("your schedule")
-                                                                : tr("the default schedule"));
+                                           : m_userSchedule       ? tr("your schedule")
+                                                                  : tr("the default schedule"));
     });
     m_graphDock = new QDockWidget(tr("Graph"), this);
     m_graphDock->setObjectName(QStringLiteral("graphDock"));

@@ -42,7 +42,9 @@ inline std::string largeProgram(int ops)
     for (int k = 0; k + 1 < ops; ++k)
         text += "tensor t" + std::to_string(k) + ": f32[N]\n";
     text += "output Y: f32[N]\n";
-    auto name = [&](int k) { return k < 0 ? std::string("X") : k + 1 == ops ? std::string("Y") : "t" + std::to_string(k); };
+    auto name = [&](int k) {
+        return k < 0 ? std::string("X") : k + 1 == ops ? std::string("Y") : "t" + std::to_string(k);
+    };
     for (int k = 0; k < ops; ++k) {
         std::string body = name(k - 1) + "[i] * 0.5";
         if (k % 4 == 3)

@@ -44,8 +44,9 @@ double distanceToRect(const LayoutPoint &p, const LayoutRect &r)
 
 bool inside(const LayoutRect &inner, const LayoutRect &outer)
 {
-    return inner.x >= outer.x - 0.5 && inner.y >= outer.y - 0.5 && inner.x + inner.width <= outer.x + outer.width + 0.5
-           && inner.y + inner.height <= outer.y + outer.height + 0.5;
+    return inner.x >= outer.x - 0.5 && inner.y >= outer.y - 0.5 &&
+           inner.x + inner.width <= outer.x + outer.width + 0.5 &&
+           inner.y + inner.height <= outer.y + outer.height + 0.5;
 }
 
 /// The checks every layout must pass: positions in the drawing, no overlaps, edges that start and
@@ -59,11 +60,12 @@ void checkLayout(const GraphDrawing &d, const LayoutInput &in, const Layout &lay
         const LayoutRect &r = layout.nodes[i];
         QVERIFY2(std::abs(r.width - in.nodes[i].width) < 1 && std::abs(r.height - in.nodes[i].height) < 1,
                  d.nodes[i].name.c_str()); // fixed sizes are kept
-        QVERIFY(r.x >= -0.5 && r.y >= -0.5 && r.x + r.width <= layout.width + 0.5 && r.y + r.height <= layout.height + 0.5);
+        QVERIFY(r.x >= -0.5 && r.y >= -0.5 && r.x + r.width <= layout.width + 0.5 &&
+                r.y + r.height <= layout.height + 0.5);
         for (std::size_t j = i + 1; j < layout.nodes.size(); ++j)
-            QVERIFY2(!r.intersects(layout.nodes[j]),
-                     qPrintable(QStringLiteral("%1 overlaps %2").arg(QString::fromStdString(d.nodes[i].name),
-                                                                     QString::fromStdString(d.nodes[j].name))));
+            QVERIFY2(!r.intersects(layout.nodes[j]), qPrintable(QStringLiteral("%1 overlaps %2")
+                                                                    .arg(QString::fromStdString(d.nodes[i].name),
+                                                                         QString::fromStdString(d.nodes[j].name))));
     }
     for (std::size_t e = 0; e < d.edges.size(); ++e) {
         const DrawnEdge &edge = d.edges[e];
@@ -121,8 +123,8 @@ void TestGraphLayout::examplesAreLaidOut()
                                                       [role](const ir::Tensor &t) { return t.role == role; }));
     };
     QCOMPARE(static_cast<std::size_t>(d.opCount()), g.ops().size());
-    QCOMPARE(d.nodes.size(), g.ops().size() + roles(ir::TensorRole::Input) + roles(ir::TensorRole::Output)
-                                 + lifted->opaque.size());
+    QCOMPARE(d.nodes.size(),
+             g.ops().size() + roles(ir::TensorRole::Input) + roles(ir::TensorRole::Output) + lifted->opaque.size());
     QVERIFY(d.opCount() > 0);
 
     const LayoutInput in = layoutInputOf(d);
@@ -151,8 +153,8 @@ void TestGraphLayout::edgesFollowTheTensors()
     auto edge = [&](const std::string &from, DrawnNode::Kind fromKind, const std::string &to, DrawnNode::Kind toKind) {
         const int f = d.findNode(from, fromKind);
         const int t = d.findNode(to, toKind);
-        const auto it = std::find_if(d.edges.begin(), d.edges.end(),
-                                     [&](const DrawnEdge &e) { return e.from == f && e.to == t; });
+        const auto it =
+            std::find_if(d.edges.begin(), d.edges.end(), [&](const DrawnEdge &e) { return e.from == f && e.to == t; });
         return it == d.edges.end() ? nullptr : &*it;
     };
     using K = DrawnNode::Kind;
@@ -183,7 +185,8 @@ void TestGraphLayout::kernelsBecomeRegions()
         for (const std::string &op : group.ops) {
             const int node = d.findNode(op, DrawnNode::Kind::Op);
             QVERIFY(node >= 0);
-            QCOMPARE(d.kernels[static_cast<std::size_t>(d.nodes[static_cast<std::size_t>(node)].kernel)].name, group.name);
+            QCOMPARE(d.kernels[static_cast<std::size_t>(d.nodes[static_cast<std::size_t>(node)].kernel)].name,
+                     group.name);
         }
     const LayoutInput in = layoutInputOf(d);
     const auto layout = layoutGraph(in);
@@ -209,11 +212,14 @@ void TestGraphLayout::opaqueKernelsAreNodes()
     // It reads the table and the indices and writes the output, buffers the graph does not have.
     const int out = d.findNode("d_out", DrawnNode::Kind::Buffer);
     QVERIFY(out >= 0);
-    QVERIFY(std::any_of(d.edges.begin(), d.edges.end(), [&](const DrawnEdge &e) { return e.from == k && e.to == out; }));
-    QVERIFY(std::none_of(d.edges.begin(), d.edges.end(), [&](const DrawnEdge &e) { return e.from == out && e.to == k; }));
+    QVERIFY(
+        std::any_of(d.edges.begin(), d.edges.end(), [&](const DrawnEdge &e) { return e.from == k && e.to == out; }));
+    QVERIFY(
+        std::none_of(d.edges.begin(), d.edges.end(), [&](const DrawnEdge &e) { return e.from == out && e.to == k; }));
     const int table = d.findNode("d_table", DrawnNode::Kind::Buffer);
     QVERIFY(table >= 0);
-    QVERIFY(std::any_of(d.edges.begin(), d.edges.end(), [&](const DrawnEdge &e) { return e.from == table && e.to == k; }));
+    QVERIFY(
+        std::any_of(d.edges.begin(), d.edges.end(), [&](const DrawnEdge &e) { return e.from == table && e.to == k; }));
     // The cursor inside the kernel finds it.
     const auto &range = lifted->opaque[0].range;
     QCOMPARE(d.nodeAt(range.begin.line + 1, 1), k);
