@@ -7,6 +7,7 @@
 #include "views/DevicePanel.h"
 #include "views/DiagnosticsModel.h"
 #include "views/GraphModel.h"
+#include "views/GraphPanel.h"
 #include "views/KernelOutlineModel.h"
 #include "views/KernelResourcesModel.h"
 #include "views/RecentFiles.h"
@@ -29,7 +30,6 @@
 #include <QToolBar>
 #include <QProgressBar>
 #include <QTreeView>
-#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -253,25 +253,7 @@ void MainWindow::createDocks()
         makeDock(tr("Problems"), QStringLiteral("problemsDock"), m_problemsView, Qt::BottomDockWidgetArea);
     splitDockWidget(resourcesDock, problemsDock, Qt::Horizontal);
 
-    auto *graphWidget = new QWidget(this);
-    auto *graphLayout = new QVBoxLayout(graphWidget);
-    graphLayout->setContentsMargins(4, 4, 4, 4);
-    m_graphSummary = new QLabel(graphWidget);
-    m_graphSummary->setObjectName(QStringLiteral("graphSummary"));
-    m_graphSummary->setWordWrap(true);
-    m_graphView = new QTreeView(graphWidget);
-    m_graphView->setObjectName(QStringLiteral("graphView"));
-    m_graphView->setModel(m_graph);
-    m_graphView->setUniformRowHeights(true);
-    m_graphView->header()->setStretchLastSection(false);
-    m_graphView->header()->setSectionResizeMode(GraphModel::TextColumn, QHeaderView::Stretch);
-    m_graphView->header()->setSectionResizeMode(GraphModel::LocationColumn, QHeaderView::ResizeToContents);
-    connect(m_graphView, &QTreeView::clicked, this, &MainWindow::selectGraphItemSource);
-    connect(m_graphView, &QTreeView::activated, this, &MainWindow::selectGraphItemSource);
-    connect(m_graph, &QAbstractItemModel::modelReset, m_graphView, &QTreeView::expandAll);
-    graphLayout->addWidget(m_graphSummary);
-    graphLayout->addWidget(m_graphView);
-    m_graphDock = makeDock(tr("Graph"), QStringLiteral("graphDock"), graphWidget, Qt::RightDockWidgetArea);
+    createGraphDock();
     tabifyDockWidget(ptxDock, m_graphDock);
 
     m_rubricPanel = new RubricPanel(this);
@@ -502,6 +484,7 @@ void MainWindow::runLift()
             return; // the same text lifted again (outline refresh): its schedule and scores stand
         m_liftedSource = source;
         m_lifted = result;
+        showLiftDrawing();
         m_userSchedule.reset(); // the overrides were for the previous text
         m_agentStep.clear();
         m_overridden.clear();

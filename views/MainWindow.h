@@ -4,6 +4,7 @@
 //                      -> indexCudaSource (worker)   -> Outline dock
 //   DriverApi probe (worker) -> Device dock
 //                      -> liftFile (worker) -> Graph dock -> rubric::scoreSchedule (worker) -> Rubric dock
+//                                              (drawing: GraphView, kernels of the scored or agents' schedule)
 // Every dock shows what the last current job produced; stale jobs never reach the window.
 
 #include "core/arch/ArchDatabase.h"
@@ -48,6 +49,7 @@ class DecisionsPanel;
 class OptimizeController;
 class GeneratedPanel;
 class GraphModel;
+class GraphPanel;
 class DevicePanel;
 class DiagnosticsModel;
 class KernelOutlineModel;
@@ -92,7 +94,9 @@ public:
     KernelResourcesModel *resourcesModel() const { return m_resources; }
     KernelOutlineModel *outlineModel() const { return m_outline; }
     GraphModel *graphModel() const { return m_graph; }
+    /// The Graph dock's tree (GraphModel); the drawing is graphPanel()->drawing().
     QTreeView *graphView() const { return m_graphView; }
+    GraphPanel *graphPanel() const { return m_graphPanel; }
     QTreeView *problemsView() const { return m_problemsView; }
     QTreeView *outlineView() const { return m_outlineView; }
     ResourcesPanel *resourcesPanel() const { return m_resourcesPanel; }
@@ -173,6 +177,11 @@ private:
     void showAgentStep(int row);
     bool isCudaDocument() const;
     void compileIfCuda();
+    void createGraphDock();
+    /// The Graph dock's drawing shows the newest lift (or why there is none).
+    void showLiftDrawing();
+    /// The drawing's kernel regions: the groups of `schedule`, the schedule `whose` it is.
+    void showGraphKernels(const schedule::Schedule &schedule, const QString &whose);
     void selectGraphItemSource(const QModelIndex &index);
     void jumpToKernel(const QString &name);
 
@@ -189,6 +198,7 @@ private:
     KernelOutlineModel *m_outline = nullptr;
     GraphModel *m_graph = nullptr;
     QTreeView *m_graphView = nullptr;
+    GraphPanel *m_graphPanel = nullptr;
     QLabel *m_graphSummary = nullptr;
     ResourcesPanel *m_resourcesPanel = nullptr;
     DevicePanel *m_devicePanel = nullptr;

@@ -68,6 +68,7 @@ void MainWindow::createAgents()
                 // The Generated dock shows the agents' program beside the one it showed before
                 // (the heuristics' schedule, or the previous Optimize), changed lines marked.
                 m_generatedPanel->setProgram(QString::fromStdString(result->program.source));
+                showGraphKernels(t.schedule, tr("the agents' schedule"));
                 m_agentsPanel->setResult(std::move(result));
                 m_agentsPanel->setPins(m_pins);
                 endOptimize(tr("Optimized: %1 decisions, %2x over the input as written")

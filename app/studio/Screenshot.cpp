@@ -3,10 +3,13 @@
 #include "views/AgentsPanel.h"
 #include "views/CompileController.h"
 #include "views/DevicePanel.h"
+#include "views/GraphPanel.h"
+#include "views/GraphView.h"
 #include "views/MainWindow.h"
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
@@ -24,19 +27,39 @@ void printError(const QString &message)
     std::fprintf(stderr, "stitchcuda-studio: %s\n", qPrintable(message));
 }
 
+// The dock titled `name` (case-insensitive), or whose object name is `name` or `name` + "Dock".
+QDockWidget *findDock(views::MainWindow &window, const QString &name)
+{
+    for (QDockWidget *dock : window.findChildren<QDockWidget *>())
+        if (dock->windowTitle().compare(name, Qt::CaseInsensitive) == 0 || dock->objectName() == name
+            || dock->objectName().compare(name + QStringLiteral("Dock"), Qt::CaseInsensitive) == 0)
+            return dock;
+    return nullptr;
+}
+
 } // namespace
 
 int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &options)
 {
     window.resize(options.size);
     window.show();
+    if (!options.dock.isEmpty()) {
+        QDockWidget *dock = findDock(window, options.dock);
+        if (!dock) {
+            printError(QStringLiteral("no dock named '%1'").arg(options.dock));
+            return 1;
+        }
+        dock->raise();
+    }
+    const views::GraphView *drawing = window.graphPanel()->drawing();
 
     bool outlineDone = !options.waitForCompile;
     bool rubricDone = !options.waitForCompile;
     bool optimizeDone = !options.optimize;
     auto ready = [&] {
         const bool compiled = !options.waitForCompile || window.isCompileSettled();
-        return compiled && outlineDone && rubricDone && optimizeDone && window.devicePanel()->hasProbed();
+        return compiled && outlineDone && rubricDone && optimizeDone && window.devicePanel()->hasProbed()
+               && drawing->isLaidOut();
     };
 
     QEventLoop loop;
@@ -49,6 +72,7 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
     };
     QObject::connect(&window, &views::MainWindow::compileSettled, &loop, check);
     QObject::connect(window.devicePanel(), &views::DevicePanel::probeFinished, &loop, check);
+    QObject::connect(drawing, &views::GraphView::laidOut, &loop, check);
     QObject::connect(&window, &views::MainWindow::outlineUpdated, &loop, [&] {
         outlineDone = true;
         check();
@@ -83,6 +107,7 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
         const QString what = !window.isCompileSettled() ? QStringLiteral("compile")
                              : !outlineDone             ? QStringLiteral("outline")
                              : !rubricDone              ? QStringLiteral("rubric")
+                             : !drawing->isLaidOut()    ? QStringLiteral("graph layout")
                                                         : QStringLiteral("device probe");
         printError(QStringLiteral("timed out after %1 s waiting for the %2").arg(options.timeoutMs / 1000).arg(what));
         return 1;

@@ -18,6 +18,7 @@ struct ScreenshotOptions {
     int timeoutMs = 120000;
     bool waitForCompile = true; ///< false when no file was opened
     bool optimize = false;      ///< run Optimize first, wait for it, show a decision in the Agents dock
+    QString dock;               ///< raise this dock (its title or object name, e.g. "Graph") before the capture
 };
 
 /// Shows the window, waits until every dock has its result, and saves it. Returns the process

@@ -1,4 +1,4 @@
-// stitchcuda-studio [FILE] [--arch sm_XY] [--optimize] [--screenshot PNG]: the desktop studio.
+// stitchcuda-studio [FILE] [--arch sm_XY] [--optimize] [--screenshot PNG [--dock NAME]]: the desktop studio.
 //   command line -> MainWindow (views/) -> event loop, or -> headless capture (Screenshot.cpp)
 #include "Screenshot.h"
 
@@ -71,7 +71,11 @@ int main(int argc, char **argv)
                                         QStringLiteral("WxH"), QStringLiteral("1400x900"));
     const QCommandLineOption optimizeOption(
         QStringLiteral("optimize"), QStringLiteral("Run Optimize on FILE once it is open (with --screenshot: wait for it)"));
+    const QCommandLineOption dockOption(QStringLiteral("dock"),
+                                        QStringLiteral("With --screenshot: raise this dock first (e.g. Graph)"),
+                                        QStringLiteral("NAME"));
     parser.addOption(optimizeOption);
+    parser.addOption(dockOption);
     parser.addOption(archOption);
     parser.addOption(screenshotOption);
     parser.addOption(sizeOption);
@@ -117,6 +121,7 @@ int main(int argc, char **argv)
         }
         capture.waitForCompile = !files.isEmpty();
         capture.optimize = parser.isSet(optimizeOption) && !files.isEmpty();
+        capture.dock = parser.value(dockOption);
         return stitch::studio::captureScreenshot(window, capture);
     }
 

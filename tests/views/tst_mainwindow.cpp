@@ -8,6 +8,8 @@
 #include "views/DevicePanel.h"
 #include "views/DiagnosticsModel.h"
 #include "views/GraphModel.h"
+#include "views/GraphPanel.h"
+#include "views/GraphView.h"
 #include "views/KernelOutlineModel.h"
 #include "views/KernelResourcesModel.h"
 #include "views/MainWindow.h"
@@ -19,6 +21,8 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QGraphicsItem>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -49,6 +53,7 @@ private slots:
     void devicePanelReportsProbe();
     void graphDockShowsLiftedProgram();
     void graphDockExplainsALiftError();
+    void graphDrawingAndEditorSelectEachOther();
     void rubricDockScoresTheLiftedProgram();
     void rubricDockSaysWhyItCannotScore();
     void decisionOverrideRescoresAndRegenerates();
@@ -303,7 +308,8 @@ void TestMainWindow::graphDockShowsLiftedProgram()
     const int line = first.data(GraphModel::BeginLineRole).toInt();
     QVERIFY(line > 0);
 
-    // Clicking an op selects the source it came from.
+    // Clicking an op in the tree selects the source it came from.
+    m_window->graphPanel()->showTree();
     m_window->editor()->goToLocation(1, 1);
     clickRow(m_window->graphView(), first);
     QCOMPARE(m_window->editor()->currentLine(), first.data(GraphModel::EndLineRole).toInt() > 0
@@ -329,6 +335,35 @@ void TestMainWindow::graphDockExplainsALiftError()
     const QModelIndex first = m_window->graphModel()->index(0, GraphModel::TextColumn, why);
     QVERIFY(first.data().toString().contains(QStringLiteral("Q")));
     QCOMPARE(first.data(GraphModel::BeginLineRole).toInt(), 4);
+}
+
+void TestMainWindow::graphDrawingAndEditorSelectEachOther()
+{
+    QVERIFY(m_window->openFile(QStringLiteral(STITCHCUDA_SOURCE_DIR "/examples/softmax.te")));
+    m_window->findChild<QDockWidget *>(QStringLiteral("graphDock"))->raise();
+    GraphView *drawing = m_window->graphPanel()->drawing();
+    QVERIFY(m_window->graphPanel()->isShowingDrawing());
+    QTRY_VERIFY_WITH_TIMEOUT(drawing->isLaidOut() && drawing->drawing().opCount() == 3, test::CompileTimeoutMs);
+    // The default schedule's kernels shade the drawing once the Rubric dock has scored it.
+    QTRY_VERIFY_WITH_TIMEOUT(drawing->isLaidOut() && drawing->kernelCaption().contains(QStringLiteral("default schedule")),
+                             test::CompileTimeoutMs);
+
+    // Clicking the rowSum op selects its line in the editor.
+    const int rowSum = drawing->drawing().findNode("rowSum", DrawnNode::Kind::Op);
+    QVERIFY(rowSum >= 0);
+    m_window->editor()->goToLocation(1, 1);
+    drawing->fit();
+    const QPoint at = drawing->mapFromScene(drawing->nodeItem(rowSum)->sceneBoundingRect().center());
+    QTest::mouseClick(drawing->viewport(), Qt::LeftButton, {}, at);
+    QCOMPARE(drawing->selectedNode(), rowSum);
+    QCOMPARE(m_window->editor()->currentLine(), 13);
+    QVERIFY(m_window->editor()->textCursor().selectedText().startsWith(QStringLiteral("rowSum[i] = sum(j)")));
+
+    // Moving the cursor into the last op's line selects its node.
+    m_window->editor()->goToLocation(14, 5);
+    QCOMPARE(drawing->selectedNode(), drawing->drawing().findNode("Y", DrawnNode::Kind::Op));
+    m_window->editor()->goToLocation(2, 1); // a comment: nothing selected
+    QCOMPARE(drawing->selectedNode(), -1);
 }
 
 void TestMainWindow::rubricDockScoresTheLiftedProgram()
