@@ -95,9 +95,10 @@ int main(int argc, char **argv)
         for (const fs::path &file : programsIn(dir, {".cu", ".te"})) {
             const std::string source = readFile(file);
             const std::string fileName = file.filename().string();
+            // Lifted under its full path, so a quoted include beside it is found (and read, timed).
             benchmark::RegisterBenchmark((prefix + fileName).c_str(),
-                                         [source, fileName](benchmark::State &state) {
-                                             liftProgram(state, source, fileName);
+                                         [source, path = file.string()](benchmark::State &state) {
+                                             liftProgram(state, source, path);
                                          })
                 ->Unit(benchmark::kMillisecond);
         }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -112,6 +113,66 @@ const std::vector<RealWorldCase> &cases()
         {"macro_variants.cu",
          {lifted("activate", {{"map", "out[i] = select(in[i] > 0.0, in[i], 0.01 * in[i])"}}),
           opaque("copyCached", "this kind of statement (preproc_if) is not supported", 36)},
+         {}},
+        // Issue 33 items 4 and 5: sizes known at run time; element types.
+        {"runtime_sizes.cu",
+         {lifted("addOne", {{"map", "b[r, c] = a[r, c] + 1.0"}}), lifted("scaleVec", {{"map", "w[i] = v[i] * 0.5"}})},
+         {}},
+        {"element_types.cu",
+         {lifted("axpyDouble", {{"map", "y_1[i] = select(i < N / 256 * 256, 2.0 * x[i] + y[i], y[i])"}}),
+          lifted("histogramFree", {{"map", "shifted[i] = keys[i] * 2 + 1"}}),
+          lifted("scaleHalf", {{"map", "hy[i] = hx[i] * 0.5"}}),
+          lifted("widenHalf", {{"map", "wide[i] = float32(hx[i]) * 4.0"}}),
+          opaque("normalizePixels", "holds 'unsigned char' elements, a type the graph does not express", 69)},
+         {}},
+        // Ten more (issue 33's corpus): samples-style macros, templates, lone kernels, headers, types.
+        {"samples_stencil_timing.cu",
+         {lifted("jacobiStep",
+                 {{"map", "d_b[y, x] = 0.25 * (select(x > 0, d_a[y, x - 1], 0.0) + select(x < NX - 1, d_a[y, x + 1], 0.0) + "
+                          "select(y > 0, d_a[y - 1, x], 0.0) + select(y < NY - 1, d_a[y + 1, x], 0.0))"}})},
+         {}},
+        {"transpose_tiled_template.cu",
+         {lifted("copyBaseline", {{"map", "d_copy[y, x] = d_in[y, x]"}}),
+          opaque("transposeTiled_32_8", "'tile' is written inside a loop", 26)},
+         {}},
+        {"softmax_batched_alone.cu",
+         {lifted("rowSoftmax",
+                 {{"reduce:max", "rowSoftmax_m[r] = max(c, init=-1e+30) x[r, c]"},
+                  {"reduce:sum", "rowSoftmax_s[r] = sum(c) exp(x[r, c] - rowSoftmax_m[r])"},
+                  {"map", "y[r, c] = exp(x[r, c] - rowSoftmax_m[r]) / rowSoftmax_s[r]"}}),
+          lifted("batchedMatmul", {{"reduce:sum", "C[b, row, col] = sum(k) A[b, row, k] * B[b, k, col]"}})},
+         {}},
+        {"ops_header.cu",
+         {lifted("affineLeaky",
+                 {{"map", "y[f, i] = select(x[f, i] * w[f] + b[f] > 0.0, x[f, i] * w[f] + b[f], 0.2 * (x[f, i] * w[f] + b[f]))"}}),
+          lifted("leakyOnly", {{"map", "z[i, j] = select(y[i, j] > 0.0, y[i, j], 0.2 * y[i, j])"}})},
+         {}},
+        {"pipeline_double.cu",
+         {lifted("normalize", {{"map", "a[i] = (raw[i] - 0.5) * 2.0"}}),
+          lifted("scale", {{"map", "b[i] = 3.0 * a[i] + -1.0"}}),
+          lifted("clampRange", {{"map", "result[i] = min(max(b[i], -1.0), 1.0)"}})},
+         {}},
+        {"argv_grid_2d.cu",
+         {lifted("rgbToLuma", {{"map", "luma[y, x] = 0.299 * r[y, x] + 0.587 * g[y, x] + 0.114 * b[y, x]"}}),
+          lifted("applyGain", {{"map", "luma_1[y, x] = luma[y, x] * 1.5"}})},
+         {}},
+        {"grid_stride_fixed.cu",
+         {lifted("saxpyStride", {{"map", "y_1[i] = 2.0 * x[i] + y[i]"}}),
+          lifted("squareDiff", {{"map", "d2[i] = (x[i] - y_1[i]) * (x[i] - y_1[i])"}})},
+         {}},
+        {"half_mixed.cu",
+         {lifted("residualAdd", {{"map", "hsum[i, j] = x[i, j] + res[i, j]"}}),
+          lifted("rowMeanSquare",
+                 {{"reduce:sum", "rowMeanSquare_acc[r] = sum(c) float32(hsum[r, c]) * float32(hsum[r, c])"},
+                  {"map", "ms[r] = rowMeanSquare_acc[r] / HIDDEN"}})},
+         {}},
+        {"raii_wrapper_plain.cu",
+         {lifted("sigmoid", {{"map", "d_out[i] = sigmoid(d_in[i])"}}),
+          opaque("fillRamp", "the value of argument 'scratch.data()' is not known (result of 'scratch.data')", 64)},
+         {}},
+        {"real_t_extern_c.cu",
+         {lifted("axpbyReal", {{"map", "y_1[i] = 2.0 * x[i] + 0.5 * y[i]"}}),
+          lifted("reciprocal", {{"map", "r[i] = 1.0 / (y_1[i] + 1.0)"}})},
          {}},
     };
     return all;
@@ -250,3 +311,37 @@ INSTANTIATE_TEST_SUITE_P(LiftCuda, RealWorld, testing::ValuesIn(cases()),
                              name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
                              return name;
                          });
+
+TEST(RealWorldCorpus, RunTimeSizesAreSymbolsToBindNamedAfterWhatComputesThem)
+{
+    auto p = frontend::liftFile(readText(corpusDir() / "runtime_sizes.cu"), "runtime_sizes.cu");
+    ASSERT_TRUE(p.ok()) << p.error().toString();
+    const auto vars = p->graph.sizeVars();
+    for (const char *name : {"opt_rows", "opt_cols", "n"}) {
+        EXPECT_NE(std::find(vars.begin(), vars.end(), name), vars.end()) << name;
+        EXPECT_FALSE(p->sizes.count(name)) << name << " has no value in the source: the user binds it";
+    }
+    bool noted = false;
+    for (const Diagnostic &d : p->diagnostics)
+        noted = noted || (d.message == "size 'opt_rows' is computed at run time (opt.rows); bind it when running the graph"
+                          && d.location.line == 49);
+    EXPECT_TRUE(noted) << everything(*p);
+}
+
+TEST(RealWorldCorpus, ElementTypesAreTheGraphsOrALocatedReasonNamingTheType)
+{
+    auto p = frontend::liftFile(readText(corpusDir() / "element_types.cu"), "element_types.cu");
+    ASSERT_TRUE(p.ok()) << p.error().toString();
+    std::map<std::string, ir::DType> types;
+    for (const ir::Tensor &t : p->graph.tensors())
+        types[t.name] = t.dtype;
+    EXPECT_EQ(types.at("x"), ir::DType::F64);
+    EXPECT_EQ(types.at("keys"), ir::DType::I32);
+    EXPECT_EQ(types.at("hx"), ir::DType::F16);
+    EXPECT_EQ(types.at("wide"), ir::DType::F32);
+    EXPECT_FALSE(types.count("pixels")) << "8-bit pixels are not a tensor of the graph";
+    bool noted = false;
+    for (const Diagnostic &d : p->diagnostics)
+        noted = noted || d.message.find("sizeof(unsigned char): not an element type the graph expresses") != std::string::npos;
+    EXPECT_TRUE(noted) << everything(*p);
+}

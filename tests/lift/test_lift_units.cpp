@@ -585,3 +585,52 @@ int main() {
 }
 
 } // namespace
+
+TEST(LiftCuda, ASizeSetInABranchKeepsItsDefaultAndSaysTheRunMayChangeIt)
+{
+    auto lifted = lift("__global__ void gain(float *img, float g, int w, int h) {\n"
+                       "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                       "    int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                       "    if (x < w && y < h) img[y * w + x] *= g;\n}\n"
+                       "int main(int argc, char **argv) {\n    int w = 1920;\n    int h = 1080;\n"
+                       "    if (argc > 2) {\n        w = atoi(argv[1]);\n        h = atoi(argv[2]);\n    }\n"
+                       "    float *img;\n    cudaMalloc(&img, w * h * sizeof(float));\n"
+                       "    dim3 block(16, 16);\n    dim3 grid((w + 15) / 16, (h + 15) / 16);\n"
+                       "    gain<<<grid, block>>>(img, 1.5f, w, h);\n    return 0;\n}\n");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    EXPECT_TRUE(lifted->program.opaque.empty());
+    EXPECT_EQ(lifted->program.sizes.at("w"), 1920);
+    bool noted = false;
+    for (const Diagnostic &d : lifted->program.diagnostics)
+        noted = noted || (d.location.line == 10 && d.message.starts_with("size 'w' may change at run time"));
+    EXPECT_TRUE(noted);
+}
+
+TEST(LiftCuda, TypeAliasesNameTheirElementType)
+{
+    for (const char *alias : {"typedef float real_t;\n", "using real_t = float;\n", "#define real_t float\n"}) {
+        auto lifted = lift(std::string(alias) +
+                           "__global__ void twice(const real_t *x, real_t *y, int n) {\n"
+                           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = x[i] * 2.0f;\n}\n"
+                           "int main() {\n    real_t *x, *y;\n    cudaMalloc(&x, 4096 * sizeof(real_t));\n"
+                           "    cudaMalloc(&y, 4096 * sizeof(real_t));\n    twice<<<16, 256>>>(x, y, 4096);\n    return 0;\n}\n");
+        ASSERT_TRUE(lifted.ok()) << alias << lifted.error().toString();
+        EXPECT_TRUE(lifted->program.opaque.empty()) << alias << lifted->program.opaque[0].why.toString();
+        ASSERT_FALSE(lifted->program.graph.tensors().empty());
+        EXPECT_EQ(lifted->program.graph.tensors().front().dtype, ir::DType::F32) << alias;
+    }
+}
+
+TEST(LiftCuda, ASharedTileStoredInALoopIsRefusedSayingSo)
+{
+    auto lifted = lift("__global__ void k(const float *in, float *out, int n) {\n"
+                       "    __shared__ float buf[256];\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                       "    for (int j = 0; j < 1; ++j)\n        buf[threadIdx.x] = in[i];\n    __syncthreads();\n"
+                       "    if (i < n) out[i] = buf[threadIdx.x] * 2.0f;\n}\n"
+                       "int main() {\n    float *a, *b;\n    cudaMalloc(&a, 4096 * sizeof(float));\n"
+                       "    cudaMalloc(&b, 4096 * sizeof(float));\n    k<<<16, 256>>>(a, b, 4096);\n    return 0;\n}\n");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    ASSERT_EQ(lifted->program.opaque.size(), 1u);
+    EXPECT_NE(lifted->program.opaque[0].why.message.find("'buf' is written inside a loop (at unit.cu:5:9)"), std::string::npos)
+        << lifted->program.opaque[0].why.toString();
+}

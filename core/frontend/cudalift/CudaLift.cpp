@@ -48,6 +48,37 @@ void collectFunctions(TSNode n, cudalift::ProgramContext &ctx, const cudalift::S
     }
 }
 
+/// File-scope typedefs, alias declarations and object-like macros that name a type.
+std::map<std::string, std::string> typeAliasesOf(const cudalift::SyntaxTree &tree, const cudalift::Preprocessor &macros)
+{
+    std::map<std::string, std::string> out;
+    std::vector<TSNode> stack{tree.root()};
+    while (!stack.empty()) {
+        const TSNode n = stack.back();
+        stack.pop_back();
+        const auto k = cudalift::kind(n);
+        if (k == "type_definition") {
+            const std::string type(tree.text(cudalift::field(n, "type")));
+            for (TSNode d : cudalift::namedChildren(n)) {
+                if (cudalift::kind(d) == "type_identifier" && d.id != cudalift::field(n, "type").id)
+                    out[std::string(tree.text(d))] = type;
+            }
+        } else if (k == "alias_declaration") {
+            out[std::string(tree.text(cudalift::field(n, "name")))] = std::string(tree.text(cudalift::field(n, "type")));
+        } else if (k == "translation_unit" || k == "preproc_if" || k == "preproc_ifdef" || k == "preproc_else"
+                   || k == "preproc_elif" || k == "namespace_definition" || k == "declaration_list"
+                   || k == "linkage_specification") {
+            for (TSNode c : cudalift::namedChildren(n))
+                stack.push_back(c);
+        }
+    }
+    for (const auto &[name, c] : macros.constants()) {
+        if (!c.functionLike && !out.count(name) && cudalift::scalarTypeFromText(c.text))
+            out[name] = c.text;
+    }
+    return out;
+}
+
 /// Parameters an opaque kernel may write: stored through, atomically updated, or handed on.
 std::set<std::string> writtenParameters(TSNode kernel, const cudalift::SyntaxTree &tree, const KernelInfo &info)
 {
@@ -190,6 +221,8 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &fileText, cons
     Preprocessor macros(*tree);
     if (macros.failure())
         return *macros.failure();
+    // typedef float real_t; using idx_t = int; #define real_t float: element types by their names.
+    TypeAliasScope typeAliases(typeAliasesOf(*tree, macros));
     SizeTable sizes;
     ctx.macros = &macros;
     ctx.sizes = &sizes;

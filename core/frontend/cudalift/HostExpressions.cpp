@@ -163,9 +163,15 @@ HostValue HostWalker::evalNode(TSNode e)
         return p;
     }
     if (k == "sizeof_expression") {
-        const TSNode t = field(e, "type");
-        if (auto type = scalarTypeFromText(ts_node_is_null(t) ? std::string_view() : m_tree->text(t)))
+        TSNode t = field(e, "type");
+        // sizeof(__half): the grammar does not know __half is a type and reads an expression.
+        for (t = ts_node_is_null(t) ? field(e, "value") : t; kind(t) == "parenthesized_expression";)
+            t = ts_node_named_child(t, 0);
+        const std::string_view typeText = ts_node_is_null(t) ? std::string_view() : m_tree->text(t);
+        if (auto type = scalarTypeFromText(typeText))
             return HostValue::ofInt(ir::intConst(ir::dtypeSize(*type)));
+        if (lookup(std::string(typeText)) == nullptr && !typeText.empty())
+            return HostValue::unknown("sizeof(" + fragment(typeText) + "): not an element type the graph expresses");
         return HostValue::unknown("sizeof of an unknown type");
     }
     if (k == "cast_expression") {
@@ -198,7 +204,25 @@ HostValue HostWalker::evalNode(TSNode e)
         const int d = member == "x" ? 0 : member == "y" ? 1 : member == "z" ? 2 : -1;
         if (base.kind == HostValue::Kind::Dim3 && d >= 0)
             return HostValue::ofInt(base.dims[static_cast<std::size_t>(d)]);
+        if (base.kind != HostValue::Kind::Dim3 && base.kind != HostValue::Kind::Pointer) {
+            if (auto v = memberValue(e))
+                return *v;
+        }
         return HostValue::unknown("member '" + member + "'");
+    }
+    if (k == "subscript_expression") {
+        // An element of a local integer array with a constant index (`dims[0]`), as declared.
+        const TSNode base = field(e, "argument");
+        const auto indices = namedChildren(field(e, "indices"));
+        if (kind(base) == "identifier" && indices.size() == 1) {
+            const HostValue i = eval(indices[0]);
+            const Expr iv = i.kind == HostValue::Kind::Int ? m_math.simplify(i.value) : Expr();
+            if (iv.defined() && iv.kind() == ir::ExprKind::IntConst) {
+                if (HostValue *v = lookup(std::string(m_tree->text(base)) + "[" + std::to_string(iv.intValue()) + "]"))
+                    return *v;
+            }
+        }
+        return HostValue::unknown("an array element");
     }
     if (k == "conditional_expression") {
         HostValue c = eval(field(e, "condition"));
@@ -222,6 +246,11 @@ HostValue HostWalker::evalBinary(TSNode e)
     HostValue a = eval(field(e, "left"));
     HostValue b = eval(field(e, "right"));
     using K = HostValue::Kind;
+    // What made an operand unknown says more than "a run-time value" (sizeof of an unmodelled type).
+    if (a.kind == K::Unknown && !a.why.empty() && a.why.starts_with("sizeof("))
+        return a;
+    if (b.kind == K::Unknown && !b.why.empty() && b.why.starts_with("sizeof("))
+        return b;
     if (a.kind == K::Pointer && b.kind == K::Int && (op == "+" || op == "-")) {
         a.pointer.offset = m_math.simplify(op == "+" ? a.pointer.offset + b.value : a.pointer.offset - b.value);
         return a;

@@ -1,4 +1,5 @@
 // Host walk: follows main's straight-line code, evaluating sizes, allocations and launches.
+// Locals and members: HostLocals.cpp; allocations and copies: HostMemory.cpp; values: HostExpressions.cpp.
 #include "core/frontend/cudalift/HostWalker.h"
 
 #include "core/frontend/cudalift/ExprTools.h"
@@ -32,6 +33,8 @@ bool isIgnoredCall(const std::string &name)
     return kIgnored.count(name) > 0;
 }
 
+} // namespace
+
 TSNode stripCastsAndParens(TSNode e)
 {
     for (;;) {
@@ -57,7 +60,7 @@ TSNode innermostIdentifier(TSNode d)
 
 /// The factors of a byte count as the program multiplies them; a named size defined as a product
 /// (size_t bytes = M * K * sizeof(float)) contributes its own factors.
-void flattenProduct(const Expr &e, const SizeTable &sizes, std::vector<Expr> &out, int depth = 0)
+void flattenProduct(const Expr &e, const SizeTable &sizes, std::vector<Expr> &out, int depth)
 {
     if (e.kind() == ir::ExprKind::Binary && e.binaryOp() == ir::BinaryOp::Mul) {
         flattenProduct(e.operand(0), sizes, out, depth);
@@ -78,8 +81,6 @@ void flattenProduct(const Expr &e, const SizeTable &sizes, std::vector<Expr> &ou
     }
     out.push_back(e);
 }
-
-} // namespace
 
 HostWalker::HostWalker(ProgramContext &program) : m_program(program), m_tree(program.file)
 {
@@ -147,17 +148,6 @@ std::vector<std::pair<std::string, HostValue>> HostWalker::entryParameters(TSNod
 void HostWalker::note(TSNode at, std::string message)
 {
     m_out.notes.push_back({Severity::Note, m_tree->location(at), std::move(message)});
-}
-
-HostValue *HostWalker::lookup(const std::string &name)
-{
-    for (auto it = m_scopes.rbegin(); it != m_scopes.rend(); ++it) {
-        auto found = it->find(name);
-        if (found != it->end())
-            return &found->second;
-    }
-    auto global = m_globals.find(name);
-    return global != m_globals.end() ? &global->second : nullptr;
 }
 
 void HostWalker::declareDeviceGlobals()
@@ -260,11 +250,14 @@ void HostWalker::walkStatement(TSNode s)
     } else if (k == "for_statement" || k == "while_statement" || k == "do_statement" || k == "if_statement"
                || k == "switch_statement" || k == "for_range_loop") {
         // Runs an unknown number of times: launches inside are refused, memory effects kept.
+        const bool loop = k != "if_statement" && k != "switch_statement";
         ++m_controlDepth;
+        m_loopDepth += loop ? 1 : 0;
         m_scopes.emplace_back();
         for (TSNode child : namedChildren(s))
             walkStatement(child);
         m_scopes.pop_back();
+        m_loopDepth -= loop ? 1 : 0;
         --m_controlDepth;
     } else if (k == "condition_clause" || k == "parenthesized_expression" || k == "binary_expression"
                || k == "assignment_expression" || k == "update_expression" || k == "call_expression") {
@@ -281,56 +274,6 @@ void HostWalker::walkExpressions(TSNode n)
 {
     for (TSNode e : namedChildren(n))
         walkExpression(e);
-}
-
-void HostWalker::declare(TSNode decl)
-{
-    const std::string typeText(m_tree->text(field(decl, "type")));
-    const bool isConst = hasToken(decl, "const") || hasToken(decl, "constexpr");
-    for (TSNode d : namedChildren(decl)) {
-        const auto dk = kind(d);
-        if (dk != "init_declarator" && dk != "identifier" && dk != "pointer_declarator" && dk != "array_declarator"
-            && dk != "function_declarator")
-            continue;
-        const TSNode target = dk == "init_declarator" ? field(d, "declarator") : d;
-        const TSNode value = dk == "init_declarator" ? field(d, "value") : TSNode{};
-        const std::string name(m_tree->text(innermostIdentifier(target)));
-        if (!ts_node_is_null(value))
-            noteHostReads(value);
-        HostValue v;
-        if (kind(target) == "pointer_declarator" || kind(target) == "array_declarator") {
-            v.kind = HostValue::Kind::Pointer;
-            v.pointer.buffer = -1;
-            v.pointer.dtype = scalarTypeFromText(typeText).value_or(ir::DType::F32);
-            if (!ts_node_is_null(value) && kind(target) == "pointer_declarator") {
-                HostValue init = eval(value);
-                if (init.kind == HostValue::Kind::Pointer)
-                    v.pointer = init.pointer;
-            }
-        } else if (typeText == "dim3" && kind(target) == "function_declarator") {
-            // `dim3 block(TILE, TILE);` parses as a function declaration (the most vexing
-            // parse): its "parameter types" are the constructor's arguments.
-            std::vector<HostValue> parts;
-            for (TSNode p : namedChildren(field(target, "parameters")))
-                parts.push_back(evalName(std::string(m_tree->text(p))));
-            v = dim3Of(parts);
-        } else if (typeText == "dim3") {
-            v = evalDim3Init(value);
-        } else if (auto t = scalarTypeFromText(typeText)) {
-            HostValue init = ts_node_is_null(value) ? HostValue::unknown("uninitialized") : eval(value);
-            if (ir::isInteger(*t))
-                v = integerLocal(name, init, value, isConst);
-            else if (init.kind == HostValue::Kind::Int || init.kind == HostValue::Kind::Float)
-                v = HostValue::ofFloat(constantAsFloat(init, *t));
-            else
-                v = init;
-        } else {
-            if (!ts_node_is_null(value))
-                (void)eval(value); // `cudaError_t e = cudaMalloc(...)` still allocates
-            v = HostValue::unknown("type '" + typeText + "' is not modelled");
-        }
-        m_scopes.back()[name] = std::move(v);
-    }
 }
 
 HostValue HostWalker::handleCall(TSNode call)
@@ -423,169 +366,6 @@ void HostWalker::inlineCall(const std::string &name, TSNode fn, const std::vecto
     walkFunction(name, fn, std::move(params));
 }
 
-void HostWalker::allocate(TSNode call, const std::vector<TSNode> &args, bool managed)
-{
-    if (args.size() < 2)
-        return;
-    TSNode target = stripCastsAndParens(args[0]);
-    if (kind(target) == "pointer_expression" && operatorOf(target) == "&")
-        target = stripCastsAndParens(field(target, "argument"));
-    const std::string name(m_tree->text(target));
-    HostValue *var = kind(target) == "identifier" ? lookup(name) : nullptr;
-    if (!var || var->kind != HostValue::Kind::Pointer) {
-        note(call, "allocation into '" + name + "' is not followed (not a local pointer variable)");
-        return;
-    }
-    BufferInfo b;
-    b.name = name;
-    b.dtype = var->pointer.dtype;
-    b.allocation = m_tree->location(call);
-    b.managed = managed;
-    HostValue bytes = eval(args[1]);
-    if (m_controlDepth > 0 || bytes.kind != HostValue::Kind::Int) {
-        note(call, "the size of '" + name + "' is not known statically");
-    } else {
-        std::vector<Expr> factors;
-        flattenProduct(bytes.value, *m_program.sizes, factors);
-        const std::int64_t size = ir::dtypeSize(b.dtype);
-        bool removed = false;
-        for (auto it = factors.begin(); it != factors.end(); ++it) {
-            const Expr f = m_math.simplify(*it);
-            if (f.kind() == ir::ExprKind::IntConst && f.intValue() == size) {
-                factors.erase(it);
-                removed = true;
-                break;
-            }
-        }
-        for (Expr &f : factors)
-            f = m_math.simplify(f);
-        Expr elements = factors.empty() ? Expr(1) : factors.front();
-        for (std::size_t i = 1; i < factors.size(); ++i)
-            elements = elements * factors[i];
-        elements = m_math.simplify(elements);
-        if (!removed) {
-            auto p = m_math.toPoly(elements);
-            auto q = p ? p->dividedBy(IntPoly::constant(size)) : std::nullopt;
-            if (q) {
-                elements = m_math.toExpr(*q);
-                factors = {elements};
-            } else {
-                note(call, "the byte count of '" + name + "' is not a multiple of sizeof(" + ir::cudaTypeName(b.dtype) + ")");
-                elements = Expr();
-            }
-        }
-        b.elements = elements;
-        b.factors = factors;
-    }
-    var->pointer.buffer = static_cast<int>(m_out.buffers.size());
-    var->pointer.offset = Expr(0);
-    m_out.buffers.push_back(std::move(b));
-}
-
-int HostWalker::bufferOf(TSNode arg)
-{
-    HostValue v = eval(arg);
-    return v.kind == HostValue::Kind::Pointer ? v.pointer.buffer : -1;
-}
-
-void HostWalker::copy(TSNode call, const std::vector<TSNode> &args)
-{
-    if (args.size() < 4)
-        return;
-    const std::string direction(m_tree->text(args[3]));
-    const int dst = bufferOf(args[0]);
-    const int src = bufferOf(args[1]);
-    const SourceLocation at = m_tree->location(call);
-    if (dst >= 0 && src >= 0)
-        m_out.events.push_back({HostEvent::Kind::DeviceCopy, dst, src, -1, at});
-    else if (dst >= 0)
-        m_out.events.push_back({HostEvent::Kind::CopyIn, dst, -1, -1, at});
-    else if (src >= 0)
-        m_out.events.push_back({HostEvent::Kind::CopyOut, src, -1, -1, at});
-    else
-        note(call, "cudaMemcpy between pointers the lifter does not know (" + direction + ")");
-}
-
-void HostWalker::setMemory(TSNode call, const std::vector<TSNode> &args)
-{
-    if (args.size() < 3)
-        return;
-    const int b = bufferOf(args[0]);
-    if (b < 0)
-        return;
-    HostValue value = eval(args[1]);
-    const Expr v = value.kind == HostValue::Kind::Int ? m_math.simplify(value.value) : Expr();
-    const bool zero = v.defined() && v.isIntConst(0);
-    m_out.events.push_back({zero ? HostEvent::Kind::Zero : HostEvent::Kind::ExternalWrite, b, -1, -1,
-                            m_tree->location(call)});
-}
-
-void HostWalker::noteHostReads(TSNode e)
-{
-    std::vector<TSNode> stack{e};
-    while (!stack.empty()) {
-        const TSNode n = stack.back();
-        stack.pop_back();
-        if (kind(n) == "subscript_expression") {
-            const int b = bufferOf(field(n, "argument"));
-            if (b >= 0)
-                m_out.events.push_back({HostEvent::Kind::HostRead, b, -1, -1, m_tree->location(n)});
-        }
-        if (kind(n) == "call_expression")
-            continue; // calls are walked (and their buffer arguments noted) on their own
-        for (TSNode c : namedChildren(n))
-            stack.push_back(c);
-    }
-}
-
-void HostWalker::walkExpression(TSNode e)
-{
-    const auto k = kind(e);
-    if (k == "call_expression") {
-        (void)handleCall(e);
-        return;
-    }
-    if (k == "assignment_expression" || k == "update_expression") {
-        const TSNode left = stripCastsAndParens(field(e, k == "update_expression" ? "argument" : "left"));
-        const TSNode right = field(e, "right");
-        if (!ts_node_is_null(right))
-            noteHostReads(right);
-        if (kind(left) != "identifier" && !ts_node_is_null(right))
-            walkCalls(right);
-        if (kind(left) == "subscript_expression") {
-            const int b = bufferOf(field(left, "argument"));
-            if (b >= 0)
-                m_out.events.push_back({HostEvent::Kind::HostWrite, b, -1, -1, m_tree->location(e)});
-            if (operatorOf(e) != "=")
-                noteHostReads(left);
-            return;
-        }
-        if (kind(left) == "identifier") {
-            const std::string op(operatorOf(e));
-            HostValue *var = lookup(std::string(m_tree->text(left)));
-            if (!var || op != "=") {
-                if (!ts_node_is_null(right))
-                    walkCalls(right);
-                if (!var)
-                    return;
-            }
-            if (m_controlDepth > 0 && var->kind != HostValue::Kind::Pointer) {
-                *var = HostValue::unknown("changes inside a loop or branch");
-            } else if (op == "=" && !ts_node_is_null(right)) {
-                HostValue v = eval(right);
-                if (m_controlDepth > 0 && (var->kind == HostValue::Kind::Pointer || v.kind == HostValue::Kind::Pointer))
-                    *var = HostValue::unknown("a pointer reassigned inside a loop or branch");
-                else
-                    *var = v;
-            } else {
-                *var = HostValue::unknown("updated with '" + op + "'");
-            }
-        }
-        return;
-    }
-    noteHostReads(e);
-    walkCalls(e);
-}
 
 void HostWalker::walkCalls(TSNode e)
 {
@@ -663,6 +443,12 @@ void HostWalker::recordLaunch(TSNode call, TSNode config)
             arg.kind = KernelArgument::Kind::Buffer;
             arg.pointer = v.pointer;
             buffer = v.pointer.buffer;
+            if (buffer >= 0 && !m_out.buffers[static_cast<std::size_t>(buffer)].unmodelledType.empty())
+                refuseLaunch(a, "buffer '" + m_out.buffers[static_cast<std::size_t>(buffer)].name + "' holds '" +
+                                    m_out.buffers[static_cast<std::size_t>(buffer)].unmodelledType +
+                                    "' elements, a type the graph does not express (it has float, double, __half, "
+                                    "__nv_bfloat16, int, long long and bool)",
+                             "keep the data in one of those types, or keep this kernel opaque");
             if (buffer >= 0 && !m_out.buffers[static_cast<std::size_t>(buffer)].elements.defined())
                 refuseLaunch(a, "the size of buffer '" + m_out.buffers[static_cast<std::size_t>(buffer)].name
                                     + "' is not known statically",

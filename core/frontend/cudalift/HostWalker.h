@@ -60,6 +60,13 @@ private:
     void declareDeviceGlobals();
     void note(TSNode at, std::string message);
     HostValue *lookup(const std::string &name);
+    /// The scope that declares name (a local), or null.
+    std::map<std::string, HostValue> *scopeOf(const std::string &name);
+    /// `cfg.n`, `p->n` of a local struct: its value as assigned, or a size computed at run time
+    /// (cfg_n) that the user binds; nullopt when the base is not a local.
+    std::optional<HostValue> memberValue(TSNode fieldExpression);
+    /// `grid.x = ...` on a dim3 local, `cfg.n = ...` on a struct local. False when not a member.
+    bool assignMember(TSNode left, TSNode right, const std::string &op);
     void walkFunction(const std::string &name, TSNode fn, std::vector<std::pair<std::string, HostValue>> params);
     void walkBlock(TSNode block);
     void walkStatement(TSNode s);
@@ -95,8 +102,17 @@ private:
     Scope m_globals; ///< file-scope device variables, visible in every host function
     std::vector<std::string> m_callStack;
     int m_controlDepth = 0;
+    int m_loopDepth = 0; ///< of m_controlDepth, how many are loops (the rest: if / switch branches)
     int m_macroDepth = 0;
     int m_evalDepth = 0;
 };
+
+/// A node without the casts and parentheses around it.
+TSNode stripCastsAndParens(TSNode e);
+/// The identifier a declarator declares (through pointer, array and init declarators).
+TSNode innermostIdentifier(TSNode declarator);
+/// The factors of a byte count as the program multiplies them; a named size defined as a product
+/// (size_t bytes = M * K * sizeof(float)) contributes its own factors.
+void flattenProduct(const ir::Expr &e, const SizeTable &sizes, std::vector<ir::Expr> &out, int depth = 0);
 
 } // namespace stitch::frontend::cudalift

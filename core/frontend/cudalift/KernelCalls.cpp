@@ -74,6 +74,28 @@ std::optional<Expr> KernelExec::evalMathCall(const std::string &name, const std:
         arity(1);
         return ir::pow(ir::floatConst(2.0, ir::isFloat(args[0].dtype()) ? args[0].dtype() : ir::DType::F32), args[0]);
     }
+    // Half and bfloat16 conversions and arithmetic (cuda_fp16.h, cuda_bf16.h).
+    if (name == "__float2half" || name == "__float2half_rn" || name == "__double2half") {
+        arity(1);
+        return ir::cast(ir::DType::F16, args[0]);
+    }
+    if (name == "__float2bfloat16" || name == "__float2bfloat16_rn") {
+        arity(1);
+        return ir::cast(ir::DType::BF16, args[0]);
+    }
+    if (name == "__half2float" || name == "__bfloat162float") {
+        arity(1);
+        return ir::cast(ir::DType::F32, args[0]);
+    }
+    if (name == "__hadd" || name == "__hsub" || name == "__hmul" || name == "__hdiv") {
+        arity(2);
+        return name == "__hadd" ? args[0] + args[1] : name == "__hsub" ? args[0] - args[1]
+             : name == "__hmul" ? args[0] * args[1] : args[0] / args[1];
+    }
+    if (name == "__hfma") {
+        arity(3);
+        return args[0] * args[1] + args[2];
+    }
     if (name == "__int2float_rn" || name == "__uint2float_rn") {
         arity(1);
         return ir::cast(ir::DType::F32, args[0]);

@@ -32,6 +32,22 @@ bool sameGuard(const std::vector<Expr> &a, const std::vector<Expr> &b)
 
 } // namespace
 
+namespace {
+thread_local const std::map<std::string, std::string> *t_typeAliases = nullptr;
+thread_local int t_aliasDepth = 0;
+} // namespace
+
+TypeAliasScope::TypeAliasScope(std::map<std::string, std::string> aliases)
+    : m_aliases(std::move(aliases)), m_previous(t_typeAliases)
+{
+    t_typeAliases = &m_aliases;
+}
+
+TypeAliasScope::~TypeAliasScope()
+{
+    t_typeAliases = m_previous;
+}
+
 std::optional<ir::DType> scalarTypeFromText(std::string_view text)
 {
     std::string t;
@@ -63,6 +79,14 @@ std::optional<ir::DType> scalarTypeFromText(std::string_view text)
     auto parsed = ir::parseDType(t);
     if (parsed)
         return *parsed;
+    if (t_typeAliases && t_aliasDepth < 8) {
+        if (const auto it = t_typeAliases->find(t); it != t_typeAliases->end()) {
+            ++t_aliasDepth;
+            auto resolved = scalarTypeFromText(it->second);
+            --t_aliasDepth;
+            return resolved;
+        }
+    }
     return std::nullopt;
 }
 

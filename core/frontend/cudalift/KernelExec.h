@@ -32,7 +32,23 @@ struct ProgramContext {
 };
 
 /// The C type of a declaration or parameter, from its text ("const float *__restrict__" -> F32).
+/// Names declared with typedef, `using X = ...;` or an object-like #define, resolved through
+/// TypeAliasScope while it lives.
 std::optional<ir::DType> scalarTypeFromText(std::string_view text);
+
+/// The file's type aliases ("real_t" -> "float") for scalarTypeFromText on this thread, for the
+/// lifetime of the scope (one lift).
+class TypeAliasScope {
+public:
+    explicit TypeAliasScope(std::map<std::string, std::string> aliases);
+    ~TypeAliasScope();
+    TypeAliasScope(const TypeAliasScope &) = delete;
+    TypeAliasScope &operator=(const TypeAliasScope &) = delete;
+
+private:
+    std::map<std::string, std::string> m_aliases;
+    const std::map<std::string, std::string> *m_previous;
+};
 
 /// Symbolic evaluator of one kernel launch; one instance per launch.
 class KernelExec {
@@ -87,6 +103,7 @@ private:
         std::vector<std::map<std::string, Local>> scopes;
         std::map<std::string, Cell> cells;
         std::map<std::string, SharedStore> shared;
+        std::map<int, SourceLocation> sharedWrittenInLoop; ///< arrays a loop stored to, and where
         std::vector<ir::Expr> conditions;
         int phase = 0;
         int lastSharedReadPhase = -1;

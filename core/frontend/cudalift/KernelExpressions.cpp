@@ -394,6 +394,10 @@ Expr KernelExec::readShared(int array, const std::vector<Expr> &index, State &s,
         if (!store || st.phase > store->phase)
             store = &st;
     }
+    if (!store && s.sharedWrittenInLoop.count(array))
+        refuse(site, "'" + a.name + "' is written inside a loop (at " + s.sharedWrittenInLoop.at(array).toString() +
+                         "), so a thread may write several of its elements",
+               "the lifter recognises tiles where each thread stores exactly its own element, outside loops");
     if (!store)
         refuse(site, "'" + a.name + "' is read before any thread writes it");
     // The tile must be written by every thread of the block at its own (threadIdx.y, threadIdx.x).

@@ -508,8 +508,16 @@ KernelExec::Flow KernelExec::execFor(TSNode stmt, State &s)
             }
         }
     }
-    if (touchesShared)
-        s.shared.clear(); // the tiles of the last iteration are not modelled after the loop
+    // Tiles stored inside the loop are not modelled after it; a later read says so.
+    for (const auto &[key, store] : end1.shared) {
+        if (!s.shared.count(key))
+            s.sharedWrittenInLoop.emplace(store.array, store.where);
+    }
+    if (touchesShared) {
+        for (const auto &[key, store] : end1.shared)
+            s.sharedWrittenInLoop.emplace(store.array, store.where);
+        s.shared.clear();
+    }
     s.phase = end1.phase;
     s.lastSharedReadPhase = end1.lastSharedReadPhase;
     if (!h.declared) {

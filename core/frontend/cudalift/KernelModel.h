@@ -20,6 +20,7 @@ namespace stitch::frontend::cudalift {
 struct BufferInfo {
     std::string name;                ///< the host pointer variable, e.g. "d_A"
     ir::DType dtype = ir::DType::F32;
+    std::string unmodelledType;      ///< the declared element type when no DType expresses it
     ir::Expr elements;               ///< element count, over sizes
     std::vector<ir::Expr> factors;   ///< the count as the program multiplies it: {M, K}
     SourceLocation allocation;
@@ -33,6 +34,7 @@ struct PointerValue {
     int buffer = -1;
     ir::Expr offset = ir::Expr(0);
     ir::DType dtype = ir::DType::F32;
+    std::string unmodelledType;      ///< the declared element type when no DType expresses it
 };
 
 /// One kernel argument resolved in the host program.
