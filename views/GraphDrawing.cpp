@@ -103,9 +103,13 @@ GraphDrawing drawingOf(const frontend::LiftedProgram &program, const std::vector
         n.name = op.name;
         n.detail = op.toString();
         n.toolTip = op.toString() + "\nwhere " + op.domainString();
-        if (op.source) {
+        // Only what is in the lifted file itself links to the editor; an op lifted from an included
+        // header says where it came from in its tooltip.
+        if (op.source && (op.source->begin.file.empty() || op.source->begin.file == program.sourceFile)) {
             n.begin = op.source->begin;
             n.end = op.source->end;
+        } else if (op.source) {
+            n.toolTip += "\nfrom " + op.source->begin.toString();
         }
         if (auto it = kernelOfOp.find(op.name); it != kernelOfOp.end()) {
             n.kernel = it->second;
@@ -122,8 +126,10 @@ GraphDrawing drawingOf(const frontend::LiftedProgram &program, const std::vector
         n.name = k.name;
         n.detail = "opaque: kept as written";
         n.toolTip = k.why.toString();
-        n.begin = k.range.begin;
-        n.end = k.range.end;
+        if (k.range.begin.file.empty() || k.range.begin.file == program.sourceFile) {
+            n.begin = k.range.begin;
+            n.end = k.range.end;
+        }
         opaqueNode.push_back(addNode(std::move(n)));
     }
 
