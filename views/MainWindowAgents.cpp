@@ -71,9 +71,13 @@ void MainWindow::createAgents()
                 showGraphKernels(t.schedule, tr("the agents' schedule"));
                 m_agentsPanel->setResult(std::move(result));
                 m_agentsPanel->setPins(m_pins);
-                endOptimize(tr("Optimized: %1 decisions, %2x over the input as written")
-                                .arg(t.decisions.size())
-                                .arg(t.inputMs / std::max(t.finalMs, 1e-12), 0, 'f', 2));
+                const double inputMs = t.asWrittenMs ? *t.asWrittenMs : t.inputMs;
+                endOptimize(t.keptInput ? tr("Optimized: %1 decisions; the input as written is kept (the proposal is not "
+                                             "faster)")
+                                              .arg(t.decisions.size())
+                                        : tr("Optimized: %1 decisions, %2x over the input as written")
+                                              .arg(t.decisions.size())
+                                              .arg(inputMs / std::max(t.finalMs, 1e-12), 0, 'f', 2));
             });
     connect(m_optimizer, &OptimizeController::failed, this, [this](quint64, const QString &message) {
         m_agentsPanel->setMessage(tr("Nothing optimized: %1").arg(message));

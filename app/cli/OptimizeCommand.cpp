@@ -132,6 +132,21 @@ int runOptimize(const OptimizeOptions &options)
     for (const auto &[n, v] : input->sizes)
         trace->sizes[n] = v;
 
+    // A CUDA input is scored as written (its own accesses, NVRTC's resources, its PTX); what that
+    // cannot give, and a .te input, is the generic schedule's. Where the model times its own code,
+    // the proposal must beat that too, or the input is kept (never lose to the input).
+    std::optional<rubric::AsWrittenReport> asWritten;
+    if (std::filesystem::path(options.file).extension() == ".cu") {
+        rubric::AsWrittenOptions o;
+        o.arch = options.arch;
+        o.sizes = input->sizes;
+        o.compile = !options.noCompile;
+        if (auto r = rubric::scoreAsWritten(trace->sourceText, options.file, o); r.ok())
+            asWritten = std::move(*r);
+        if (asWritten && asWritten->predictedMs)
+            agents::weighAsWritten(*trace, *asWritten->predictedMs, "by the model");
+    }
+
     auto program = codegen::generateProgram(problem, trace->schedule);
     if (!program.ok()) {
         std::cerr << "stitchcuda: internal error: the chosen schedule does not generate:\n";
@@ -173,36 +188,27 @@ int runOptimize(const OptimizeOptions &options)
         // The rubric, before and after.
         const agents::Score before = evaluator.confirm(problem, rubric::genericSchedule(problem));
         const agents::Score after = evaluator.confirm(problem, trace->schedule);
-        // A CUDA input is scored as written (its own accesses, NVRTC's resources, its PTX); what
-        // that cannot give, and a .te input, is the generic schedule's.
-        std::optional<rubric::AsWrittenReport> asWritten;
-        if (std::filesystem::path(options.file).extension() == ".cu") {
-            rubric::AsWrittenOptions o;
-            o.arch = options.arch;
-            o.sizes = input->sizes;
-            o.compile = !options.noCompile;
-            if (auto r = rubric::scoreAsWritten(trace->sourceText, options.file, o); r.ok())
-                asWritten = std::move(*r);
-        }
         std::printf("\n%-22s %10s %10s\n", "rubric", "input", "optimized");
         for (int i = 0; i < agents::kStaticDimensionCount; ++i) {
             const rubric::RubricScore *own = asWritten ? asWritten->programScore(agents::kStaticDimensions[i]) : nullptr;
             std::printf("%-22s %9.1f%s %10.1f\n", agents::kStaticDimensions[i], own ? own->score : before.dimensions[i],
                         own || !asWritten ? " " : "*", after.dimensions[i]);
         }
-        std::printf("%-22s %10s %10s  (%s; %.1f ms to decide)\n", "time", agents::msText(trace->inputMs).c_str(),
+        std::printf("%-22s %10s %10s  (%s; %.1f ms to decide)\n", "time",
+                    agents::msText(trace->asWrittenMs ? *trace->asWrittenMs : trace->inputMs).c_str(),
                     agents::msText(trace->finalMs).c_str(),
                     trace->finalMeasured ? "measured" : trace->finalCompiled ? "model, NVRTC build" : "model, estimated",
                     trace->decideMs);
         if (gpu.times)
-            std::printf("(timed on %s: %d programs; the input as written is timed as the generic schedule, one thread "
-                        "per output)\n",
-                        gpu.name.c_str(), gpu.times->measurements());
-        else
-            std::printf("(the input's time is modelled as the generic schedule: one thread per output%s)\n",
-                        asWritten && asWritten->predictedMs
-                            ? ("; as written, the model predicts " + agents::msText(*asWritten->predictedMs)).c_str()
-                            : "");
+            std::printf("(timed on %s: %d programs; the input's lifted form is timed as the generic schedule, one "
+                        "thread per output: %s)\n",
+                        gpu.name.c_str(), gpu.times->measurements(), agents::msText(trace->inputMs).c_str());
+        if (trace->asWrittenMs)
+            std::printf("(the input's time is its own code's, by the model; as the generic schedule, one thread per "
+                        "output, it is %s)\n",
+                        agents::msText(trace->inputMs).c_str());
+        else if (!gpu.times)
+            std::printf("(the input's time is modelled as the generic schedule: one thread per output)\n");
         if (asWritten)
             std::printf("(the input's rubric is its own code's, `stitchcuda rubric %s --as-written`%s)\n",
                         options.file.c_str(), std::any_of(std::begin(agents::kStaticDimensions), std::end(agents::kStaticDimensions),
@@ -210,6 +216,9 @@ int runOptimize(const OptimizeOptions &options)
                                                   ? "; *: not derivable from the code as written, the generic schedule's"
                                                   : "");
     }
+    if (!options.json && trace->keptInput)
+        std::printf("kept: the input as written; the proposal is not predicted faster (Stitch's notes above)%s\n",
+                    options.out.empty() ? "" : ("; the program to use is " + program->name + ".input.cu in " + options.out).c_str());
     if (!options.out.empty() && !writeGenerated(options.out, *program, *input, options.file, /*inputPlan=*/true))
         return 2;
     return 0;

@@ -2,6 +2,7 @@
 
 #include "core/agents/Checkpoints.h"
 #include "core/arch/ArchDatabase.h"
+#include "core/rubric/AsWrittenRubric.h"
 
 namespace stitch::agents {
 
@@ -50,7 +51,7 @@ Result<SourceResult> SourceOptimizer::run(const SourceRequest &request,
         ~Reset() { flag = false; }
     } reset{m_cancelled};
     SourceResult out;
-    auto lifted = frontend::liftFile(request.text, request.fileName);
+    auto lifted = frontend::liftFile(request.text, request.fileName, request.source);
     if (!lifted)
         return lifted.error();
     out.lifted = std::move(*lifted);
@@ -105,7 +106,16 @@ Result<SourceResult> SourceOptimizer::run(const SourceRequest &request,
         return trace.error();
     out.trace = std::move(*trace);
     out.trace.source = request.fileName;
-    out.trace.sourceText = request.text;
+    // The text lifted when includes or -D changed it: a replay needs neither the headers nor the options.
+    out.trace.sourceText = out.lifted.expandedSource.empty() ? request.text : out.lifted.expandedSource;
+    if (request.weighAsWritten && out.lifted.language == "cuda") {
+        rubric::AsWrittenOptions o;
+        o.arch = request.arch;
+        o.sizes = out.sizes;
+        if (auto asWritten = rubric::scoreAsWritten(out.trace.sourceText, request.fileName, o);
+            asWritten.ok() && asWritten->predictedMs)
+            weighAsWritten(out.trace, *asWritten->predictedMs, "by the model");
+    }
     for (const auto &[n, v] : out.sizes)
         out.trace.sizes[n] = v;
     auto program = codegen::generateProgram(problem, out.trace.schedule);

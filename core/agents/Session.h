@@ -29,6 +29,10 @@ struct SourceRequest {
     bool tf32 = false;
     OptimizeOptions options;       ///< budget, pins, seed
     std::string checkpoint;        ///< empty: the shipped agents for `arch` (the heuristics when none)
+    frontend::SourceOptions source; ///< -I / -D for a .cu
+    /// A .cu's own code is timed by the model (NVRTC build) and the proposal must beat it, or the
+    /// input is kept (Trace::keptInput, weighAsWritten).
+    bool weighAsWritten = true;
 };
 
 struct SourceResult {

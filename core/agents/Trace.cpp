@@ -1,5 +1,7 @@
 #include "core/agents/Trace.h"
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 namespace stitch::agents {
@@ -164,7 +166,26 @@ std::string traceToJson(const Trace &t)
     j["final_compiled"] = t.finalCompiled;
     j["kept_input"] = t.keptInput;
     j["decide_ms"] = t.decideMs;
+    j["as_written_ms"] = t.asWrittenMs ? json(*t.asWrittenMs) : json(nullptr);
     return j.dump(2) + "\n";
+}
+
+void weighAsWritten(Trace &t, double asWrittenMs, const std::string &how)
+{
+    t.asWrittenMs = asWrittenMs;
+    if (t.finalMs >= asWrittenMs) {
+        t.keptInput = true;
+        t.integrate.notes.push_back("kept the input as written: its own code runs in " + msText(asWrittenMs) + " (" + how +
+                                    "), the proposal in " + msText(t.finalMs) + ", which is not faster");
+    } else {
+        t.integrate.notes.push_back("the proposal (" + msText(t.finalMs) + ") is " +
+                                    [&] {
+                                        char b[32];
+                                        std::snprintf(b, sizeof b, "%.2f", asWrittenMs / std::max(t.finalMs, 1e-12));
+                                        return std::string(b);
+                                    }() +
+                                    "x faster than the input's own code (" + msText(asWrittenMs) + ", " + how + ")");
+    }
 }
 
 Result<Trace> parseTrace(const std::string &text, const std::string &fileName)
@@ -286,6 +307,9 @@ Result<Trace> parseTrace(const std::string &text, const std::string &fileName)
         t.finalCompiled = r.flag(j, "final_compiled", "trace");
         t.keptInput = r.flag(j, "kept_input", "trace");
         t.decideMs = r.num(j, "decide_ms", "trace");
+        // Optional: traces written before the input's own code was weighed lack it.
+        if (j.contains("as_written_ms") && j["as_written_ms"].is_number())
+            t.asWrittenMs = j["as_written_ms"].get<double>();
         return t;
     } catch (const Error &e) {
         return e;

@@ -100,7 +100,15 @@ struct Trace {
     bool finalCompiled = false;     ///< the full model (NVRTC) rather than the estimate
     bool keptInput = false;         ///< nothing was predicted faster than the input
     double decideMs = 0;            ///< wall time of the agents' decisions (greedy pass)
+    /// The input's own code (a .cu as written, not its lifted form) by the model or measured, when
+    /// known (weighAsWritten); with keptInput, the proposal did not beat it.
+    std::optional<double> asWrittenMs;
 };
+
+/// Weighs the input's own code against the proposal (never lose to the input): when finalMs is not
+/// below asWrittenMs the trace keeps the input (keptInput), and Stitch's notes say which program is
+/// kept and why; `how` says where the input's time comes from ("by the model", "measured").
+void weighAsWritten(Trace &trace, double asWrittenMs, const std::string &how);
 
 /// A time as the trace's sentences write it: "2.663 ms", "133.3 us".
 std::string msText(double ms);

@@ -12,6 +12,7 @@
 #include "core/ir/Interpreter.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -330,6 +331,36 @@ TEST(AgentsTrace, NewerOrBrokenTracesAreRefused)
     auto missing = parseTrace(R"({"schema": "stitchcuda-trace/1", "version": 1})", "m.json");
     ASSERT_FALSE(missing.ok());
     EXPECT_NE(missing.error().message.find("missing member"), std::string::npos);
+}
+
+TEST(AgentsTrace, TheInputsOwnCodeIsWeighedAndKeptWhenTheProposalIsNotFaster)
+{
+    Trace t;
+    t.finalMs = 2.0;
+    t.inputMs = 8.0;
+    weighAsWritten(t, 3.0, "by the model");
+    EXPECT_FALSE(t.keptInput) << "2 ms beats the input's own 3 ms";
+    ASSERT_EQ(t.asWrittenMs, 3.0);
+    EXPECT_NE(t.integrate.notes.back().find("1.50x faster than the input's own code (3.000 ms, by the model)"),
+              std::string::npos)
+        << t.integrate.notes.back();
+
+    Trace slow;
+    slow.finalMs = 2.0;
+    slow.inputMs = 8.0;
+    weighAsWritten(slow, 1.5, "by the model");
+    EXPECT_TRUE(slow.keptInput) << "a hand-tuned input faster than the proposal is kept";
+    EXPECT_NE(slow.integrate.notes.back().find("kept the input as written"), std::string::npos);
+    // Round trip; a trace written before as_written_ms existed still reads.
+    auto parsed = parseTrace(traceToJson(slow), "slow.json");
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+    EXPECT_EQ(parsed->asWrittenMs, 1.5);
+    EXPECT_TRUE(parsed->keptInput);
+    auto j = nlohmann::json::parse(traceToJson(t));
+    j.erase("as_written_ms");
+    auto older = parseTrace(j.dump(), "older.json");
+    ASSERT_TRUE(older.ok()) << older.error().message;
+    EXPECT_FALSE(older->asWrittenMs);
 }
 
 /// The full model reports a hard limit for one value of one decision (as NVRTC's registers might),
