@@ -634,3 +634,19 @@ TEST(LiftCuda, ASharedTileStoredInALoopIsRefusedSayingSo)
     EXPECT_NE(lifted->program.opaque[0].why.message.find("'buf' is written inside a loop (at unit.cu:5:9)"), std::string::npos)
         << lifted->program.opaque[0].why.toString();
 }
+
+TEST(LiftCuda, AFlatIndexOverARowMajorAllocationKeepsTheBufferFlatWhenRowsDoNotDivideTheBound)
+{
+    // The grid covers ROWS * COLS / 256 * 256 threads exactly: not whole rows of [ROWS, COLS] in
+    // general, so the buffer stays one-dimensional instead of being refused as out of bounds.
+    auto lifted = lift("#define ROWS 64\n#define COLS 4096\n"
+                       "__global__ void twice(const float *in, float *out, int n) {\n"
+                       "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = in[i] * 2.0f;\n}\n"
+                       "int main() {\n    float *a, *b;\n    cudaMalloc(&a, ROWS * COLS * sizeof(float));\n"
+                       "    cudaMalloc(&b, ROWS * COLS * sizeof(float));\n    cudaMemset(a, 0, ROWS * COLS * sizeof(float));\n"
+                       "    twice<<<ROWS * COLS / 256, 256>>>(a, b, ROWS * COLS);\n    return 0;\n}\n");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    EXPECT_TRUE(lifted->program.opaque.empty()) << lifted->program.opaque[0].why.toString();
+    for (const ir::Tensor &t : lifted->program.graph.tensors())
+        EXPECT_EQ(t.shape.rank(), 1u) << t.toString();
+}

@@ -196,6 +196,33 @@ ShapeMap allocationShapes(const std::vector<BufferInfo> &buffers, IndexMath &mat
     return shapes;
 }
 
+namespace {
+
+/// Whether every dimension of a write mapping provably stays inside dims (what Assembly refuses
+/// otherwise): a flat index whose bound is not a multiple of the row (i < ROWS * COLS / 256 * 256)
+/// maps onto [ROWS, COLS] as row 0, column i, which this rules out in favour of the flat shape.
+bool mappingInBounds(const FlatOp &op, const WriteMapping &m, const std::vector<IntPoly> &dims, IndexMath &math)
+{
+    for (std::size_t d = 0; d < dims.size() && d < m.vars.size(); ++d) {
+        IntPoly lo = m.offsets[d], hi = m.offsets[d] + IntPoly::constant(1);
+        if (!m.vars[d].empty()) {
+            const auto v = std::find_if(op.spatial.begin(), op.spatial.end(), [&](const FlatVar &x) { return x.name == m.vars[d]; });
+            if (v == op.spatial.end())
+                return false;
+            const auto vlo = math.toPoly(v->lo), vhi = math.toPoly(v->hi);
+            if (!vlo || !vhi)
+                return false;
+            lo = *vlo + m.offsets[d];
+            hi = *vhi + m.offsets[d];
+        }
+        if (!math.nonNegative(lo) || !math.lessEqual(hi, dims[d]))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
 ShapeMap chooseShapes(const std::vector<BufferInfo> &buffers, const std::vector<LaunchOps *> &launches,
                       IndexMath &math, const ShapeMap &fixed, std::vector<std::size_t> &unexpressible)
 {
@@ -251,7 +278,8 @@ ShapeMap chooseShapes(const std::vector<BufferInfo> &buffers, const std::vector<
                 ++writes[op.buffer];
                 for (std::size_t c = 0; c < cands.size(); ++c) {
                     auto dims = polys(cands[c], math);
-                    if (dims && writeMapping(op, *dims, math)) {
+                    const auto mapping = dims ? writeMapping(op, *dims, math) : std::nullopt;
+                    if (mapping && mappingInBounds(op, *mapping, *dims, math)) {
                         ++writesOk[op.buffer][c];
                         ++score[op.buffer][c];
                     }
