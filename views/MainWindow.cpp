@@ -150,6 +150,9 @@ void MainWindow::createMenus()
     build->addSeparator();
     build->addAction(m_optimizeAction);
     build->addAction(m_cancelOptimizeAction);
+    build->addSeparator();
+    m_sourceOptionsAction = build->addAction(tr("&Include Folders and Macros..."), this, &MainWindow::editSourceOptions);
+    m_sourceOptionsAction->setObjectName(QStringLiteral("sourceOptionsAction"));
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     for (auto *dock : findChildren<QDockWidget *>())
@@ -490,8 +493,8 @@ void MainWindow::runLift()
         m_overridden.clear();
         runRubric();
     });
-    watcher->setFuture(QtConcurrent::run([source, fileName = compileFileName().toStdString()] {
-        return std::make_shared<Result<frontend::LiftedProgram>>(frontend::liftFile(*source, fileName));
+    watcher->setFuture(QtConcurrent::run([source, fileName = compileFileName().toStdString(), options = m_sourceOptions] {
+        return std::make_shared<Result<frontend::LiftedProgram>>(frontend::liftFile(*source, fileName, options));
     }));
 }
 

@@ -10,6 +10,7 @@
 #include "core/arch/ArchDatabase.h"
 #include "core/cuda/NvrtcCompiler.h"
 #include "core/frontend/CudaSourceIndex.h"
+#include "core/frontend/SourceExpansion.h"
 #include "core/schedule/Schedule.h"
 
 #include <QMainWindow>
@@ -114,6 +115,14 @@ public:
     bool isOptimizing() const;
     /// The pins the next Optimize keeps (the Agents dock's overrides).
     QStringList optimizePins() const { return m_pins; }
+    /// -I folders and -D macros (NAME or NAME=VALUE), as nvcc takes them, for the lift and Optimize
+    /// of a .cu (quoted includes beside the file are always followed). False, with the malformed
+    /// macro named in `errorMessage`, when a define is not NAME[=VALUE]; nothing changes then.
+    bool setSourceOptions(const QStringList &includeDirs, const QStringList &defines, QString *errorMessage = nullptr);
+    QStringList includeDirs() const { return m_includeDirs; }
+    QStringList defines() const { return m_defines; }
+    /// Build > Include Folders and Macros...: edits them in a dialog.
+    void editSourceOptions();
     /// The generated program's view (GeneratedPanel::current).
     CodeEditor *generatedView() const;
     QString compileStatus() const;
@@ -231,6 +240,9 @@ private:
     QAction *m_compileAction = nullptr;
     QAction *m_autoCompileAction = nullptr;
     QAction *m_optimizeAction = nullptr;
+    QAction *m_sourceOptionsAction = nullptr;
+    QStringList m_includeDirs, m_defines;
+    frontend::SourceOptions m_sourceOptions; ///< the two above, parsed
     QAction *m_cancelOptimizeAction = nullptr;
     OptimizeController *m_optimizer = nullptr;
     AgentsPanel *m_agentsPanel = nullptr;

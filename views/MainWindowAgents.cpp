@@ -102,6 +102,7 @@ bool MainWindow::optimize()
     request.text = text.toStdString();
     request.fileName = compileFileName().toStdString();
     request.arch = architecture().toStdString();
+    request.source = m_sourceOptions;
     for (const QString &text : m_pins) {
         auto pin = agents::parsePin(text.toStdString());
         if (!pin) { // pins come from the dock's own decisions; a stale one is dropped with a note

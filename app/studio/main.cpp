@@ -74,6 +74,14 @@ int main(int argc, char **argv)
     const QCommandLineOption dockOption(QStringLiteral("dock"),
                                         QStringLiteral("With --screenshot: raise this dock first (e.g. Graph)"),
                                         QStringLiteral("NAME"));
+    const QCommandLineOption includeOption(QStringList{QStringLiteral("I"), QStringLiteral("include-dir")},
+                                           QStringLiteral("Folder for quoted includes of a .cu (repeatable, as nvcc -I)"),
+                                           QStringLiteral("DIR"));
+    const QCommandLineOption defineOption(QStringList{QStringLiteral("D"), QStringLiteral("define")},
+                                          QStringLiteral("Macro for a .cu (repeatable, as nvcc -D)"),
+                                          QStringLiteral("NAME[=VALUE]"));
+    parser.addOption(includeOption);
+    parser.addOption(defineOption);
     parser.addOption(optimizeOption);
     parser.addOption(dockOption);
     parser.addOption(archOption);
@@ -111,6 +119,11 @@ int main(int argc, char **argv)
         return usageError(QStringLiteral("unknown architecture '%1'; available: %2")
                               .arg(parser.value(archOption), window.architectures().join(QStringLiteral(", "))));
     }
+
+    QString optionsError;
+    if ((parser.isSet(includeOption) || parser.isSet(defineOption)) &&
+        !window.setSourceOptions(parser.values(includeOption), parser.values(defineOption), &optionsError))
+        return usageError(optionsError);
 
     QString openError;
     const bool opened = files.isEmpty() || window.openFile(files.first(), &openError);

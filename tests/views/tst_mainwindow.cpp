@@ -26,6 +26,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTextBlock>
 #include <QTreeView>
@@ -53,6 +54,7 @@ private slots:
     void devicePanelReportsProbe();
     void graphDockShowsLiftedProgram();
     void graphDockExplainsALiftError();
+    void includeFoldersAndMacrosReachTheLift();
     void graphDrawingAndEditorSelectEachOther();
     void rubricDockScoresTheLiftedProgram();
     void rubricDockSaysWhyItCannotScore();
@@ -335,6 +337,41 @@ void TestMainWindow::graphDockExplainsALiftError()
     const QModelIndex first = m_window->graphModel()->index(0, GraphModel::TextColumn, why);
     QVERIFY(first.data().toString().contains(QStringLiteral("Q")));
     QCOMPARE(first.data(GraphModel::BeginLineRole).toInt(), 4);
+}
+
+void TestMainWindow::includeFoldersAndMacrosReachTheLift()
+{
+    // app.cu includes "scale.cuh" from a folder beside it that only -I names, and sizes itself with
+    // N unless -D says otherwise.
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("src")) && QDir(dir.path()).mkpath(QStringLiteral("inc")));
+    auto write = [&](const QString &name, const QByteArray &text) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    };
+    write(QStringLiteral("inc/scale.cuh"), "#pragma once\n__global__ void scale(const float *in, float *out, int n)\n{\n"
+                                           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                           "    if (i < n)\n        out[i] = in[i] * 2.0f;\n}\n");
+    write(QStringLiteral("src/app.cu"), "#include \"scale.cuh\"\n#ifndef N\n#define N 4096\n#endif\nint main()\n{\n"
+                                        "    float *a, *b;\n    cudaMalloc(&a, N * sizeof(float));\n"
+                                        "    cudaMalloc(&b, N * sizeof(float));\n    scale<<<N / 256, 256>>>(a, b, N);\n"
+                                        "    return 0;\n}\n");
+    QVERIFY(m_window->openFile(dir.filePath(QStringLiteral("src/app.cu"))));
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->graphModel()->summary().startsWith(QStringLiteral("Not lifted")),
+                             test::CompileTimeoutMs);
+    QVERIFY(m_window->graphModel()->summary().contains(QStringLiteral("cannot find the included file 'scale.cuh'")));
+
+    QString error;
+    QVERIFY(!m_window->setSourceOptions({}, {QStringLiteral("3X=1")}, &error));
+    QVERIFY(error.contains(QStringLiteral("3X=1")));
+    QVERIFY(m_window->setSourceOptions({dir.filePath(QStringLiteral("inc"))}, {QStringLiteral("N=1024")}, &error));
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->graphModel()->hasGraph(), test::CompileTimeoutMs);
+    QCOMPARE(m_window->defines(), QStringList{QStringLiteral("N=1024")});
+    // The Sizes group lists N with the -D value.
+    const QModelIndex sizes = m_window->graphModel()->index(0, 0);
+    QCOMPARE(sizes.data().toString(), QStringLiteral("Sizes"));
+    QCOMPARE(m_window->graphModel()->index(0, 0, sizes).data().toString(), QStringLiteral("N = 1024"));
 }
 
 void TestMainWindow::graphDrawingAndEditorSelectEachOther()
