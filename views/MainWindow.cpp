@@ -153,6 +153,7 @@ void MainWindow::createMenus()
     build->addSeparator();
     m_sourceOptionsAction = build->addAction(tr("&Include Folders and Macros..."), this, &MainWindow::editSourceOptions);
     m_sourceOptionsAction->setObjectName(QStringLiteral("sourceOptionsAction"));
+    build->addAction(tr("&Sizes..."), this, &MainWindow::editSizes)->setObjectName(QStringLiteral("sizesAction"));
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     for (auto *dock : findChildren<QDockWidget *>())
@@ -493,8 +494,17 @@ void MainWindow::runLift()
         m_overridden.clear();
         runRubric();
     });
-    watcher->setFuture(QtConcurrent::run([source, fileName = compileFileName().toStdString(), options = m_sourceOptions] {
-        return std::make_shared<Result<frontend::LiftedProgram>>(frontend::liftFile(*source, fileName, options));
+    watcher->setFuture(QtConcurrent::run([source, fileName = compileFileName().toStdString(), options = m_sourceOptions,
+                                          bindings = m_sizeBindings] {
+        auto result = std::make_shared<Result<frontend::LiftedProgram>>(frontend::liftFile(*source, fileName, options));
+        // Sizes the source leaves open take the values the user gave (Build > Sizes).
+        if (result->ok()) {
+            for (const std::string &name : (*result)->graph.sizeVars()) {
+                if (!(*result)->sizes.count(name) && bindings.count(name))
+                    (*result)->sizes[name] = bindings.at(name);
+            }
+        }
+        return result;
     }));
 }
 

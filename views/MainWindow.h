@@ -14,9 +14,12 @@
 #include "core/schedule/Schedule.h"
 
 #include <QMainWindow>
+#include <QMap>
 #include <QMessageBox>
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -123,6 +126,17 @@ public:
     QStringList defines() const { return m_defines; }
     /// Build > Include Folders and Macros...: edits them in a dialog.
     void editSourceOptions();
+    /// Values for sizes the source leaves open (a kernel alone: `int M, int N, int K`; a size read
+    /// from argv): the lift, the rubric and Optimize use them as `--size NAME=V` would.
+    void setSizeBindings(const QMap<QString, qint64> &sizes);
+    QMap<QString, qint64> sizeBindings() const;
+    /// The current lift's sizes without a value (neither in the source nor bound here).
+    QStringList unboundSizes() const;
+    /// Build > Sizes...: edits the bindings in a dialog, each open size offered with a default.
+    void editSizes();
+    /// Asked by Optimize for the sizes still open (names, proposed values); nullopt cancels. Tests replace it.
+    using SizesPrompt = std::function<std::optional<QMap<QString, qint64>>(const QMap<QString, qint64> &proposed)>;
+    void setSizesPrompt(SizesPrompt prompt) { m_sizesPrompt = std::move(prompt); }
     /// The generated program's view (GeneratedPanel::current).
     CodeEditor *generatedView() const;
     QString compileStatus() const;
@@ -242,6 +256,8 @@ private:
     QAction *m_optimizeAction = nullptr;
     QAction *m_sourceOptionsAction = nullptr;
     QStringList m_includeDirs, m_defines;
+    std::map<std::string, std::int64_t> m_sizeBindings; ///< sizes the user gave values to
+    SizesPrompt m_sizesPrompt;
     frontend::SourceOptions m_sourceOptions; ///< the two above, parsed
     QAction *m_cancelOptimizeAction = nullptr;
     OptimizeController *m_optimizer = nullptr;

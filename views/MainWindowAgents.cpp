@@ -98,8 +98,30 @@ bool MainWindow::optimize()
         Q_EMIT optimizeSettled();
         return false;
     }
+    // Sizes the source leaves open are asked for first (a kernel alone), with values to accept.
+    if (const QStringList open = unboundSizes(); !open.isEmpty()) {
+        QMap<QString, qint64> proposed = sizeBindings();
+        for (const QString &name : open)
+            proposed.insert(name, 1024);
+        std::optional<QMap<QString, qint64>> answer;
+        if (m_sizesPrompt) {
+            answer = m_sizesPrompt(proposed);
+        } else {
+            editSizes(); // the dialog, prefilled with the proposed values
+            if (unboundSizes().isEmpty()) // every open size got a value
+                answer = sizeBindings();
+        }
+        if (!answer) {
+            m_agentsPanel->setMessage(tr("Not optimized: sizes %1 have no value (Build > Sizes).").arg(open.join(QStringLiteral(", "))));
+            Q_EMIT optimizeSettled();
+            return false;
+        }
+        setSizeBindings(*answer);
+    }
     agents::SourceRequest request;
     request.text = text.toStdString();
+    for (const auto &[name, value] : m_sizeBindings)
+        request.sizes[name] = value;
     request.fileName = compileFileName().toStdString();
     request.arch = architecture().toStdString();
     request.source = m_sourceOptions;

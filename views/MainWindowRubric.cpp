@@ -44,7 +44,7 @@ QString whyNotScored(const Result<frontend::LiftedProgram> *lifted, const ArchLi
     for (const std::string &name : p.graph.sizeVars()) {
         if (!p.sizes.count(name))
             return MainWindow::tr("Not scored: size '%1' has no value in the source; the rubric scores concrete sizes "
-                                  "(give it one, e.g. `size %1 = 1024`, or use `stitchcuda rubric --size %1=...`).")
+                                  "(give it one in Build > Sizes, or in the source, or `stitchcuda rubric --size %1=...`).")
                 .arg(QString::fromStdString(name));
     }
     return {};

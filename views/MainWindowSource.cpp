@@ -1,12 +1,20 @@
 // MainWindow: the -I folders and -D macros a .cu is lifted and optimized with (Build > Include
-// Folders and Macros..., or stitchcuda-studio -I DIR -D NAME=VALUE).
+// Folders and Macros..., or stitchcuda-studio -I DIR -D NAME=VALUE), and the values of sizes the
+// source leaves open (Build > Sizes...).
 #include "views/MainWindow.h"
 
+#include "core/frontend/Lift.h"
+
 #include <QDialog>
+#include <QIntValidator>
+#include <QLineEdit>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
+
+#include <limits>
+#include <map>
 
 namespace stitch::views {
 
@@ -75,6 +83,88 @@ void MainWindow::editSourceOptions()
             error->setText(message); // the dialog stays open on the malformed macro
     });
     dialog.exec();
+}
+
+namespace {
+
+/// A form with one field per size, prefilled; nullopt when cancelled.
+std::optional<QMap<QString, qint64>> askSizes(QWidget *parent, const QMap<QString, qint64> &proposed)
+{
+    QDialog dialog(parent);
+    dialog.setWindowTitle(MainWindow::tr("Sizes"));
+    auto *form = new QFormLayout(&dialog);
+    auto *note = new QLabel(MainWindow::tr("The source leaves these sizes open (a kernel alone, or a size computed at run "
+                                           "time): the program is scored and optimized for these values."),
+                            &dialog);
+    note->setWordWrap(true);
+    form->addRow(note);
+    std::map<QString, QLineEdit *> fields;
+    for (auto it = proposed.begin(); it != proposed.end(); ++it) {
+        auto *edit = new QLineEdit(QString::number(it.value()), &dialog);
+        edit->setObjectName(QStringLiteral("size_") + it.key());
+        edit->setValidator(new QIntValidator(1, std::numeric_limits<int>::max(), edit));
+        form->addRow(it.key(), edit);
+        fields[it.key()] = edit;
+    }
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    form->addRow(buttons);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted)
+        return std::nullopt;
+    QMap<QString, qint64> out;
+    for (const auto &[name, edit] : fields) {
+        bool ok = false;
+        const qint64 v = edit->text().toLongLong(&ok);
+        if (ok && v > 0)
+            out.insert(name, v);
+    }
+    return out;
+}
+
+} // namespace
+
+void MainWindow::setSizeBindings(const QMap<QString, qint64> &sizes)
+{
+    m_sizeBindings.clear();
+    for (auto it = sizes.begin(); it != sizes.end(); ++it)
+        m_sizeBindings[it.key().toStdString()] = it.value();
+    m_liftedSource.reset(); // the same text at other sizes: lift, schedule and score again
+    runLift();
+}
+
+QMap<QString, qint64> MainWindow::sizeBindings() const
+{
+    QMap<QString, qint64> out;
+    for (const auto &[name, value] : m_sizeBindings)
+        out.insert(QString::fromStdString(name), value);
+    return out;
+}
+
+QStringList MainWindow::unboundSizes() const
+{
+    QStringList out;
+    if (!m_lifted || !m_lifted->ok())
+        return out;
+    const frontend::LiftedProgram &p = **m_lifted;
+    for (const std::string &name : p.graph.sizeVars()) {
+        if (!p.sizes.count(name) && !m_sizeBindings.count(name))
+            out << QString::fromStdString(name);
+    }
+    return out;
+}
+
+void MainWindow::editSizes()
+{
+    QMap<QString, qint64> proposed = sizeBindings();
+    for (const QString &name : unboundSizes())
+        proposed.insert(name, 1024);
+    if (proposed.isEmpty()) {
+        QMessageBox::information(this, tr("Sizes"), tr("Every size of this program has its value in the source."));
+        return;
+    }
+    if (auto answer = askSizes(this, proposed))
+        setSizeBindings(*answer);
 }
 
 } // namespace stitch::views

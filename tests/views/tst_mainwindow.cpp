@@ -55,6 +55,7 @@ private slots:
     void graphDockShowsLiftedProgram();
     void graphDockExplainsALiftError();
     void includeFoldersAndMacrosReachTheLift();
+    void aKernelAlonesSizesAreAskedForAndBound();
     void graphDrawingAndEditorSelectEachOther();
     void rubricDockScoresTheLiftedProgram();
     void rubricDockSaysWhyItCannotScore();
@@ -372,6 +373,33 @@ void TestMainWindow::includeFoldersAndMacrosReachTheLift()
     const QModelIndex sizes = m_window->graphModel()->index(0, 0);
     QCOMPARE(sizes.data().toString(), QStringLiteral("Sizes"));
     QCOMPARE(m_window->graphModel()->index(0, 0, sizes).data().toString(), QStringLiteral("N = 1024"));
+}
+
+void TestMainWindow::aKernelAlonesSizesAreAskedForAndBound()
+{
+    // A kernel pasted alone: M, N and K have no value until the user gives them (Build > Sizes, or
+    // when Optimize asks); then the rubric scores it and Optimize runs at those sizes.
+    QVERIFY(m_window->openFile(QStringLiteral(STITCHCUDA_SOURCE_DIR "/examples/matmul_kernel_only.cu")));
+    RubricPanel *rubric = m_window->rubricPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(rubric->summary().contains(QStringLiteral("has no value in the source")), test::CompileTimeoutMs);
+    QStringList open = m_window->unboundSizes();
+    open.sort();
+    QCOMPARE(open, (QStringList{QStringLiteral("K"), QStringLiteral("M"), QStringLiteral("N")}));
+
+    // Optimize asks; a cancelled prompt optimizes nothing and says why.
+    QMap<QString, qint64> asked;
+    m_window->setSizesPrompt([&](const QMap<QString, qint64> &proposed) -> std::optional<QMap<QString, qint64>> {
+        asked = proposed;
+        return std::nullopt;
+    });
+    QVERIFY(!m_window->optimize());
+    QCOMPARE(asked.value(QStringLiteral("M")), 1024);
+    QCOMPARE(asked.size(), 3);
+
+    m_window->setSizeBindings({{QStringLiteral("M"), 256}, {QStringLiteral("N"), 128}, {QStringLiteral("K"), 64}});
+    QTRY_VERIFY_WITH_TIMEOUT(rubric->summary().startsWith(QStringLiteral("1 kernel")), test::CompileTimeoutMs);
+    QVERIFY(m_window->unboundSizes().isEmpty());
+    QCOMPARE(m_window->sizeBindings().value(QStringLiteral("K")), 64);
 }
 
 void TestMainWindow::graphDrawingAndEditorSelectEachOther()
