@@ -18,7 +18,8 @@ core_pkgs=(cmake ninja-build g++ pkg-config curl ca-certificates xz-utils perl n
            libsqlite3-dev libbenchmark-dev libtorch-dev zlib1g-dev)
 # clang and its libFuzzer/sanitizer runtimes build the fuzz targets (tests/fuzz, CTest fuzz.frontends).
 fuzz_pkgs=(clang-14 libclang-rt-14-dev)
-studio_pkgs=(qt6-base-dev qt6-svg-dev libgraphviz-dev libxkbcommon-dev extra-cmake-modules xvfb xauth fonts-dejavu-core)
+# Debian 12's qt6-charts-dev does not pull in libqt6opengl6-dev, which its CMake package needs.
+studio_pkgs=(qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgraphviz-dev libxkbcommon-dev extra-cmake-modules xvfb xauth fonts-dejavu-core)
 pkgs=("${core_pkgs[@]}" "${fuzz_pkgs[@]}")
 [ "${STITCHCUDA_NO_STUDIO:-0}" = 1 ] || pkgs+=("${studio_pkgs[@]}")
 

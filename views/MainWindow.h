@@ -62,6 +62,7 @@ class RecentFiles;
 class ResourcesPanel;
 class RubricPanel;
 class SyntaxRepository;
+struct AsWrittenScores;
 
 class MainWindow final : public QMainWindow {
     Q_OBJECT
@@ -90,6 +91,8 @@ public:
 
     /// True when no compile is pending or running and the last one has been shown.
     bool isCompileSettled() const;
+    /// True when no scoring job for the Rubric dock is running or waiting.
+    bool isRubricSettled() const { return !m_rubricRunning && !m_rubricPending; }
 
     CodeEditor *editor() const { return m_editor; }
     CodeEditor *ptxView() const { return m_ptxView; }
@@ -284,6 +287,11 @@ private:
     std::optional<schedule::Schedule> m_userSchedule; ///< with the user's overrides (until the next lift)
     QString m_agentStep; ///< when m_userSchedule is an agents' step: which ("the agents' schedule after step 3")
     std::vector<std::string> m_overridden;      ///< "group.key" of each override
+    /// The program as written on the Rubric dock's radar: scored once per text and architecture
+    /// (the scoring job computes it when these do not match the job's lift and architecture).
+    std::shared_ptr<const AsWrittenScores> m_asWritten;
+    std::shared_ptr<const std::string> m_asWrittenSource;
+    QString m_asWrittenArch;
 };
 
 } // namespace stitch::views

@@ -7,6 +7,7 @@
 #include "views/CodeEditor.h"
 #include "views/GeneratedPanel.h"
 #include "views/OptimizeController.h"
+#include "views/RubricPanel.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -15,6 +16,7 @@
 #include <QStyle>
 
 #include <algorithm>
+#include <iterator>
 
 namespace stitch::views {
 
@@ -158,6 +160,20 @@ void MainWindow::showAgentStep(int row)
         return;
     m_agentStep = d ? tr("the agents' schedule after step %1 (%2)").arg(row).arg(QString::fromStdString(d->id))
                     : tr("the agents' final schedule");
+    // The radar's previous and current series: the trace's scores around this step (Stitch: the
+    // last decision's, then the final schedule as the Rubric dock scores it).
+    const auto dims = [](const double(&values)[agents::kStaticDimensionCount]) {
+        return std::vector<double>(std::begin(values), std::end(values));
+    };
+    const auto &decisions = result->trace.decisions;
+    std::optional<AgentStepScores> step;
+    if (d)
+        step = AgentStepScores{tr("before step %1").arg(row), dims(d->dimensionsBefore), tr("after step %1").arg(row),
+                               dims(d->dimensionsAfter)};
+    else if (!decisions.empty())
+        step = AgentStepScores{tr("after step %1, the last decision").arg(decisions.size()),
+                               dims(decisions.back().dimensionsAfter), {}, {}};
+    m_rubricPanel->setStep(std::move(step));
     m_userSchedule = *s;
     m_overridden.clear();
     runRubric();

@@ -1,16 +1,18 @@
 #include "RubricPanel.h"
 
+#include "views/RubricRadar.h"
 #include "views/Text.h"
+
+#include "core/agents/Evaluator.h"
 
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPainter>
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include <cmath>
-#include <numbers>
+#include <algorithm>
+#include <iterator>
 
 namespace stitch::views {
 
@@ -75,103 +77,10 @@ QVariant RubricModel::headerData(int section, Qt::Orientation orientation, int r
 }
 
 // ------------------------------------------------------------------------------------------------
-// RadarChart
-
-RadarChart::RadarChart(QWidget *parent) : QWidget(parent)
-{
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
-}
-
-void RadarChart::setScores(const std::vector<rubric::RubricScore> &scores)
-{
-    m_scores = scores;
-    QStringList tips;
-    for (const auto &s : m_scores)
-        tips << QStringLiteral("%1: %2/5").arg(spacedName(s.dimension)).arg(s.score, 0, 'f', 1);
-    setToolTip(tips.join(QLatin1Char('\n')));
-    update();
-}
-
-QPointF RadarChart::centre() const
-{
-    return QRectF(rect()).center();
-}
-
-double RadarChart::radius() const
-{
-    // Room for the labels around the outer ring.
-    return std::max(10.0, std::min(width() / 2.0 - 70, height() / 2.0 - 24));
-}
-
-QPointF RadarChart::spokePoint(int spoke, double score) const
-{
-    const double n = static_cast<double>(m_scores.size());
-    const double angle = -std::numbers::pi / 2 + 2 * std::numbers::pi * spoke / n; // first spoke up
-    const double r = radius() * std::clamp(score, 0.0, 5.0) / 5.0;
-    return centre() + QPointF(r * std::cos(angle), r * std::sin(angle));
-}
-
-QList<QPointF> RadarChart::vertices() const
-{
-    QList<QPointF> out;
-    for (int i = 0; i < static_cast<int>(m_scores.size()); ++i)
-        out << spokePoint(i, m_scores[static_cast<std::size_t>(i)].score);
-    return out;
-}
-
-void RadarChart::paintEvent(QPaintEvent *)
-{
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    const int n = static_cast<int>(m_scores.size());
-    if (n < 3) {
-        p.setPen(palette().color(QPalette::PlaceholderText));
-        p.drawText(rect(), Qt::AlignCenter, n == 0 ? tr("No scores") : tr("Too few dimensions for a radar"));
-        return;
-    }
-    const QColor grid = palette().color(QPalette::Mid);
-    for (int ring = 1; ring <= 5; ++ring) {
-        QPolygonF poly;
-        for (int i = 0; i < n; ++i)
-            poly << spokePoint(i, ring);
-        p.setPen(QPen(grid, ring == 5 ? 1.2 : 0.6));
-        p.drawPolygon(poly);
-    }
-    const QFontMetrics fm(font());
-    for (int i = 0; i < n; ++i) {
-        const auto &s = m_scores[static_cast<std::size_t>(i)];
-        p.setPen(QPen(s.hardViolation ? QColor(Qt::red) : grid, 0.8));
-        p.drawLine(centre(), spokePoint(i, 5));
-        // The label just outside the outer ring, anchored away from the centre.
-        const QPointF tip = spokePoint(i, 5.6);
-        const QString label = spacedName(s.dimension);
-        const double w = fm.horizontalAdvance(label), h = fm.height();
-        double x = tip.x() - w / 2;
-        if (tip.x() > centre().x() + 1)
-            x = tip.x();
-        else if (tip.x() < centre().x() - 1)
-            x = tip.x() - w;
-        p.setPen(s.hardViolation ? QColor(Qt::red) : palette().color(QPalette::WindowText));
-        p.drawText(QRectF(x, tip.y() - h / 2, w + 2, h), Qt::AlignCenter, label);
-    }
-    QPolygonF shape;
-    for (const QPointF &v : vertices())
-        shape << v;
-    QColor fill = palette().color(QPalette::Highlight);
-    fill.setAlpha(70);
-    p.setBrush(fill);
-    p.setPen(QPen(palette().color(QPalette::Highlight), 2));
-    p.drawPolygon(shape);
-    p.setBrush(palette().color(QPalette::Highlight));
-    for (const QPointF &v : shape)
-        p.drawEllipse(v, 2.5, 2.5);
-}
-
-// ------------------------------------------------------------------------------------------------
 // RubricPanel
 
 RubricPanel::RubricPanel(QWidget *parent)
-    : QWidget(parent), m_summary(new QLabel(this)), m_scope(new QComboBox(this)), m_chart(new RadarChart(this)),
+    : QWidget(parent), m_summary(new QLabel(this)), m_scope(new QComboBox(this)), m_radar(new RubricRadar(this)),
       m_model(new RubricModel(this)), m_table(new QTreeView(this))
 {
     m_summary->setWordWrap(true);
@@ -188,7 +97,7 @@ RubricPanel::RubricPanel(QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_summary);
     layout->addWidget(m_scope);
-    layout->addWidget(m_chart, 3);
+    layout->addWidget(m_radar, 3);
     layout->addWidget(m_table, 2);
     connect(m_scope, &QComboBox::currentIndexChanged, this, &RubricPanel::showScope);
     setMessage(tr("Open a tensor-expression file or a liftable CUDA program to score it."));
@@ -202,7 +111,19 @@ void RubricPanel::setMessage(const QString &text)
     m_scope->clear();
     m_scope->setEnabled(false);
     m_model->setScores({});
-    m_chart->setScores({});
+    updateRadar();
+}
+
+void RubricPanel::setAsWritten(std::shared_ptr<const AsWrittenScores> asWritten)
+{
+    m_asWritten = std::move(asWritten);
+    updateRadar();
+}
+
+void RubricPanel::setStep(std::optional<AgentStepScores> step)
+{
+    m_step = std::move(step);
+    updateRadar();
 }
 
 void RubricPanel::setResult(std::shared_ptr<const Result<rubric::ScheduleScore>> result, const QString &whose)
@@ -212,6 +133,7 @@ void RubricPanel::setResult(std::shared_ptr<const Result<rubric::ScheduleScore>>
         return;
     }
     m_result = std::move(result);
+    m_whose = whose;
     const rubric::ScheduleScore &s = **m_result;
     const rubric::RubricReport &r = s.report;
     m_summary->setText(tr("%1 kernel(s), %2; predicted %3 us (estimated; a generic schedule %4 us)%5%6%7")
@@ -249,8 +171,97 @@ void RubricPanel::showScope(int index)
         scores = r.program;
     else if (const auto kernel = static_cast<std::size_t>(index - 1); kernel < r.kernels.size())
         scores = r.kernels[kernel].scores;
-    m_chart->setScores(scores);
     m_model->setScores(std::move(scores));
+    updateRadar();
+}
+
+QString RubricPanel::dimensionToolTip(const std::string &dimension, const QStringList &seriesLines) const
+{
+    QStringList parts{spacedName(dimension) + QLatin1Char('\n') + seriesLines.join(QLatin1Char('\n'))};
+    // The sentence and evidence are the table's (the same model and role as its rows' tooltips).
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        if (m_model->scores()[static_cast<std::size_t>(row)].dimension == dimension) {
+            const QModelIndex index = m_model->index(row, RubricModel::SentenceColumn);
+            parts << tr("%1, %2/5 in the table: %3")
+                         .arg(m_whose, QString::number(index.data(RubricModel::ScoreRole).toDouble(), 'f', 1),
+                              index.data(Qt::ToolTipRole).toString());
+            break;
+        }
+    if (m_asWritten && m_scope->currentIndex() <= 0) {
+        using Source = AsWrittenScores::Source;
+        const auto &dims = agents::kStaticDimensions;
+        for (std::size_t i = 0; i < m_asWritten->scores.size() && i < std::size(dims); ++i) {
+            if (dims[i] != dimension)
+                continue;
+            const QString sentence = qs(m_asWritten->scores[i].sentence);
+            switch (m_asWritten->sources[i]) {
+            case Source::Code: parts << tr("As written: %1").arg(sentence); break;
+            case Source::GenericSchedule:
+                parts << tr("As written, the generic schedule's (%1): %2").arg(m_asWritten->note, sentence);
+                break;
+            case Source::DoesNotApply:
+                parts << tr("As written: applies to no kernel, counted 5/5 as the agents count it.");
+                break;
+            }
+        }
+    }
+    return parts.join(QStringLiteral("\n\n"));
+}
+
+void RubricPanel::updateRadar()
+{
+    const bool program = m_scope->currentIndex() <= 0;
+    const std::vector<rubric::RubricScore> &table = m_model->scores();
+    // The six dimensions the agents read, the trace records and the program as written has (hard
+    // limits and final performance are the table's); a kernel has those that apply to it.
+    std::vector<std::string> dims;
+    for (const char *d : agents::kStaticDimensions)
+        if (program || rubric::findScore(table, d))
+            dims.emplace_back(d);
+    std::vector<RadarSeries> series;
+    const bool asWritten = program && m_asWritten && m_asWritten->scores.size() == dims.size();
+    using Source = AsWrittenScores::Source;
+    const auto from = [&](Source source) {
+        return asWritten && std::find(m_asWritten->sources.begin(), m_asWritten->sources.end(), source)
+                                != m_asWritten->sources.end();
+    };
+    const bool anyCode = from(Source::Code), anyGeneric = from(Source::GenericSchedule);
+    if (asWritten) {
+        RadarSeries s{RadarSeries::Role::AsWritten, {}, {}};
+        for (const rubric::RubricScore &score : m_asWritten->scores)
+            s.values.push_back(score.score);
+        s.name = !anyCode     ? tr("as written: the generic schedule (%1)").arg(m_asWritten->note)
+                 : anyGeneric ? tr("as written (*: the generic schedule's)")
+                              : tr("as written");
+        series.push_back(std::move(s));
+    }
+    const bool stepCurrent = program && m_step && !m_step->currentName.isEmpty();
+    if (program && m_step && m_step->previous.size() == dims.size())
+        series.push_back({RadarSeries::Role::Previous, m_step->previousName, m_step->previous});
+    if (stepCurrent && m_step->current.size() == dims.size()) {
+        series.push_back({RadarSeries::Role::Current, m_step->currentName, m_step->current});
+    } else if (!stepCurrent && m_result) {
+        RadarSeries s{RadarSeries::Role::Current,
+                      program ? m_whose : tr("%1, %2").arg(m_scope->currentText(), m_whose),
+                      {}};
+        for (const std::string &d : dims)
+            if (const rubric::RubricScore *score = rubric::findScore(table, d))
+                s.values.push_back(score->score);
+        if (s.values.size() == dims.size()) // every one, or none drawn
+            series.push_back(std::move(s));
+    }
+
+    QStringList spokes, tips;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        const bool marked = anyCode && m_asWritten->sources[i] == Source::GenericSchedule;
+        spokes << spacedName(dims[i]) + (marked ? QStringLiteral("*") : QString());
+        QStringList lines;
+        for (const RadarSeries &s : series)
+            if (i < s.values.size())
+                lines << tr("  %1: %2/5").arg(s.name, QString::number(s.values[i], 'f', 1));
+        tips << dimensionToolTip(dims[i], lines);
+    }
+    m_radar->setData(spokes, series, tips);
 }
 
 QString RubricPanel::summary() const

@@ -43,8 +43,9 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
 {
     window.resize(options.size);
     window.show();
+    QDockWidget *dock = nullptr;
     if (!options.dock.isEmpty()) {
-        QDockWidget *dock = findDock(window, options.dock);
+        dock = findDock(window, options.dock);
         if (!dock) {
             printError(QStringLiteral("no dock named '%1'").arg(options.dock));
             return 1;
@@ -58,8 +59,9 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
     bool optimizeDone = !options.optimize;
     auto ready = [&] {
         const bool compiled = !options.waitForCompile || window.isCompileSettled();
-        return compiled && outlineDone && rubricDone && optimizeDone && window.devicePanel()->hasProbed()
-               && drawing->isLaidOut();
+        // The Rubric dock settled too: the step Optimize selects below is scored after it ends.
+        return compiled && outlineDone && rubricDone && window.isRubricSettled() && optimizeDone
+               && window.devicePanel()->hasProbed() && drawing->isLaidOut();
     };
 
     QEventLoop loop;
@@ -94,6 +96,8 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
                     break;
                 }
             }
+        if (dock) // Optimize raised the Agents dock
+            dock->raise();
         check();
     });
     if (options.optimize)
@@ -106,7 +110,7 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
     if (loop.exec() != 0) {
         const QString what = !window.isCompileSettled() ? QStringLiteral("compile")
                              : !outlineDone             ? QStringLiteral("outline")
-                             : !rubricDone              ? QStringLiteral("rubric")
+                             : !rubricDone || !window.isRubricSettled() ? QStringLiteral("rubric")
                              : !drawing->isLaidOut()    ? QStringLiteral("graph layout")
                                                         : QStringLiteral("device probe");
         printError(QStringLiteral("timed out after %1 s waiting for the %2").arg(options.timeoutMs / 1000).arg(what));

@@ -1,10 +1,11 @@
 # Runs `stitchcuda-studio SOURCE --screenshot OUTPUT` and checks the result.
-#   -DSTUDIO=<binary> -DSOURCE=<.cu> -DOUTPUT=<png> [-DEXPECT_FAILURE=ON] [-DEXTRA=--optimize]
+#   -DSTUDIO=<binary> -DSOURCE=<.cu> -DOUTPUT=<png> [-DEXPECT_FAILURE=ON] [-DEXTRA="--optimize --dock=Rubric"]
 # A capture of a 1400x900 window with text in it compresses to far more than a blank one, so a
 # size floor catches an empty or failed render.
 file(REMOVE "${OUTPUT}")
+separate_arguments(extra UNIX_COMMAND "${EXTRA}")
 execute_process(
-    COMMAND "${STUDIO}" "${SOURCE}" --screenshot "${OUTPUT}" ${EXTRA}
+    COMMAND "${STUDIO}" "${SOURCE}" --screenshot "${OUTPUT}" ${extra}
     RESULT_VARIABLE rc
     OUTPUT_VARIABLE out
     ERROR_VARIABLE err

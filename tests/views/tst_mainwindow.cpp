@@ -16,6 +16,7 @@
 #include "views/RecentFiles.h"
 #include "views/ResourcesPanel.h"
 #include "views/RubricPanel.h"
+#include "views/RubricRadar.h"
 #include "views/SyntaxRepository.h"
 
 #include <QAbstractItemModelTester>
@@ -434,7 +435,9 @@ void TestMainWindow::graphDrawingAndEditorSelectEachOther()
 void TestMainWindow::rubricDockScoresTheLiftedProgram()
 {
     // The lift's default schedule, generated, compiled by NVRTC and scored: eight dimensions for the
-    // program and for its one kernel, drawn as a radar; switching the architecture scores again.
+    // program and for its one kernel in the table, the six the agents read drawn as a radar (the
+    // generic schedule as written, a .te having no code, and the default schedule); switching the
+    // architecture scores again.
     QSignalSpy updated(m_window.get(), &MainWindow::rubricUpdated);
     QVERIFY(m_window->openFile(QStringLiteral(STITCHCUDA_SOURCE_DIR "/examples/matmul.te")));
     RubricPanel *panel = m_window->rubricPanel();
@@ -451,11 +454,17 @@ void TestMainWindow::rubricDockScoresTheLiftedProgram()
         QVERIFY(!panel->model()->index(row, RubricModel::SentenceColumn).data().toString().isEmpty());
         QVERIFY(panel->model()->index(row, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Evidence")));
     }
-    QCOMPARE(panel->chart()->vertices().size(), 8);
+    QCOMPARE(panel->radar()->spokes().size(), 6);
+    QTRY_COMPARE_WITH_TIMEOUT(panel->radar()->lines().size(), 2, test::CompileTimeoutMs);
     QCOMPARE(panel->scopeBox()->count(), 2); // the program and kernel C
     panel->scopeBox()->setCurrentIndex(1);
     QVERIFY(panel->model()->rowCount() >= 6);
-    QCOMPARE(panel->chart()->vertices().size(), panel->model()->rowCount());
+    int applying = 0; // the kernel's scores among the six
+    for (const char *d : {"coalescing", "arithmetic_intensity", "divergence", "occupancy", "instruction_mix",
+                          "bank_conflicts"})
+        applying += rubric::findScore(panel->model()->scores(), d) ? 1 : 0;
+    QCOMPARE(panel->radar()->spokes().size(), applying);
+    QCOMPARE(panel->radar()->lines().size(), 1);
 
     const int before = updated.count();
     QVERIFY(m_window->setArchitecture(QStringLiteral("sm_80")));
@@ -476,7 +485,7 @@ void TestMainWindow::rubricDockSaysWhyItCannotScore()
     RubricPanel *panel = m_window->rubricPanel();
     QTRY_VERIFY_WITH_TIMEOUT(panel->summary().contains(QStringLiteral("size 'N' has no value")), test::CompileTimeoutMs);
     QCOMPARE(panel->model()->rowCount(), 0);
-    QVERIFY(panel->chart()->vertices().isEmpty());
+    QVERIFY(panel->radar()->lines().isEmpty());
     QVERIFY(!panel->scopeBox()->isEnabled());
 
     // A lift error: the dock says the program was not lifted.

@@ -1,0 +1,198 @@
+#include "RubricRadar.h"
+
+#include <QCategoryAxis>
+#include <QCursor>
+#include <QHelpEvent>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QPolarChart>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace stitch::views {
+
+namespace {
+
+constexpr double kMaxScore = 5;
+constexpr double kHoverPixels = 6; ///< how far from a spoke the pointer may be to hover it
+
+QPen seriesPen(RadarSeries::Role role)
+{
+    // Distinct hues that stay apart for the common colour-vision deficiencies (blue / orange / grey).
+    switch (role) {
+    case RadarSeries::Role::AsWritten: return QPen(QColor(0xd3, 0x5f, 0x00), 2, Qt::DashLine);
+    case RadarSeries::Role::Previous: return QPen(QColor(0x75, 0x75, 0x75), 1.5, Qt::SolidLine);
+    case RadarSeries::Role::Current: break;
+    }
+    return QPen(QColor(0x1f, 0x6f, 0xc4), 2.5, Qt::SolidLine);
+}
+
+} // namespace
+
+RubricRadar::RubricRadar(QWidget *parent) : QChartView(new QPolarChart, parent), m_chart(static_cast<QPolarChart *>(chart()))
+{
+    setObjectName(QStringLiteral("rubricRadar"));
+    setRenderHint(QPainter::Antialiasing);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    m_chart->setMargins(QMargins(4, 4, 4, 4));
+    m_chart->setBackgroundRoundness(0);
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->legend()->setShowToolTips(true);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_chart->legend()->setFont(small);
+    m_chart->setTitleFont(small);
+    setMouseTracking(true);
+    clear();
+}
+
+QLineSeries *RubricRadar::line(RadarSeries::Role role) const
+{
+    const qsizetype i = m_roles.indexOf(role);
+    return i < 0 ? nullptr : m_lines[i];
+}
+
+QList<double> RubricRadar::values(const QLineSeries *line)
+{
+    QList<double> out;
+    if (!line)
+        return out;
+    const QList<QPointF> points = line->points();
+    for (qsizetype i = 0; i + 1 < points.size(); ++i) // the last point closes the polygon
+        out << points[i].y();
+    return out;
+}
+
+void RubricRadar::setData(const QStringList &spokes, const std::vector<RadarSeries> &series, const QStringList &tips,
+                          const QString &placeholder)
+{
+    m_chart->removeAllSeries();
+    for (QAbstractAxis *axis : m_chart->axes()) {
+        m_chart->removeAxis(axis);
+        delete axis;
+    }
+    m_lines.clear();
+    m_roles.clear();
+    m_spokes.clear();
+    m_tips = tips;
+    const qsizetype n = spokes.size();
+    if (n < 3 || series.empty()) {
+        m_placeholder = !placeholder.isEmpty() ? placeholder
+                        : n == 0 || series.empty() ? tr("No scores")
+                                                   : tr("Too few dimensions for a radar");
+        m_chart->setTitle(m_placeholder);
+        m_chart->legend()->hide();
+        setToolTip(m_placeholder);
+        return;
+    }
+    m_placeholder.clear();
+    m_chart->setTitle({});
+    setToolTip({}); // each spoke has its own (viewportEvent)
+    m_spokes = spokes;
+
+    // Spoke i sits at angular value i of [0, n): a category boundary, labelled on the value, is a
+    // spoke line with the dimension's name at its tip.
+    auto *angular = new QCategoryAxis;
+    angular->setRange(0, static_cast<double>(n));
+    angular->setStartValue(0);
+    angular->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    for (qsizetype i = 0; i < n; ++i)
+        angular->append(spokes[i], static_cast<double>(i));
+    angular->setGridLineColor(palette().color(QPalette::Mid));
+    angular->setLabelsColor(palette().color(QPalette::WindowText));
+    auto *radial = new QValueAxis;
+    radial->setRange(0, kMaxScore);
+    radial->setTickCount(static_cast<int>(kMaxScore) + 1); // rings at 1..5 (0 is the centre)
+    radial->setLabelFormat(QStringLiteral("%d"));
+    radial->setGridLineColor(palette().color(QPalette::Mid));
+    radial->setLabelsColor(palette().color(QPalette::PlaceholderText));
+    m_chart->addAxis(angular, QPolarChart::PolarOrientationAngular);
+    m_chart->addAxis(radial, QPolarChart::PolarOrientationRadial);
+
+    for (const RadarSeries &s : series) {
+        if (s.values.size() != static_cast<std::size_t>(n))
+            continue;
+        auto *line = new QLineSeries;
+        line->setName(s.name);
+        for (qsizetype i = 0; i < n; ++i)
+            line->append(static_cast<double>(i), std::clamp(s.values[static_cast<std::size_t>(i)], 0.0, kMaxScore));
+        line->append(static_cast<double>(n), line->at(0).y());
+        line->setPen(seriesPen(s.role));
+        line->setPointsVisible(true);
+        line->setMarkerSize(s.role == RadarSeries::Role::Current ? 7 : 5);
+        m_chart->addSeries(line);
+        line->attachAxis(angular);
+        line->attachAxis(radial);
+        // A point hovered shows its dimension at once (the spoke's own tooltip waits for the delay).
+        connect(line, &QXYSeries::hovered, this, [this, n](const QPointF &point, bool state) {
+            if (!state)
+                return;
+            const int spoke = static_cast<int>(std::lround(point.x())) % static_cast<int>(n);
+            QToolTip::showText(QCursor::pos(), spokeToolTip(spoke), viewport());
+        });
+        m_lines << line;
+        m_roles << s.role;
+    }
+    m_chart->legend()->setVisible(!m_lines.isEmpty());
+}
+
+QString RubricRadar::spokeToolTip(int spoke) const
+{
+    return spoke >= 0 && spoke < m_tips.size() ? m_tips[spoke] : QString();
+}
+
+QPointF RubricRadar::spokeScenePoint(int spoke, double score) const
+{
+    // QPolarChart draws its circle in the plot area's largest centred square, angle 0 up, clockwise.
+    const QRectF area = m_chart->plotArea();
+    const double r = std::min(area.width(), area.height()) / 2 * std::clamp(score, 0.0, kMaxScore) / kMaxScore;
+    const double angle = 2 * std::numbers::pi * spoke / static_cast<double>(std::max<qsizetype>(1, m_spokes.size()));
+    return m_chart->mapToScene(area.center() + QPointF(r * std::sin(angle), -r * std::cos(angle)));
+}
+
+QPoint RubricRadar::spokePosition(int spoke, double score) const
+{
+    return mapFromScene(spokeScenePoint(spoke, score));
+}
+
+int RubricRadar::spokeAt(const QPoint &pos) const
+{
+    const qsizetype n = m_spokes.size();
+    if (n < 3)
+        return -1;
+    const QPointF centre = mapFromScene(spokeScenePoint(0, 0));
+    const double radius = QLineF(centre, QPointF(mapFromScene(spokeScenePoint(0, kMaxScore)))).length();
+    const QPointF v = QPointF(pos) - centre;
+    const double distance = std::hypot(v.x(), v.y());
+    if (distance < kHoverPixels || distance > radius + kHoverPixels) // the centre belongs to every spoke
+        return -1;
+    const double step = 2 * std::numbers::pi / static_cast<double>(n);
+    double angle = std::atan2(v.x(), -v.y());
+    if (angle < 0)
+        angle += 2 * std::numbers::pi;
+    const int spoke = static_cast<int>(std::lround(angle / step)) % static_cast<int>(n);
+    const double off = distance * std::abs(std::sin(angle - spoke * step)); // pixels from the spoke's line
+    return off <= kHoverPixels ? spoke : -1;
+}
+
+bool RubricRadar::viewportEvent(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        const auto *help = static_cast<QHelpEvent *>(event);
+        const int spoke = spokeAt(help->pos());
+        if (spoke >= 0)
+            QToolTip::showText(help->globalPos(), spokeToolTip(spoke), viewport());
+        else if (!m_placeholder.isEmpty())
+            QToolTip::showText(help->globalPos(), m_placeholder, viewport());
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QChartView::viewportEvent(event);
+}
+
+} // namespace stitch::views
