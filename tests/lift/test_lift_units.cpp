@@ -650,3 +650,19 @@ TEST(LiftCuda, AFlatIndexOverARowMajorAllocationKeepsTheBufferFlatWhenRowsDoNotD
     for (const ir::Tensor &t : lifted->program.graph.tensors())
         EXPECT_EQ(t.shape.rank(), 1u) << t.toString();
 }
+
+TEST(LiftCuda, UnsignedBuffersLiftAsTheSignedTypeOfTheirWidthWithANote)
+{
+    auto lifted = lift("__global__ void inc(const unsigned *a, unsigned *b, int n) {\n"
+                       "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) b[i] = a[i] + 1u;\n}\n"
+                       "int main() {\n    unsigned *a, *b;\n    cudaMalloc(&a, 4096 * sizeof(unsigned));\n"
+                       "    cudaMalloc(&b, 4096 * sizeof(unsigned));\n    inc<<<16, 256>>>(a, b, 4096);\n    return 0;\n}\n");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    EXPECT_TRUE(lifted->program.opaque.empty());
+    ASSERT_FALSE(lifted->program.graph.tensors().empty());
+    EXPECT_EQ(lifted->program.graph.tensors().front().dtype, ir::DType::I32);
+    bool noted = false;
+    for (const Diagnostic &d : lifted->program.diagnostics)
+        noted = noted || (d.location.line == 7 && d.message.starts_with("'a' holds unsigned elements, lifted as int32"));
+    EXPECT_TRUE(noted);
+}

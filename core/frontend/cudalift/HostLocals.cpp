@@ -133,6 +133,7 @@ void HostWalker::declare(TSNode decl)
             v.pointer.dtype = elementType.value_or(ir::DType::F32);
             if (!elementType)
                 v.pointer.unmodelledType = fragment(typeText);
+            v.pointer.unsignedType = elementType && typeText.find("unsigned") != std::string::npos;
             if (!ts_node_is_null(value) && kind(target) == "pointer_declarator") {
                 HostValue init = eval(value);
                 if (init.kind == HostValue::Kind::Pointer)

@@ -28,6 +28,10 @@ void HostWalker::allocate(TSNode call, const std::vector<TSNode> &args, bool man
     b.name = name;
     b.dtype = var->pointer.dtype;
     b.unmodelledType = var->pointer.unmodelledType;
+    if (var->pointer.unsignedType)
+        note(call, "'" + name + "' holds unsigned elements, lifted as " + ir::dtypeName(b.dtype) +
+                       ": the same bits for +, - and *, but division, shifts and comparisons of values from 2^" +
+                       (ir::dtypeSize(b.dtype) == 8 ? "63" : "31") + " up differ");
     b.allocation = m_tree->location(call);
     b.managed = managed;
     HostValue bytes = eval(args[1]);

@@ -35,6 +35,7 @@ struct PointerValue {
     ir::Expr offset = ir::Expr(0);
     ir::DType dtype = ir::DType::F32;
     std::string unmodelledType;      ///< the declared element type when no DType expresses it
+    bool unsignedType = false;       ///< declared unsigned: lifted as the signed type of its width
 };
 
 /// One kernel argument resolved in the host program.
