@@ -12,19 +12,19 @@
 
 namespace stitch::agents {
 
-namespace {
-
-std::string fixed(double v, int digits)
+std::string fixedText(double v, int digits)
 {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
     return buf;
 }
 
+namespace {
+
 std::string percent(double ratio)
 {
     const double p = (ratio - 1.0) * 100.0;
-    return (p >= 0 ? "+" : "") + fixed(p, 1) + "%";
+    return (p >= 0 ? "+" : "") + fixedText(p, 1) + "%";
 }
 
 std::string describeSchedule(const schedule::Schedule &s)
@@ -41,7 +41,7 @@ Error cancelled() { return makeError(ErrorKind::Cancelled, "optimization cancell
 
 std::string msText(double ms)
 {
-    return ms >= 1 ? fixed(ms, 3) + " ms" : fixed(ms * 1000.0, 1) + " us";
+    return ms >= 1 ? fixedText(ms, 3) + " ms" : fixedText(ms * 1000.0, 1) + " us";
 }
 
 int pickOption(const DecisionStep &step, const PolicyOutput &policy, Pick pick, std::mt19937_64 &rng)
@@ -131,7 +131,7 @@ std::string rationale(const StepRecord &r)
     else if (s.legalCount() == 1)
         out += " (the only legal value)";
     else
-        out += " (p=" + fixed(r.policy.probabilities[r.action], 2) + ")";
+        out += " (p=" + fixedText(r.policy.probabilities[r.action], 2) + ")";
     if (after.ok)
         out += ": " + msText(after.ms) + " by the model";
     // The dimensions this decision moved.
@@ -139,8 +139,8 @@ std::string rationale(const StepRecord &r)
     for (int d : affectedDimensions(s.agent)) {
         const double b = r.before.dimensions[d], a = after.dimensions[d];
         if (std::abs(a - b) >= 0.05)
-            moved += (moved.empty() ? "" : ", ") + std::string(kStaticDimensions[d]) + " " + fixed(b, 1) + " -> " +
-                     fixed(a, 1) + "/5";
+            moved += (moved.empty() ? "" : ", ") + std::string(kStaticDimensions[d]) + " " + fixedText(b, 1) + " -> " +
+                     fixedText(a, 1) + "/5";
     }
     if (!moved.empty())
         out += ", " + moved;
@@ -155,7 +155,7 @@ std::string rationale(const StepRecord &r)
         out += "; " + s.key + "=" + s.options[alt].text + " " + msText(o.ms) + " (" + percent(o.ms / after.ms) + ")";
         for (int d : affectedDimensions(s.agent))
             if (std::abs(o.dimensions[d] - after.dimensions[d]) >= 0.5) {
-                out += ", " + std::string(kStaticDimensions[d]) + " " + fixed(o.dimensions[d], 1) + "/5";
+                out += ", " + std::string(kStaticDimensions[d]) + " " + fixedText(o.dimensions[d], 1) + "/5";
                 break;
             }
     }
@@ -401,7 +401,7 @@ void Optimizer::integrate(const std::function<void(const OptimizeProgress &)> &p
                  (m_trace.schedule.groups.size() == 1 ? "" : "s") + ", " + chosen + ": " + msText(m_trace.finalMs) +
                  (m_trace.finalMeasured ? " measured" : m_trace.finalCompiled ? " by the model (NVRTC build)" : " estimated") +
                  ", input as written " + msText(m_trace.inputMs) + " (" +
-                 fixed(m_trace.inputMs / std::max(m_trace.finalMs, 1e-12), 2) + "x)";
+                 fixedText(m_trace.inputMs / std::max(m_trace.finalMs, 1e-12), 2) + "x)";
     if (!why.empty())
         st.notes.push_back("kept the input as written: " + why);
     st.notes.push_back(std::to_string(candidates.size()) + " candidate schedule" + (candidates.size() == 1 ? "" : "s") +

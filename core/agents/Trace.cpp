@@ -1,7 +1,5 @@
 #include "core/agents/Trace.h"
 
-#include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 namespace stitch::agents {
@@ -179,11 +177,7 @@ void weighAsWritten(Trace &t, double asWrittenMs, const std::string &how)
                                     "), the proposal in " + msText(t.finalMs) + ", which is not faster");
     } else {
         t.integrate.notes.push_back("the proposal (" + msText(t.finalMs) + ") is " +
-                                    [&] {
-                                        char b[32];
-                                        std::snprintf(b, sizeof b, "%.2f", asWrittenMs / std::max(t.finalMs, 1e-12));
-                                        return std::string(b);
-                                    }() +
+                                    fixedText(asWrittenMs / std::max(t.finalMs, 1e-12), 2) +
                                     "x faster than the input's own code (" + msText(asWrittenMs) + ", " + how + ")");
     }
 }

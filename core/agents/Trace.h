@@ -112,6 +112,8 @@ void weighAsWritten(Trace &trace, double asWrittenMs, const std::string &how);
 
 /// A time as the trace's sentences write it: "2.663 ms", "133.3 us".
 std::string msText(double ms);
+/// v with `digits` decimals, as the trace's sentences write ratios and scores ("1.50").
+std::string fixedText(double v, int digits);
 
 std::string traceToJson(const Trace &trace);
 /// Strict: another schema, a newer version ("written by a newer StitchCUDA"), a missing member: an

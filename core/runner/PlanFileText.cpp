@@ -122,24 +122,19 @@ std::string planFileText(const PlanFile &p)
     j["precision"] = precisionName(p.precision);
     const MeasureOptions defaults;
     ojson m = ojson::object();
-    if (p.measure.verify != defaults.verify)
-        m["verify"] = p.measure.verify;
-    if (p.measure.time != defaults.time)
-        m["time"] = p.measure.time;
-    if (p.measure.warmup != defaults.warmup)
-        m["warmup"] = p.measure.warmup;
-    if (p.measure.repeats != defaults.repeats)
-        m["repeats"] = p.measure.repeats;
-    if (p.measure.flushL2 != defaults.flushL2)
-        m["flushL2"] = p.measure.flushL2;
-    if (p.measure.profile != defaults.profile)
-        m["profile"] = p.measure.profile;
-    if (p.measure.metrics != defaults.metrics)
-        m["metrics"] = p.measure.metrics;
-    if (!p.measure.metricsKernels.empty())
-        m["metricsKernels"] = p.measure.metricsKernels;
-    if (p.measure.settleMs != defaults.settleMs)
-        m["settleMs"] = p.measure.settleMs;
+    auto unlessDefault = [&m](const char *key, const auto &value, const auto &fallback) {
+        if (value != fallback)
+            m[key] = value;
+    };
+    unlessDefault("verify", p.measure.verify, defaults.verify);
+    unlessDefault("time", p.measure.time, defaults.time);
+    unlessDefault("warmup", p.measure.warmup, defaults.warmup);
+    unlessDefault("repeats", p.measure.repeats, defaults.repeats);
+    unlessDefault("flushL2", p.measure.flushL2, defaults.flushL2);
+    unlessDefault("profile", p.measure.profile, defaults.profile);
+    unlessDefault("metrics", p.measure.metrics, defaults.metrics);
+    unlessDefault("metricsKernels", p.measure.metricsKernels, defaults.metricsKernels);
+    unlessDefault("settleMs", p.measure.settleMs, defaults.settleMs);
     if (!m.empty())
         j["measure"] = m;
     if (p.deadlineMs != PlanFile{}.deadlineMs)

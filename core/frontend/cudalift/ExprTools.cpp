@@ -1,5 +1,7 @@
 #include "core/frontend/cudalift/ExprTools.h"
 
+#include <cctype>
+
 #include "core/ir/ExprUtil.h"
 
 namespace stitch::frontend::cudalift {
@@ -185,6 +187,20 @@ Expr convertTo(const Expr &value, ir::DType type)
     if ((ir::isFloat(from) && ir::isFloat(type)) || (ir::isInteger(from) && ir::isInteger(type)))
         return value;
     return ir::cast(type, value);
+}
+
+std::string identifierFrom(std::string_view text)
+{
+    std::string out;
+    for (char c : text) {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+            out += c;
+        else if (!out.empty() && out.back() != '_')
+            out += '_';
+    }
+    while (!out.empty() && out.back() == '_')
+        out.pop_back();
+    return out;
 }
 
 } // namespace stitch::frontend::cudalift

@@ -44,4 +44,9 @@ ir::Expr recognizeIdioms(const ir::Expr &expr);
 /// int<->int conversions are implicit (the reference computes in double), others become casts.
 ir::Expr convertTo(const ir::Expr &value, ir::DType type);
 
+/// An identifier made from source text for a name the lifter makes up: every run of characters
+/// that cannot be in an identifier becomes one '_', none at either end ("cfg.n" -> "cfg_n",
+/// "p->n" -> "p_n", "unsigned int" -> "unsigned_int", "(256)" -> "256").
+std::string identifierFrom(std::string_view text);
+
 } // namespace stitch::frontend::cudalift

@@ -31,24 +31,6 @@ std::map<std::string, HostValue> *HostWalker::scopeOf(const std::string &name)
     return nullptr;
 }
 
-namespace {
-
-/// "cfg.n" / "p->n" -> "cfg_n" / "p_n": a size's name from the member it is read from.
-std::string memberSizeName(std::string_view text)
-{
-    std::string out;
-    for (char c : text) {
-        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
-            out += c;
-        else if (!out.empty() && out.back() != '_')
-            out += '_';
-    }
-    while (!out.empty() && out.back() == '_')
-        out.pop_back();
-    return out;
-}
-
-} // namespace
 
 std::optional<HostValue> HostWalker::memberValue(TSNode e)
 {
@@ -66,7 +48,7 @@ std::optional<HostValue> HostWalker::memberValue(TSNode e)
         return HostValue::unknown("member '" + key + "' read inside a loop or branch");
     // Read before the program sets it here (a config filled by a function, parsed arguments): a
     // size computed at run time, one symbol for every read until the member is assigned.
-    const std::string name = memberSizeName(key);
+    const std::string name = identifierFrom(key);
     note(e, "size '" + name + "' is computed at run time (" + key + "); bind it when running the graph");
     HostValue v = HostValue::ofInt(ir::sizeVar(name));
     (*scope)[key] = v;
@@ -97,7 +79,7 @@ bool HostWalker::assignMember(TSNode left, TSNode right, const std::string &op)
         return true;
     }
     const std::string key(fragment(m_tree->text(left)));
-    (*scope)[key] = v.kind == HostValue::Kind::Int ? integerLocal(memberSizeName(key), v, right, false) : v;
+    (*scope)[key] = v.kind == HostValue::Kind::Int ? integerLocal(identifierFrom(key), v, right, false) : v;
     return true;
 }
 

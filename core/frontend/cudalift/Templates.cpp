@@ -1,6 +1,8 @@
 // Instantiating template kernels and device functions at their calls (Templates.h).
 #include "core/frontend/cudalift/Templates.h"
 
+#include "core/frontend/cudalift/ExprTools.h"
+
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -290,18 +292,8 @@ private:
     std::string instanceName(const std::string &name, const std::vector<std::string> &values)
     {
         std::string out = name;
-        for (const std::string &v : values) {
-            out += '_';
-            for (char c : v) {
-                const bool keep = std::isalnum(static_cast<unsigned char>(c)) != 0;
-                if (keep)
-                    out += c;
-                else if (out.back() != '_')
-                    out += '_';
-            }
-            while (out.back() == '_')
-                out.pop_back();
-        }
+        for (const std::string &v : values)
+            out += "_" + identifierFrom(v);
         std::string unique = out;
         for (int n = 2; m_names.count(unique); ++n)
             unique = out + "_" + std::to_string(n);
