@@ -137,6 +137,10 @@ public:
     QStringList unboundSizes() const;
     /// Build > Sizes...: edits the bindings in a dialog, each open size offered with a default.
     void editSizes();
+    /// The bindings so far and every open size at 1024: what the Sizes dialog and Optimize offer.
+    QMap<QString, qint64> proposedSizes() const;
+    /// The Sizes dialog over `proposed`; nullopt when cancelled.
+    std::optional<QMap<QString, qint64>> askSizes(const QMap<QString, qint64> &proposed);
     /// Asked by Optimize for the sizes still open (names, proposed values); nullopt cancels. Tests replace it.
     using SizesPrompt = std::function<std::optional<QMap<QString, qint64>>(const QMap<QString, qint64> &proposed)>;
     void setSizesPrompt(SizesPrompt prompt) { m_sizesPrompt = std::move(prompt); }

@@ -102,17 +102,8 @@ bool MainWindow::optimize()
     }
     // Sizes the source leaves open are asked for first (a kernel alone), with values to accept.
     if (const QStringList open = unboundSizes(); !open.isEmpty()) {
-        QMap<QString, qint64> proposed = sizeBindings();
-        for (const QString &name : open)
-            proposed.insert(name, 1024);
-        std::optional<QMap<QString, qint64>> answer;
-        if (m_sizesPrompt) {
-            answer = m_sizesPrompt(proposed);
-        } else {
-            editSizes(); // the dialog, prefilled with the proposed values
-            if (unboundSizes().isEmpty()) // every open size got a value
-                answer = sizeBindings();
-        }
+        const QMap<QString, qint64> proposed = proposedSizes();
+        const auto answer = m_sizesPrompt ? m_sizesPrompt(proposed) : askSizes(proposed);
         if (!answer) {
             m_agentsPanel->setMessage(tr("Not optimized: sizes %1 have no value (Build > Sizes).").arg(open.join(QStringLiteral(", "))));
             Q_EMIT optimizeSettled();

@@ -85,16 +85,14 @@ void MainWindow::editSourceOptions()
     dialog.exec();
 }
 
-namespace {
-
 /// A form with one field per size, prefilled; nullopt when cancelled.
-std::optional<QMap<QString, qint64>> askSizes(QWidget *parent, const QMap<QString, qint64> &proposed)
+std::optional<QMap<QString, qint64>> MainWindow::askSizes(const QMap<QString, qint64> &proposed)
 {
-    QDialog dialog(parent);
-    dialog.setWindowTitle(MainWindow::tr("Sizes"));
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Sizes"));
     auto *form = new QFormLayout(&dialog);
-    auto *note = new QLabel(MainWindow::tr("The source leaves these sizes open (a kernel alone, or a size computed at run "
-                                           "time): the program is scored and optimized for these values."),
+    auto *note = new QLabel(tr("The source leaves these sizes open (a kernel alone, or a size computed at run "
+                               "time): the program is scored and optimized for these values."),
                             &dialog);
     note->setWordWrap(true);
     form->addRow(note);
@@ -108,8 +106,8 @@ std::optional<QMap<QString, qint64>> askSizes(QWidget *parent, const QMap<QStrin
     }
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
     form->addRow(buttons);
-    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
     if (dialog.exec() != QDialog::Accepted)
         return std::nullopt;
     QMap<QString, qint64> out;
@@ -121,8 +119,6 @@ std::optional<QMap<QString, qint64>> askSizes(QWidget *parent, const QMap<QStrin
     }
     return out;
 }
-
-} // namespace
 
 void MainWindow::setSizeBindings(const QMap<QString, qint64> &sizes)
 {
@@ -154,16 +150,22 @@ QStringList MainWindow::unboundSizes() const
     return out;
 }
 
-void MainWindow::editSizes()
+QMap<QString, qint64> MainWindow::proposedSizes() const
 {
     QMap<QString, qint64> proposed = sizeBindings();
     for (const QString &name : unboundSizes())
         proposed.insert(name, 1024);
+    return proposed;
+}
+
+void MainWindow::editSizes()
+{
+    const QMap<QString, qint64> proposed = proposedSizes();
     if (proposed.isEmpty()) {
         QMessageBox::information(this, tr("Sizes"), tr("Every size of this program has its value in the source."));
         return;
     }
-    if (auto answer = askSizes(this, proposed))
+    if (auto answer = askSizes(proposed))
         setSizeBindings(*answer);
 }
 
