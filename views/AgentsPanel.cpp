@@ -127,7 +127,7 @@ void AgentsPanel::setResult(std::shared_ptr<const agents::SourceResult> result)
                            .arg(t.finalMeasured ? tr(", measured")
                                 : t.finalCompiled ? tr(", by the model (NVRTC build)")
                                                   : tr(", estimated"))
-                           .arg(t.keptInput ? tr(". Kept the input as written: the proposal is not faster") : QString()));
+                           .arg(t.keptInput ? tr(". Kept the input as written (Stitch's notes say why)") : QString()));
     selectStep(m_model->rowCount() - 1);
 }
 

@@ -74,8 +74,8 @@ void MainWindow::createAgents()
                 m_agentsPanel->setResult(std::move(result));
                 m_agentsPanel->setPins(m_pins);
                 const double inputMs = t.asWrittenMs ? *t.asWrittenMs : t.inputMs;
-                endOptimize(t.keptInput ? tr("Optimized: %1 decisions; the input as written is kept (the proposal is not "
-                                             "faster)")
+                endOptimize(t.keptInput ? tr("Optimized: %1 decisions; the input as written is kept (Stitch's notes "
+                                             "say why)")
                                               .arg(t.decisions.size())
                                         : tr("Optimized: %1 decisions, %2x over the input as written")
                                               .arg(t.decisions.size())

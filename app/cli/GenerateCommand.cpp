@@ -61,15 +61,14 @@ int runGenerate(const GenerateOptions &options)
     if (!input)
         return exitCode;
     const frontend::LiftedProgram *lifted = &input->lifted;
-    if (!lifted->opaque.empty()) {
-        std::cerr << "stitchcuda: warning: " << lifted->opaque.size()
-                  << " kernel(s) could not be lifted and are not part of the generated program:\n";
-        for (const auto &o : lifted->opaque)
-            std::cerr << "  " << o.why.toString() << "\n";
-    }
+    // Kernels the lifter keeps opaque run unchanged in the generated program; one that cannot is
+    // an error, never a kernel silently lost.
+    auto carried = carriedKernels(*input, options.file);
+    if (!carried.ok())
+        return reportError(carried.error());
     const schedule::Schedule &sched = input->schedule;
     const schedule::Problem problem = input->problem();
-    auto program = codegen::generateProgram(problem, sched);
+    auto program = codegen::generateProgram(problem, sched, &*carried);
     if (!program.ok())
         return reportError(program.error());
 
@@ -78,6 +77,7 @@ int runGenerate(const GenerateOptions &options)
                 program->kernels.size() == 1 ? "" : "s", options.arch.c_str());
     for (const auto &k : program->kernels)
         std::printf("  %s\n", codegen::describeKernel(k).c_str());
+    printCarried(program->carried);
     if (options.explain)
         printSpace(sched, problem);
 
@@ -141,6 +141,8 @@ bool writeGenerated(const std::string &out, const codegen::GeneratedProgram &gen
     }
     const std::string graphFile = *reference;
     planFile.cpuReference = runner::PlanCpuReference{graphFile, sizes, {}};
+    planFile.cpuReference->carriedTensors = program->carried.carriedTensors;
+    planFile.cpuReference->uncheckedBuffers = codegen::uncheckedBuffers(program->carried, lifted->graph);
     planFile.model = runner::PlanFile::Model{graphFile, (dir / (program->name + ".schedule.json")).string(), sizes};
     planFile.precision =
         program->schedule.precision == schedule::Precision::TF32 ? runner::PrecisionPolicy::TF32 : runner::PrecisionPolicy::FP32;

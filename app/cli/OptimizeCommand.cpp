@@ -147,7 +147,11 @@ int runOptimize(const OptimizeOptions &options)
             agents::weighAsWritten(*trace, *asWritten->predictedMs, "by the model");
     }
 
-    auto program = codegen::generateProgram(problem, trace->schedule);
+    // The input's opaque kernels run unchanged in the program; when one cannot, the input is kept.
+    const auto carried = carriedKernels(*input, options.file);
+    agents::recordCarried(*trace, carried);
+    const codegen::CarriedKernels noneCarried;
+    auto program = codegen::generateProgram(problem, trace->schedule, carried ? &*carried : &noneCarried);
     if (!program.ok()) {
         std::cerr << "stitchcuda: internal error: the chosen schedule does not generate:\n";
         return reportError(program.error());
@@ -215,6 +219,12 @@ int runOptimize(const OptimizeOptions &options)
                                                           [&](const char *d) { return !asWritten->programScore(d); })
                                                   ? "; *: not derivable from the code as written, the generic schedule's"
                                                   : "");
+    }
+    if (!carried) {
+        // A program without one of the input's kernels would lose its work: nothing is written.
+        if (!options.json)
+            std::printf("kept: the input as written; %s\n", carried.error().toString().c_str());
+        return 0;
     }
     if (!options.json && trace->keptInput)
         std::printf("kept: the input as written; the proposal is not predicted faster (Stitch's notes above)%s\n",

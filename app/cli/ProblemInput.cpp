@@ -4,6 +4,9 @@
 #include "core/codegen/AsWritten.h"
 #include "core/runner/PlanFile.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -80,13 +83,26 @@ std::optional<ProblemInput> loadProblem(const std::string &file, const std::vect
     std::string text;
     if (!readFile(file, text))
         return std::nullopt;
-    auto lifted = frontend::liftFile(text, file, *options);
-    if (!lifted.ok()) {
-        exitCode = reportError(lifted.error());
-        return std::nullopt;
-    }
     ProblemInput in;
-    in.lifted = std::move(*lifted);
+    std::string extension = std::filesystem::path(file).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (extension == ".cu" || extension == ".cuh") {
+        auto detail = frontend::cudalift::liftCudaProgramDetailed(text, file, {}, *options);
+        if (!detail.ok()) {
+            exitCode = reportError(detail.error());
+            return std::nullopt;
+        }
+        in.lifted = detail->program;
+        in.detail = std::move(*detail);
+    } else {
+        auto lifted = frontend::liftFile(text, file, *options);
+        if (!lifted.ok()) {
+            exitCode = reportError(lifted.error());
+            return std::nullopt;
+        }
+        in.lifted = std::move(*lifted);
+    }
     in.source = std::move(*options);
     auto sizes = bindSizes(in.lifted, sizeOverrides);
     if (!sizes.ok()) {
@@ -121,16 +137,30 @@ std::optional<ProblemInput> loadProblem(const std::string &file, const std::vect
     return in;
 }
 
+Result<codegen::CarriedKernels> carriedKernels(const ProblemInput &input, const std::string &file)
+{
+    if (!input.detail)
+        return codegen::CarriedKernels{};
+    return codegen::carryOpaqueKernels(*input.detail, file, input.sizes);
+}
+
+void printCarried(const codegen::CarriedKernels &carried)
+{
+    if (!carried.launches.empty())
+        std::printf("carried unchanged (the lifter keeps them opaque; they run in the input's order):\n");
+    for (const auto &c : carried.launches)
+        std::printf("  %s at %s: %s\n", c.kernel.c_str(), c.where.toString().c_str(), c.why.c_str());
+    for (const auto &n : carried.notes)
+        std::printf("  note: %s\n", n.toString().c_str());
+}
+
 Result<std::string> writeInputPlan(const std::string &dir, const std::string &name, const ProblemInput &input,
                                    const std::string &file)
 {
     namespace fs = std::filesystem;
-    std::string text;
-    if (!readFile(file, text))
-        return makeError(ErrorKind::Io, "cannot read " + file);
-    auto detail = frontend::cudalift::liftCudaProgramDetailed(text, file, {}, input.source);
-    if (!detail)
-        return detail.error();
+    if (!input.detail)
+        return makeError(ErrorKind::Unsupported, file + " is not a CUDA program: it has no form as written");
+    const frontend::cudalift::CudaLiftDetail *detail = &*input.detail;
     auto program = codegen::asWrittenProgram(detail->source, file, *detail, input.sizes);
     if (!program)
         return program.error();

@@ -7,6 +7,7 @@
 #include "core/codegen/Program.h"
 #include "core/common/Result.h"
 #include "core/frontend/Lift.h"
+#include "core/frontend/cudalift/CudaLift.h"
 #include "core/schedule/Schedule.h"
 #include "core/schedule/Space.h"
 
@@ -28,6 +29,9 @@ Result<frontend::SourceOptions> sourceOptions(const SourceFlags &flags);
 
 struct ProblemInput {
     frontend::LiftedProgram lifted;
+    /// .cu input: the lift with its host-side plan (lifted is its program), for the input as
+    /// written and the kernels carried unchanged.
+    std::optional<frontend::cudalift::CudaLiftDetail> detail;
     frontend::SourceOptions source;    ///< how the file was read (-I, -D)
     ir::SizeBindings sizes;
     const ArchLimits *arch = nullptr;
@@ -43,6 +47,14 @@ struct ProblemInput {
 std::optional<ProblemInput> loadProblem(const std::string &file, const std::vector<std::string> &sizes,
                                         const std::string &arch, const std::string &schedulePath, bool tf32,
                                         int &exitCode, const SourceFlags &source = {});
+
+/// The opaque kernels of a .cu input, to carry unchanged into the generated program (none for a
+/// .te file). Errors: codegen::carryOpaqueKernels' (a kernel that would be lost).
+Result<codegen::CarriedKernels> carriedKernels(const ProblemInput &input, const std::string &file);
+
+/// Prints which kernels the generated program carries unchanged and why (and notes of kernels
+/// nothing launches) to standard output.
+void printCarried(const codegen::CarriedKernels &carried);
 
 /// The file the plans' CPU reference lifts: FILE itself, or, when includes, conditionals or -D
 /// changed what was lifted, DIR/NAME.lifted.cu holding that text (written here; self-contained).

@@ -2,6 +2,7 @@
 
 #include "core/agents/Checkpoints.h"
 #include "core/arch/ArchDatabase.h"
+#include "core/frontend/cudalift/CudaLift.h"
 #include "core/rubric/AsWrittenRubric.h"
 
 namespace stitch::agents {
@@ -34,6 +35,19 @@ TraceStage parseStage(const frontend::LiftedProgram &lifted, const ir::SizeBindi
     return s;
 }
 
+void recordCarried(Trace &trace, const Result<codegen::CarriedKernels> &carried)
+{
+    if (!carried) {
+        trace.keptInput = true;
+        trace.integrate.notes.push_back("kept the input as written: " + carried.error().toString());
+        return;
+    }
+    for (const auto &c : carried->launches)
+        trace.integrate.notes.push_back("carried unchanged: " + c.kernel + " (" + c.where.toString() + "), " + c.why);
+    for (const auto &n : carried->notes)
+        trace.integrate.notes.push_back(n.message);
+}
+
 void SourceOptimizer::cancel()
 {
     std::lock_guard lock(m_mutex);
@@ -51,10 +65,21 @@ Result<SourceResult> SourceOptimizer::run(const SourceRequest &request,
         ~Reset() { flag = false; }
     } reset{m_cancelled};
     SourceResult out;
-    auto lifted = frontend::liftFile(request.text, request.fileName, request.source);
-    if (!lifted)
-        return lifted.error();
-    out.lifted = std::move(*lifted);
+    // A .cu is lifted with its host-side plan: the opaque kernels are carried from it.
+    std::optional<frontend::cudalift::CudaLiftDetail> detail;
+    const bool cuda = request.fileName.ends_with(".cu") || request.fileName.ends_with(".cuh");
+    if (cuda) {
+        auto d = frontend::cudalift::liftCudaProgramDetailed(request.text, request.fileName, {}, request.source);
+        if (!d)
+            return d.error();
+        detail = std::move(*d);
+        out.lifted = detail->program;
+    } else {
+        auto lifted = frontend::liftFile(request.text, request.fileName, request.source);
+        if (!lifted)
+            return lifted.error();
+        out.lifted = std::move(*lifted);
+    }
     if (out.lifted.graph.ops().empty()) {
         std::string why;
         for (const auto &o : out.lifted.opaque)
@@ -118,7 +143,13 @@ Result<SourceResult> SourceOptimizer::run(const SourceRequest &request,
     }
     for (const auto &[n, v] : out.sizes)
         out.trace.sizes[n] = v;
-    auto program = codegen::generateProgram(problem, out.trace.schedule);
+    Result<codegen::CarriedKernels> carried = codegen::CarriedKernels{};
+    if (detail)
+        carried = codegen::carryOpaqueKernels(*detail, request.fileName, out.sizes);
+    recordCarried(out.trace, carried);
+    if (carried)
+        out.carried = *carried;
+    auto program = codegen::generateProgram(problem, out.trace.schedule, &out.carried);
     if (!program)
         return program.error();
     out.program = std::move(*program);

@@ -21,6 +21,11 @@ namespace stitch::agents {
 /// their located reasons.
 TraceStage parseStage(const frontend::LiftedProgram &lifted, const ir::SizeBindings &sizes);
 
+/// Stitch's record of the input's opaque kernels (codegen::carryOpaqueKernels): each one carried
+/// unchanged is named with why; when one cannot be carried, the proposal would lose its work, so
+/// the trace keeps the input (Trace::keptInput) and the notes say why.
+void recordCarried(Trace &trace, const Result<codegen::CarriedKernels> &carried);
+
 struct SourceRequest {
     std::string text;
     std::string fileName;          ///< picks the frontend (.te, .cu) and locates diagnostics
@@ -37,6 +42,9 @@ struct SourceRequest {
 
 struct SourceResult {
     frontend::LiftedProgram lifted;
+    /// .cu: the input's opaque kernels as the program carries them (empty when it cannot: then the
+    /// trace keeps the input and program holds the lifted kernels only, for inspection).
+    codegen::CarriedKernels carried;
     ir::SizeBindings sizes;
     Trace trace;
     codegen::GeneratedProgram program;

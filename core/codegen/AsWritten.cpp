@@ -123,6 +123,84 @@ std::vector<std::string> hostConstantDefines()
             "NAN=__int_as_float(0x7fffffff)"};
 }
 
+Result<runner::KernelLaunch> evaluateLaunch(const std::string &source, const CudaLiftDetail &detail,
+                                            const frontend::SourceIndex &index, std::size_t l,
+                                            const ir::SizeBindings &sizes)
+{
+    const auto &launch = detail.launches.at(l);
+    const SourceLocation where = l < detail.program.launches.size() ? detail.program.launches[l].location
+                                                                    : SourceLocation{};
+    const std::string what = "launch of " + launch.kernel;
+    auto kernel = std::find_if(index.kernels.begin(), index.kernels.end(), [&](const frontend::KernelInfo &info) {
+        return info.name == launch.kernel && info.qualifier == "__global__";
+    });
+    if (kernel == index.kernels.end() || kernel->parameters.size() != launch.arguments.size())
+        return unsupported(what + ": its __global__ definition with " + std::to_string(launch.arguments.size()) +
+                               " parameters is not in the file",
+                           where);
+    runner::KernelLaunch k;
+    k.kernel = launch.kernel;
+    unsigned *dims[] = {&k.config.gridX,  &k.config.gridY,  &k.config.gridZ,
+                        &k.config.blockX, &k.config.blockY, &k.config.blockZ};
+    for (std::size_t d = 0; d < 6; ++d) {
+        const ir::Expr &e = d < 3 ? launch.grid[d] : launch.block[d - 3];
+        auto v = ir::evaluateSizeExpr(e, sizes);
+        if (!v)
+            return unsupported(what + ": " + (d < 3 ? "grid" : "block") + " dimension " + std::to_string(d % 3) +
+                                   " is unknown at these sizes: " + v.error().message,
+                               where);
+        if (*v < 1 || *v > 0x7fffffff)
+            return makeError(ErrorKind::InvalidArgument,
+                             what + ": " + (d < 3 ? "grid" : "block") + " dimension " + std::to_string(d % 3) +
+                                 " is " + std::to_string(*v),
+                             where);
+        *dims[d] = static_cast<unsigned>(*v);
+    }
+    auto shared = dynamicSharedBytes(source, where);
+    if (!shared)
+        return unsupported(what + ": its dynamic shared memory size is not a literal", where);
+    k.config.dynamicSharedBytes = *shared;
+    for (std::size_t a = 0; a < launch.arguments.size(); ++a) {
+        const KernelArgument &arg = launch.arguments[a];
+        const frontend::KernelParameter &param = kernel->parameters[a];
+        const std::string argWhat =
+            what + ": argument '" + arg.text + "' (parameter " + param.type + " " + param.name + ")";
+        if (arg.kind == KernelArgument::Kind::Buffer) {
+            auto offset = ir::evaluateSizeExpr(arg.pointer.offset, sizes);
+            if (!offset || *offset != 0)
+                return unsupported(
+                    argWhat + " points into its buffer at an offset; a launch plan passes whole buffers", where);
+            const auto b = static_cast<std::size_t>(arg.pointer.buffer);
+            if (arg.pointer.buffer < 0 || b >= detail.buffers.size())
+                return unsupported(argWhat + " is not a buffer this program allocates", where);
+            k.args.push_back(runner::KernelArg::buffer(detail.buffers[b].name));
+            continue;
+        }
+        if (param.type.find('*') != std::string::npos || param.type.find('&') != std::string::npos)
+            return unsupported(argWhat + " is a pointer the lifter cannot follow to one of the program's cudaMalloc "
+                                         "buffers; a launch plan passes only those",
+                               where);
+        auto type = scalarType(param.type);
+        if (!type)
+            return unsupported(argWhat + ": the runner passes int, long, size_t, float and double scalars only",
+                               where);
+        double value = 0;
+        if (arg.scalar.kind() == ir::ExprKind::FloatConst) {
+            value = arg.scalar.floatValue();
+        } else {
+            auto v = ir::evaluateSizeExpr(arg.scalar, sizes);
+            if (!v)
+                return unsupported(argWhat + " is unknown at these sizes: " + v.error().message, where);
+            value = static_cast<double>(*v);
+        }
+        if (ir::isFloat(*type))
+            k.args.push_back(runner::KernelArg::scalar(*type, value));
+        else // C converts a floating argument to an integer parameter by truncation, as here
+            k.args.push_back(runner::KernelArg::scalar(*type, static_cast<std::int64_t>(value)));
+    }
+    return k;
+}
+
 Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::string &fileName,
                                           const CudaLiftDetail &detail, const ir::SizeBindings &sizes)
 {
@@ -178,71 +256,14 @@ Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::
                     why = k.why.toString();
             return unsupported(what + " is not lifted, so the graph cannot check it (" + why + ")", where);
         }
-        auto kernel = std::find_if(index.kernels.begin(), index.kernels.end(), [&](const frontend::KernelInfo &k) {
-            return k.name == launch.kernel && k.qualifier == "__global__";
-        });
-        if (kernel == index.kernels.end() || kernel->parameters.size() != launch.arguments.size())
-            return unsupported(what + ": its __global__ definition with " + std::to_string(launch.arguments.size()) +
-                                   " parameters is not in the file",
-                               where);
-        runner::KernelLaunch k;
-        k.kernel = launch.kernel;
-        unsigned *dims[] = {&k.config.gridX,  &k.config.gridY,  &k.config.gridZ,
-                            &k.config.blockX, &k.config.blockY, &k.config.blockZ};
-        for (std::size_t d = 0; d < 6; ++d) {
-            const ir::Expr &e = d < 3 ? launch.grid[d] : launch.block[d - 3];
-            auto v = ir::evaluateSizeExpr(e, out.sizes);
-            if (!v)
-                return unsupported(what + ": " + (d < 3 ? "grid" : "block") + " dimension " + std::to_string(d % 3) +
-                                       " is unknown at these sizes: " + v.error().message,
-                                   where);
-            if (*v < 1 || *v > 0x7fffffff)
-                return makeError(ErrorKind::InvalidArgument,
-                                 what + ": " + (d < 3 ? "grid" : "block") + " dimension " + std::to_string(d % 3) +
-                                     " is " + std::to_string(*v),
-                                 where);
-            *dims[d] = static_cast<unsigned>(*v);
-        }
-        auto shared = dynamicSharedBytes(source, where);
-        if (!shared)
-            return unsupported(what + ": its dynamic shared memory size is not a literal", where);
-        k.config.dynamicSharedBytes = *shared;
-        for (std::size_t a = 0; a < launch.arguments.size(); ++a) {
-            const KernelArgument &arg = launch.arguments[a];
-            const frontend::KernelParameter &param = kernel->parameters[a];
-            const std::string argWhat =
-                what + ": argument '" + arg.text + "' (parameter " + param.type + " " + param.name + ")";
-            if (arg.kind == KernelArgument::Kind::Buffer) {
-                auto offset = ir::evaluateSizeExpr(arg.pointer.offset, out.sizes);
-                if (!offset || *offset != 0)
-                    return unsupported(
-                        argWhat + " points into its buffer at an offset; a launch plan passes whole buffers", where);
-                const auto b = static_cast<std::size_t>(arg.pointer.buffer);
-                if (arg.pointer.buffer < 0 || b >= detail.buffers.size())
-                    return unsupported(argWhat + " is not a buffer this program allocates", where);
-                history[b].argument = true;
-                k.args.push_back(runner::KernelArg::buffer(detail.buffers[b].name));
-                continue;
-            }
-            auto type = scalarType(param.type);
-            if (!type)
-                return unsupported(argWhat + ": the runner passes int, long, size_t, float and double scalars only",
-                                   where);
-            double value = 0;
-            if (arg.scalar.kind() == ir::ExprKind::FloatConst) {
-                value = arg.scalar.floatValue();
-            } else {
-                auto v = ir::evaluateSizeExpr(arg.scalar, out.sizes);
-                if (!v)
-                    return unsupported(argWhat + " is unknown at these sizes: " + v.error().message, where);
-                value = static_cast<double>(*v);
-            }
-            if (ir::isFloat(*type))
-                k.args.push_back(runner::KernelArg::scalar(*type, value));
-            else // C converts a floating argument to an integer parameter by truncation, as here
-                k.args.push_back(runner::KernelArg::scalar(*type, static_cast<std::int64_t>(value)));
-        }
-        out.plan.launches.push_back(std::move(k));
+        auto k = evaluateLaunch(source, detail, index, l, out.sizes);
+        if (!k)
+            return k.error();
+        for (const KernelArgument &arg : launch.arguments)
+            if (arg.kind == KernelArgument::Kind::Buffer && arg.pointer.buffer >= 0 &&
+                static_cast<std::size_t>(arg.pointer.buffer) < detail.buffers.size())
+                history[static_cast<std::size_t>(arg.pointer.buffer)].argument = true;
+        out.plan.launches.push_back(std::move(*k));
     }
 
     for (std::size_t i = 0; i < detail.buffers.size(); ++i) {

@@ -52,6 +52,15 @@ Result<AsWrittenProgram> asWrittenProgram(const std::string &source, const std::
                                           const frontend::cudalift::CudaLiftDetail &detail,
                                           const ir::SizeBindings &sizes);
 
+/// Launch `l` of detail.launches as the host program performs it at `sizes`: configuration (the
+/// dynamic shared memory only as a literal), scalar arguments evaluated, buffer arguments by their
+/// host names (BufferPlan::name), kernel name as written. Unsupported, located at the launch, for
+/// what does not evaluate or a launch plan cannot pass (offsets into buffers, scalar types other
+/// than int, long, size_t, float and double); `index` is indexCudaSource(source).
+Result<runner::KernelLaunch> evaluateLaunch(const std::string &source, const frontend::cudalift::CudaLiftDetail &detail,
+                                            const frontend::SourceIndex &index, std::size_t l,
+                                            const ir::SizeBindings &sizes);
+
 /// Compiles the program's device code with NVRTC for `arch` (cuda::compileProgram strips the host
 /// code) and resolves the plan's kernel names: the module, plan and map a GpuReference needs, also
 /// runnable on its own as a Job (module + plan). Errors: Compile, InvalidArgument (a launched

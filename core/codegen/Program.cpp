@@ -4,6 +4,7 @@
 #include "core/cuda/SourceCompiler.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <stdexcept>
 
@@ -24,22 +25,61 @@ std::vector<KernelCode> generateKernels(const GenContext &ctx)
     return {generateGenericKernel(ctx)};
 }
 
+/// A carried kernel's launch in the host launcher, as the input made it (at the bound sizes).
+/// Buffers go through stitch_carried_ptr: the kernel's parameter types are the input's (an
+/// unsigned char * the graph calls something else).
+std::string carriedLaunchLine(const CarriedLaunch &c)
+{
+    const auto &cfg = c.launch.config;
+    std::string args;
+    for (const auto &a : c.launch.args) {
+        std::string text;
+        if (a.isBuffer()) {
+            text = "stitch_carried_ptr{" + cIdentifier(std::get<std::string>(a.value)) + "}";
+        } else {
+            const auto &v = std::get<runner::ScalarArg>(a.value);
+            char buf[64];
+            if (ir::isFloat(v.dtype))
+                std::snprintf(buf, sizeof buf, "(%s)%.17g", ir::cudaTypeName(v.dtype), v.floatValue);
+            else
+                std::snprintf(buf, sizeof buf, "(%s)%lldLL", ir::cudaTypeName(v.dtype), static_cast<long long>(v.intValue));
+            text = buf;
+        }
+        args += (args.empty() ? "" : ", ") + text;
+    }
+    return "::" + std::string(kCarriedNamespace) + "::" + c.kernel + "<<<dim3(" + std::to_string(cfg.gridX) + ", " +
+           std::to_string(cfg.gridY) + ", " + std::to_string(cfg.gridZ) + "), dim3(" + std::to_string(cfg.blockX) + ", " +
+           std::to_string(cfg.blockY) + ", " + std::to_string(cfg.blockZ) + "), " + std::to_string(cfg.dynamicSharedBytes) +
+           ", stream>>>(" + args + "); // carried unchanged from " + c.where.toString();
+}
+
 std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
 {
     CudaWriter w;
     w.line("#ifndef __CUDACC_RTC__");
     w.comment("Host launcher (nvcc builds it; NVRTC skips it): runs the whole program on `stream` with the\n"
               "caller's device pointers. Intermediates live only between the kernels that need them.");
+    const CarriedKernels &carried = p.carried;
+    std::set<std::string> shared; // plan buffers other tensors share: written through them
+    for (const auto &[tensor, buffer] : carried.planBuffer)
+        shared.insert(buffer);
     std::string params;
     for (const auto &t : graph.tensors()) {
-        if (t.role == ir::TensorRole::Intermediate)
-            continue;
-        params += (params.empty() ? "" : ", ") + std::string(t.role == ir::TensorRole::Input ? "const " : "") +
-                  ir::cudaTypeName(t.dtype) + " *" + cIdentifier(t.name);
+        if (t.role == ir::TensorRole::Intermediate || carried.planBuffer.count(t.name))
+            continue; // an intermediate lives here; a tensor sharing another's buffer is passed as that one
+        const bool readOnly = t.role == ir::TensorRole::Input && !shared.count(t.name) && !carried.written.count(t.name);
+        params += (params.empty() ? "" : ", ") + std::string(readOnly ? "const " : "") + ir::cudaTypeName(t.dtype) +
+                  " *" + cIdentifier(t.name);
     }
+    for (const auto &b : carried.buffers) // memory only the carried kernels use
+        params += (params.empty() ? "" : ", ") + std::string(ir::cudaTypeName(b.dtype)) + " *" + cIdentifier(b.name);
     for (const auto &s : graph.sizeVars())
         params += (params.empty() ? "" : ", ") + std::string("int ") + cIdentifier(s);
     params += std::string(params.empty() ? "" : ", ") + "cudaStream_t stream";
+    if (!carried.empty()) {
+        w.comment("Passes a buffer to a carried kernel as whatever pointer type the input declared.");
+        w.line("struct stitch_carried_ptr { void *p; template <class T> operator T *() const { return static_cast<T *>(p); } };");
+    }
     w.line("extern \"C\" cudaError_t " + p.name + "_run(" + params + ")");
     w.open("");
     // Grid sizes in 64-bit arithmetic (M * N passes 2^31), checked against CUDA's limits before
@@ -105,11 +145,27 @@ std::string launcherSource(const GeneratedProgram &p, const ir::Graph &graph)
             }
             scratch.push_back(buffer.name);
         }
-    for (const auto &k : p.kernels) {
+    for (const auto &c : carried.launches)
+        if (c.launch.config.dynamicSharedBytes > 48 * 1024) {
+            w.line("if ((status_ = cudaFuncSetAttribute(::" + std::string(kCarriedNamespace) + "::" + c.kernel +
+                   ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + std::to_string(c.launch.config.dynamicSharedBytes) +
+                   ")) != cudaSuccess)");
+            w.line("    return status_;");
+        }
+    for (const LaunchStep &step : launchOrder(p.kernelStages(), carried)) {
+        if (step.carried) {
+            w.line(carriedLaunchLine(carried.launches[step.index]));
+            continue;
+        }
+        const auto &k = p.kernels[step.index];
         std::string args;
-        for (const auto &param : k.code.params)
-            args += (args.empty() ? "" : ", ") + (param.scratch.empty() ? param.name : param.scratch);
-        const std::string g = "grid" + std::to_string(&k - p.kernels.data()) + "_";
+        for (const auto &param : k.code.params) {
+            std::string arg = param.scratch.empty() ? param.name : param.scratch;
+            if (param.tensor && param.tensorId >= 0 && !carried.planBuffer.empty())
+                arg = cIdentifier(carried.bufferFor(graph.tensor(param.tensorId)->name));
+            args += (args.empty() ? "" : ", ") + arg;
+        }
+        const std::string g = "grid" + std::to_string(step.index) + "_";
         w.open("");
         w.line("const dim3 grid_((unsigned)" + g + "[0], (unsigned)" + g + "[1], (unsigned)" + g + "[2]);");
         w.line("::" + k.code.name + "<<<grid_, dim3(" + std::to_string(k.code.block[0]) + ", " + std::to_string(k.code.block[1]) +
@@ -134,11 +190,31 @@ std::string describeKernel(const GeneratedKernel &kernel)
            schedule::describe(kernel.group);
 }
 
-Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const schedule::Schedule &sched)
+std::vector<int> GeneratedProgram::kernelStages() const
+{
+    std::vector<int> stages;
+    for (const auto &k : kernels) {
+        int stage = 0;
+        // The group's ops share one stage (analyzeGroup); the schedule does not hold the graph.
+        auto it = stageOfGroup.find(k.group.name);
+        if (it != stageOfGroup.end())
+            stage = it->second;
+        stages.push_back(stage);
+    }
+    return stages;
+}
+
+Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const schedule::Schedule &sched,
+                                         const CarriedKernels *carried)
 {
     if (auto st = schedule::validateSchedule(sched, problem); !st)
         return st.error();
     GeneratedProgram p;
+    if (carried)
+        p.carried = *carried;
+    for (const auto &group : sched.groups)
+        if (const ir::ComputeOp *op = group.ops.empty() ? nullptr : problem.graph.findOp(group.ops.front()))
+            p.stageOfGroup[group.name] = op->stage;
     p.name = cIdentifier(problem.graph.name().empty() ? "program" : problem.graph.name());
     p.schedule = sched;
     const auto wide = wideTensors(problem.graph, problem.sizes);
@@ -192,6 +268,18 @@ Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const
         }
     for (const auto &k : p.kernels)
         source += k.code.source + "\n";
+    if (!p.carried.empty()) {
+        source += "// Carried unchanged from " + p.carried.fileName + ": kernels the lifter keeps opaque, run in the\n"
+                  "// input's order between the generated ones:\n";
+        for (const auto &c : p.carried.launches)
+            source += "//   " + c.kernel + " (" + c.where.toString() + "): " + c.why + "\n";
+        for (const auto &inc : p.carried.includes)
+            source += inc + "\n";
+        source += p.carried.section;
+        // Diagnostics after it name the generated file again.
+        const auto lines = static_cast<long>(std::count(source.begin(), source.end(), '\n'));
+        source += "#line " + std::to_string(lines + 2) + " \"" + p.name + ".cu\"\n";
+    }
     source += launcherSource(p, problem.graph);
     p.source = std::move(source);
     return p;
@@ -212,11 +300,14 @@ Result<cuda::CompileResult> compileGenerated(const std::string &source, const st
 Result<runner::LaunchPlan> toLaunchPlan(const GeneratedProgram &program, const ir::Graph &graph, const ir::SizeBindings &sizes)
 {
     runner::LaunchPlan plan;
+    const CarriedKernels &carried = program.carried;
     for (ir::TensorId id : program.buffers) {
         const ir::Tensor &t = *graph.tensor(id);
         auto extents = t.shape.evaluate(sizes);
         if (!extents.ok())
             return extents.error();
+        if (carried.planBuffer.count(t.name))
+            continue; // shares the buffer of the tensor it maps to
         runner::BufferSpec b;
         b.name = t.name;
         b.dtype = t.dtype;
@@ -243,7 +334,14 @@ Result<runner::LaunchPlan> toLaunchPlan(const GeneratedProgram &program, const i
                 b.init.kind = runner::BufferInit::Kind::Zero;
             plan.buffers.push_back(std::move(b));
         }
-    for (const auto &k : program.kernels) {
+    for (const auto &b : carried.buffers)
+        plan.buffers.push_back(b);
+    for (const LaunchStep &step : launchOrder(program.kernelStages(), carried)) {
+        if (step.carried) {
+            plan.launches.push_back(carried.launches[step.index].launch);
+            continue;
+        }
+        const auto &k = program.kernels[step.index];
         runner::KernelLaunch launch;
         launch.kernel = k.code.name;
         unsigned grid[3];
@@ -265,8 +363,8 @@ Result<runner::LaunchPlan> toLaunchPlan(const GeneratedProgram &program, const i
         launch.config.dynamicSharedBytes = static_cast<unsigned>(k.code.dynamicSharedBytes);
         for (const auto &param : k.code.params) {
             if (param.tensor) {
-                launch.args.push_back(runner::KernelArg::buffer(param.tensorId >= 0 ? graph.tensor(param.tensorId)->name
-                                                                                    : param.scratch));
+                launch.args.push_back(runner::KernelArg::buffer(
+                    param.tensorId >= 0 ? carried.bufferFor(graph.tensor(param.tensorId)->name) : param.scratch));
             } else {
                 auto it = sizes.find(param.sizeVar);
                 if (it == sizes.end())

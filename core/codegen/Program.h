@@ -4,6 +4,7 @@
 //   GeneratedProgram -> NVRTC (kernels) | nvcc (kernels + host launcher) | toLaunchPlan -> runner
 // Deterministic: the same graph, schedule and sizes give byte-identical source.
 
+#include "core/codegen/Carry.h"
 #include "core/codegen/Kernels.h"
 #include "core/common/Result.h"
 #include "core/cuda/NvrtcCompiler.h"
@@ -13,6 +14,7 @@
 #include "core/schedule/Schedule.h"
 #include "core/schedule/Space.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,11 +35,19 @@ struct GeneratedProgram {
     std::vector<GeneratedKernel> kernels;   ///< in launch order
     std::vector<ir::TensorId> buffers;      ///< device memory: inputs, outputs, stored intermediates
     schedule::Schedule schedule;            ///< what generated it
+    CarriedKernels carried;                 ///< the input's opaque kernels, run unchanged between stages (Carry.h)
+    /// The stage (ir::ComputeOp::stage) of each kernel's ops, like kernels.
+    std::vector<int> kernelStages() const;
+    std::map<std::string, int> stageOfGroup; ///< group name -> its ops' stage
 };
 
 /// Validates the schedule for the problem, then generates. InvalidArgument (with every rule
 /// broken) for an illegal schedule: nothing is generated.
-Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const schedule::Schedule &schedule);
+/// With `carried` (carryOpaqueKernels of the lifted .cu), the program also holds the input's opaque
+/// kernels unchanged, launched in the input's order, its launcher passes them their buffers, and
+/// toLaunchPlan plans them.
+Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const schedule::Schedule &schedule,
+                                         const CarriedKernels *carried = nullptr);
 
 /// NVRTC compile of generated source (kernels only: the host launcher is skipped through
 /// __CUDACC_RTC__) with the toolkit headers on the include path.
@@ -47,7 +57,9 @@ Result<cuda::CompileResult> compileGenerated(const std::string &source, const st
                                              const std::string &arch, bool lineInfo = false);
 
 /// The runner's launch plan for the program at the problem's sizes: inputs random, outputs
-/// checked, stored intermediates as scratch; kernel names as generated (extern "C").
+/// checked, stored intermediates as scratch; kernel names as generated (extern "C"). Carried
+/// kernels run in their place, graph tensors that share memory with them share a plan buffer
+/// (CarriedKernels::bufferFor) and the buffers only they use are added.
 Result<runner::LaunchPlan> toLaunchPlan(const GeneratedProgram &program, const ir::Graph &graph, const ir::SizeBindings &sizes);
 
 } // namespace stitch::codegen

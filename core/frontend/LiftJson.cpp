@@ -127,7 +127,8 @@ json opToJson(const ir::ComputeOp &op)
             {"reduction", reduction},
             {"body", op.body.toString()},
             {"inputs", inputs},
-            {"source", op.source ? rangeToJson(op.source->begin, op.source->end) : json(nullptr)}};
+            {"source", op.source ? rangeToJson(op.source->begin, op.source->end) : json(nullptr)},
+            {"stage", op.stage}};
 }
 
 json graphToJson(const LiftedProgram &program)

@@ -76,6 +76,10 @@ struct ComputeOp {
     std::optional<Reduction> reduction;
     Expr body;
     std::optional<SourceSpan> source;     ///< where the frontend found it, if it did
+    /// How many kernels carried unchanged (opaque in a lifted .cu) the program runs before this op:
+    /// ops of different stages never share a kernel, and a carried kernel runs between the stages
+    /// around it (codegen/Carry.h). 0 for every op of a program without such kernels.
+    int stage = 0;
 
     /// The written element as an expression: C[i, j].
     Expr outputAccess() const;

@@ -454,6 +454,8 @@ json resultToJson(const JobResult &r, BlobSink *blobs)
         j["verification"] = {{"verified", r.verification->verified}, {"reference", r.verification->reference},
                              {"precision", r.verification->precision}, {"tolerance", r.verification->tolerance},
                              {"outputs", outputs}};
+        if (!r.verification->unchecked.empty())
+            j["verification"]["unchecked"] = r.verification->unchecked;
     }
     j["timing"] = nullptr;
     if (r.timing) {
@@ -498,6 +500,8 @@ Result<JobResult> resultFromJson(const json &j, const BlobSource *blobs)
             ver.tolerance = v.at("tolerance").get<double>();
             for (const auto &c : v.at("outputs"))
                 ver.outputs.push_back(checkFromJson(c));
+            if (v.contains("unchecked"))
+                ver.unchecked = v.at("unchecked").get<std::vector<std::string>>();
             r.verification = std::move(ver);
         }
         if (const json &t = j.at("timing"); !t.is_null()) {

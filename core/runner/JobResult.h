@@ -41,6 +41,9 @@ struct Verification {
     std::string precision;            ///< policy name
     double tolerance = 0.0;
     std::vector<OutputCheck> outputs;
+    /// Outputs the reference could not compute (what a kernel carried unchanged wrote, and what
+    /// follows from it): not checked. Verified means every other output matched.
+    std::vector<std::string> unchecked;
 };
 
 /// CUDA-event timing of the whole program (all launches), over repeated runs.

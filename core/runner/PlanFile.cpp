@@ -309,7 +309,7 @@ PlanFile parse(const json &j, const std::string &path)
     if (j.contains("reference")) {
         const json &r = j["reference"];
         if (r.contains("graph")) {
-            allowOnly(r, "reference", {"graph", "sizes", "tensors", "inputs"});
+            allowOnly(r, "reference", {"graph", "sizes", "tensors", "inputs", "carried", "unchecked"});
             PlanCpuReference cpu;
             cpu.graphPath = resolve(path, str(r["graph"], "reference.graph"));
             if (r.contains("sizes")) {
@@ -322,6 +322,12 @@ PlanFile parse(const json &j, const std::string &path)
                 cpu.tensorForBuffer = stringMap(r["tensors"], "reference.tensors");
             if (r.contains("inputs"))
                 cpu.inputTensorForBuffer = stringMap(r["inputs"], "reference.inputs");
+            if (r.contains("carried"))
+                for (const std::string &t : strings(r["carried"], "reference.carried"))
+                    cpu.carriedTensors.insert(t);
+            if (r.contains("unchecked"))
+                for (const std::string &b : strings(r["unchecked"], "reference.unchecked"))
+                    cpu.uncheckedBuffers.insert(b);
             p.cpuReference = std::move(cpu);
         } else {
             allowOnly(r, "reference", {"source", "defines", "buffers", "launches", "map"});
@@ -491,6 +497,8 @@ Result<RunRequest> buildRunRequest(const PlanFile &plan, const std::string &arch
             cpu.sizes[name] = value;
         cpu.tensorForBuffer = plan.cpuReference->tensorForBuffer;
         cpu.inputTensorForBuffer = plan.cpuReference->inputTensorForBuffer;
+        cpu.carriedTensors = plan.cpuReference->carriedTensors;
+        cpu.uncheckedBuffers = plan.cpuReference->uncheckedBuffers;
         request.cpuReference = std::move(cpu);
     }
     return request;

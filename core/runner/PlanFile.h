@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct PlanCpuReference {
     ir::SizeBindings sizes;                             ///< over the sizes the file itself declares
     std::map<std::string, std::string> tensorForBuffer; ///< buffer -> tensor
     std::map<std::string, std::string> inputTensorForBuffer; ///< in-out buffer -> graph input ("inputs")
+    std::set<std::string> carriedTensors;   ///< CpuReference::carriedTensors ("carried")
+    std::set<std::string> uncheckedBuffers; ///< CpuReference::uncheckedBuffers ("unchecked")
 };
 
 /// A parsed plan file; paths are resolved against the plan file's folder.

@@ -102,6 +102,10 @@ std::string planFileText(const PlanFile &p)
             r["tensors"] = p.cpuReference->tensorForBuffer;
         if (!p.cpuReference->inputTensorForBuffer.empty())
             r["inputs"] = p.cpuReference->inputTensorForBuffer;
+        if (!p.cpuReference->carriedTensors.empty())
+            r["carried"] = p.cpuReference->carriedTensors;
+        if (!p.cpuReference->uncheckedBuffers.empty())
+            r["unchecked"] = p.cpuReference->uncheckedBuffers;
         j["reference"] = r;
     } else if (p.gpuReference) {
         ojson r = {{"source", relativeTo(p.path, p.gpuReference->sourcePath)}};

@@ -34,6 +34,8 @@ std::string referenceKey(const CpuReference &ref)
     h.updateField(nlohmann::json(ref.tensorForBuffer).dump());
     if (!ref.inputTensorForBuffer.empty())
         h.updateField(nlohmann::json(ref.inputTensorForBuffer).dump());
+    if (!ref.carriedTensors.empty() || !ref.uncheckedBuffers.empty())
+        h.updateField(nlohmann::json(ref.carriedTensors).dump() + nlohmann::json(ref.uncheckedBuffers).dump());
     return h.hexDigest();
 }
 
@@ -58,7 +60,7 @@ Status validateCpuReference(const LaunchPlan &plan, const CpuReference &ref)
     if (auto st = ref.graph.validate(); !st)
         return makeError(ErrorKind::InvalidArgument, "the reference graph is invalid: " + st.error().message);
     for (const auto &b : plan.buffers) {
-        if (!checked(b))
+        if (!checked(b) || ref.uncheckedBuffers.count(b.name))
             continue;
         const ir::Tensor *t = ref.graph.findTensor(tensorOf(ref, b.name));
         if (!t || t->role == ir::TensorRole::Input)
@@ -66,7 +68,7 @@ Status validateCpuReference(const LaunchPlan &plan, const CpuReference &ref)
                                                              tensorOf(ref, b.name) + "')");
     }
     for (const ir::Tensor *t : ref.graph.inputs()) {
-        bool found = false;
+        bool found = ref.carriedTensors.count(t->name) > 0;
         for (const auto &b : plan.buffers) {
             auto in = ref.inputTensorForBuffer.find(b.name);
             found = found || tensorOf(ref, b.name) == t->name || (in != ref.inputTensorForBuffer.end() && in->second == t->name);
@@ -86,8 +88,17 @@ Result<Verification> verifyWithInterpreter(const LaunchPlan &plan, std::uint64_t
     for (const auto &b : plan.buffers) {
         auto in = ref.inputTensorForBuffer.find(b.name);
         const ir::Tensor *t = ref.graph.findTensor(in != ref.inputTensorForBuffer.end() ? in->second : tensorOf(ref, b.name));
-        if (t && t->role == ir::TensorRole::Input)
+        if (t && t->role == ir::TensorRole::Input && !ref.carriedTensors.count(t->name))
             inputs[t->name] = toDoubles(initialBytes(plan, b, seed), b.dtype);
+    }
+    for (const std::string &name : ref.carriedTensors) {
+        const ir::Tensor *t = ref.graph.findTensor(name);
+        if (!t)
+            continue;
+        auto extents = t->shape.evaluate(ref.sizes);
+        if (!extents)
+            return extents.error();
+        inputs[name] = std::vector<double>(static_cast<std::size_t>(std::max<std::int64_t>(ir::elementCount(*extents), 1)), 0.0);
     }
     auto values = ir::interpret(ref.graph, ref.sizes, inputs);
     if (!values) {
@@ -96,9 +107,14 @@ Result<Verification> verifyWithInterpreter(const LaunchPlan &plan, std::uint64_t
         return e;
     }
     std::vector<OutputCheck> checks;
+    std::vector<std::string> unchecked;
     for (const auto &b : plan.buffers) {
         if (!checked(b))
             continue;
+        if (ref.uncheckedBuffers.count(b.name)) {
+            unchecked.push_back(b.name);
+            continue;
+        }
         const OutputData *out = nullptr;
         for (const auto &o : outputs)
             if (o.buffer == b.name)
@@ -113,7 +129,9 @@ Result<Verification> verifyWithInterpreter(const LaunchPlan &plan, std::uint64_t
                                                              " elements, tensor '" + it->first + "' " + std::to_string(it->second.size()));
         checks.push_back(compareOutput(b, out->bytes, it->second, relativeTolerance(precision)));
     }
-    return makeVerification("cpu", precision, std::move(checks));
+    Verification v = makeVerification("cpu", precision, std::move(checks));
+    v.unchecked = std::move(unchecked);
+    return v;
 }
 
 Runner::Runner(WorkerOptions worker, std::unique_ptr<storage::MeasurementStore> store)

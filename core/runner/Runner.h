@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,12 @@ struct CpuReference {
     /// In-out buffers (in-place kernels) -> the graph input their initial contents are; their
     /// tensorForBuffer entry names the tensor their final contents are checked against.
     std::map<std::string, std::string> inputTensorForBuffer;
+    /// Graph inputs that are what a kernel carried unchanged wrote (codegen/Carry.h): no buffer of
+    /// their own; the interpreter, which cannot run that kernel, reads zeros for them.
+    std::set<std::string> carriedTensors;
+    /// Buffers whose final contents the interpreter cannot compute (a carried kernel writes them,
+    /// or they are computed from what one wrote): not checked, and the verification says so.
+    std::set<std::string> uncheckedBuffers;
 };
 
 /// What to answer when there is no GPU: a predicted time for the whole program (the caller's

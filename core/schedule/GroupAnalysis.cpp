@@ -331,6 +331,10 @@ Result<GroupAnalysis> analyzeGroup(const ir::Graph &graph, const std::vector<std
             ordered.push_back(&op);
     if (ordered != g.ops)
         return makeError(ErrorKind::InvalidArgument, "ops of a group must be listed in program order");
+    for (const ComputeOp *op : g.ops)
+        if (op->stage != g.ops.front()->stage)
+            return refuse(*op, "runs after a kernel carried unchanged that '" + g.ops.front()->name +
+                                   "' runs before: one kernel cannot hold both");
     switch (strategy) {
     case Strategy::Generic: {
         if (g.ops.size() != 1)

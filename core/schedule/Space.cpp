@@ -144,6 +144,7 @@ Status validateSchedule(const Schedule &schedule, const Problem &problem)
         add("precision tf32: " + problem.arch.name + " has no TF32 tensor cores");
     std::set<std::string> seenOps, seenNames;
     std::set<ir::TensorId> available;
+    int lastStage = 0;
     for (const auto &t : problem.graph.tensors())
         if (!problem.graph.producer(t.id))
             available.insert(t.id);
@@ -163,6 +164,12 @@ Status validateSchedule(const Schedule &schedule, const Problem &problem)
             add(where + " (" + strategyName(g.strategy) + "): " + a.error().message);
             continue;
         }
+        // Kernels carried unchanged run between stages (ir::ComputeOp::stage): a group of an earlier
+        // stage listed after one of a later stage would run on the wrong side of one.
+        const int stage = a->ops.front()->stage;
+        if (stage < lastStage)
+            add(where + ": its ops run before a kernel carried unchanged that an earlier group runs after");
+        lastStage = std::max(lastStage, stage);
         std::set<ir::TensorId> own;
         for (const auto *op : a->ops)
             own.insert(op->output.id);

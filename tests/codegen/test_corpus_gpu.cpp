@@ -9,11 +9,15 @@
 #include "tests/lift/LiftCorpus.h"
 
 #include "core/codegen/AsWritten.h"
+#include "core/codegen/Carry.h"
+#include "core/runner/HostData.h"
+#include "core/runner/PlanFile.h"
 
 #include "core/runner/Runner.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <iostream>
 
 using namespace stitch;
@@ -160,3 +164,66 @@ TEST_P(CorpusOptimized, InputAsWrittenMatchesTheInterpreterAndChecksTheOptimized
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusOptimized, ::testing::ValuesIn(liftableCorpus()),
                          [](const ::testing::TestParamInfo<CorpusProgram> &info) { return info.param.name; });
+
+// A kernel carried unchanged (codegen/Carry.h) runs on the GPU between the generated ones: the
+// outputs that do not depend on it match the interpreter, and what it computed (the sums into h,
+// then c = b * h[0]) matches the same sums on the host from the plan's inputs.
+TEST(CarriedOnTheGpu, TheCarriedKernelRunsInPlaceBetweenTheGeneratedOnes)
+{
+    const std::string path = std::string(STITCHCUDA_SOURCE_DIR) + "/tests/codegen/carried/between.cu";
+    auto lifted = frontend::cudalift::liftCudaProgramDetailed(readTextFile(path), path);
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    const ir::Graph &graph = lifted->program.graph;
+    const ir::SizeBindings &sizes = lifted->program.sizes;
+    auto carried = codegen::carryOpaqueKernels(*lifted, path, sizes);
+    ASSERT_TRUE(carried.ok()) << carried.error().toString();
+    runner::WorkerOptions wo;
+    wo.workerPath = STITCHCUDA_WORKER_PATH;
+    runner::Runner gpu(wo, nullptr);
+    auto info = gpu.device();
+    const std::string arch = info ? info->device.arch : "sm_90";
+    const ArchLimits *limits = ArchDatabase::builtin().arch(arch);
+    ASSERT_NE(limits, nullptr);
+    schedule::Problem problem{graph, sizes, *limits, schedule::Precision::FP32};
+    auto sched = schedule::defaultSchedule(problem);
+    ASSERT_TRUE(sched.ok()) << sched.error().toString();
+    auto program = codegen::generateProgram(problem, *sched, &*carried);
+    ASSERT_TRUE(program.ok()) << program.error().toString();
+    auto compiled = codegen_fixtures::compileProgram(*program, arch);
+    ASSERT_TRUE(compiled.ok()) << compiled.error().toString();
+    auto plan = codegen::toLaunchPlan(*program, graph, sizes);
+    ASSERT_TRUE(plan.ok()) << plan.error().toString();
+    ASSERT_TRUE(runner::resolveKernelNames(*plan, compiled->kernels).ok());
+    if (!info)
+        GTEST_SKIP() << "generated with the carried kernel and compiled; no GPU to run it: " << info.error().message;
+
+    runner::RunRequest request;
+    request.job.module = compiled->cubin;
+    request.job.plan = *plan;
+    request.job.measure.time = false;
+    request.job.seed = 11;
+    request.job.fixedSeed = true;
+    runner::CpuReference ref{graph, sizes, {}};
+    ref.carriedTensors = carried->carriedTensors;
+    ref.uncheckedBuffers = codegen::uncheckedBuffers(*carried, graph);
+    request.cpuReference = ref;
+    auto r = gpu.run(std::move(request));
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    ASSERT_TRUE(r->verification.has_value());
+    EXPECT_TRUE(r->verification->verified);
+    EXPECT_EQ(r->verification->unchecked, (std::vector<std::string>{"h", "c"}));
+
+    // The sums the carried kernel made, against the host's.
+    const std::int64_t n = sizes.at("N");
+    const auto a = runner::toDoubles(runner::initialBytes(*plan, *plan->buffer("a"), 11), ir::DType::F32);
+    std::vector<double> h(32, 0.0);
+    for (std::int64_t i = 0; i < n / 256 * 256; ++i)
+        h[static_cast<std::size_t>(i % 32)] += 2.0 * a[static_cast<std::size_t>(i)];
+    for (const auto &o : r->outputs) {
+        if (o.buffer != "h")
+            continue;
+        const auto got = runner::toDoubles(o.bytes, ir::DType::F32);
+        for (std::size_t k = 0; k < 32; ++k)
+            EXPECT_NEAR(got[k], h[k], 1e-3 * (1.0 + std::abs(h[k]))) << "h[" << k << "]";
+    }
+}

@@ -84,6 +84,10 @@ public:
         s.current = addTensor(s.versions++ == 0 ? info.name : info.name + "_" + std::to_string(s.versions - 1),
                               info.dtype, shapeOf(b), false, b);
         s.external = false;
+        if (auto pending = m_pendingAfter.find(b); pending != m_pendingAfter.end()) {
+            opaqueUses[pending->second].after = tensors[static_cast<std::size_t>(s.current)].name;
+            m_pendingAfter.erase(pending);
+        }
         if (firstInput.size() <= static_cast<std::size_t>(b))
             firstInput.resize(m_host.buffers.size(), -1);
         if (firstInput[static_cast<std::size_t>(b)] < 0)
@@ -93,6 +97,7 @@ public:
 
     int newVersion(int b)
     {
+        m_pendingAfter.erase(b); // overwritten before anything read what an opaque launch wrote
         BufferState &s = m_states[static_cast<std::size_t>(b)];
         const BufferInfo &info = m_host.buffers[static_cast<std::size_t>(b)];
         return addTensor(s.versions++ == 0 ? info.name : info.name + "_" + std::to_string(s.versions - 1), info.dtype,
@@ -141,6 +146,7 @@ public:
             ? ir::floatConst(0.0, tensors[static_cast<std::size_t>(t)].dtype)
             : ir::intConst(0, tensors[static_cast<std::size_t>(t)].dtype);
         op.source = ir::SourceSpan{where, where};
+        op.stage = stage;
         ops.push_back(std::move(op));
         commit(b, t);
     }
@@ -157,6 +163,22 @@ public:
     std::vector<std::string> buildLaunch(const LaunchOps &launch);
 
     std::vector<int> firstInput;
+    int stage = 0; ///< opaque launches met so far (ir::ComputeOp::stage)
+    std::vector<OpaqueBufferUse> opaqueUses;
+
+    /// An opaque launch passed buffer b: records what b holds now and, if the launch may write it,
+    /// waits for the read that names what it wrote.
+    void opaqueUse(int launch, int b, bool writes)
+    {
+        for (const OpaqueBufferUse &u : opaqueUses)
+            if (u.launch == launch && u.buffer == b)
+                return;
+        const int t = current(b);
+        opaqueUses.push_back(
+            {launch, b, t >= 0 ? tensors[static_cast<std::size_t>(t)].name : std::string(), {}, writes});
+        if (writes)
+            m_pendingAfter[b] = opaqueUses.size() - 1;
+    }
 
 private:
     Expr convertRead(const Expr &r, const std::map<int, int> &intermediates, const ir::SourceSpan &span);
@@ -168,6 +190,7 @@ private:
     std::set<std::string> m_names;
     std::set<std::string> m_opNames;
     std::set<std::string> m_reserved; ///< size names: iteration variables must not look like them
+    std::map<int, std::size_t> m_pendingAfter; ///< buffer -> opaqueUses entry waiting for its `after`
 };
 
 Expr Assembler::convertRead(const Expr &r, const std::map<int, int> &intermediates, const ir::SourceSpan &span)
@@ -350,6 +373,7 @@ std::vector<std::string> Assembler::buildLaunch(const LaunchOps &launch)
         if (op.reduceKind)
             out.reduction = ir::Reduction{*op.reduceKind, reduceVars, init};
         out.source = op.span;
+        out.stage = stage;
         names.push_back(out.name);
         ops.push_back(std::move(out));
     }
@@ -394,11 +418,14 @@ std::variant<Assembled, LaunchFailure> assemble(const HostProgram &host, const s
             const HostLaunch &hl = host.launches[l];
             if (!launches[l]) {
                 for (int b : hl.bufferArguments) {
-                    if (b >= 0)
+                    if (b >= 0) {
                         a.markOutput(b);
+                        a.opaqueUse(static_cast<int>(l), b, opaqueWrites[l].count(b) > 0);
+                    }
                 }
                 for (int b : opaqueWrites[l])
                     a.setExternal(b);
+                ++a.stage;
                 break;
             }
             try {
@@ -445,6 +472,7 @@ std::variant<Assembled, LaunchFailure> assemble(const HostProgram &host, const s
     }
     for (Diagnostic &d : a.diagnostics)
         result.diagnostics.push_back(std::move(d));
+    result.opaqueUses = std::move(a.opaqueUses);
     return result;
 }
 

@@ -26,8 +26,21 @@ struct BufferPlan {
     std::string outputTensor;  ///< tensor holding the buffer's final contents ("" if no op writes it)
 };
 
+/// How one opaque launch meets the graph's tensors through one buffer it is passed: the tensor the
+/// buffer holds when it runs ("" when no op wrote it and none read it yet) and, when it may write
+/// the buffer, the graph input that stands for what it wrote at the first later read ("" if none).
+/// A kernel carried unchanged into a generated program (codegen/Carry.h) finds its data with it.
+struct OpaqueBufferUse {
+    int launch = -1;   ///< HostProgram::launches index
+    int buffer = -1;   ///< HostProgram::buffers index
+    std::string before;
+    std::string after;
+    bool writes = false; ///< the launch may write the buffer
+};
+
 struct Assembled {
     ir::Graph graph;
+    std::vector<OpaqueBufferUse> opaqueUses; ///< in launch order
     std::vector<std::vector<std::string>> launchOps; ///< op names per launch
     std::vector<BufferPlan> buffers;
     std::vector<Diagnostic> diagnostics;

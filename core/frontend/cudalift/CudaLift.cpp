@@ -11,6 +11,7 @@
 #include "core/ir/ExprUtil.h"
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
 namespace stitch::frontend {
@@ -84,7 +85,11 @@ std::set<std::string> writtenParameters(TSNode kernel, const cudalift::SyntaxTre
 {
     std::set<std::string> params, written;
     for (const KernelParameter &p : info.parameters) {
-        if (p.type.find('*') != std::string::npos)
+        // const float * (or float const *): the kernel cannot write through it.
+        const std::size_t star = p.type.find('*');
+        const bool pointsToConst = star != std::string::npos &&
+                                   std::regex_search(p.type.substr(0, star), std::regex("\\bconst\\b"));
+        if (star != std::string::npos && !pointsToConst)
             params.insert(p.name);
     }
     auto baseName = [&](TSNode e) {
@@ -352,6 +357,9 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &fileText, cons
         return e;
     }
     detail.buffers = std::move(assembled->buffers);
+    detail.opaqueUses = std::move(assembled->opaqueUses);
+    detail.loneKernels = lone.has_value();
+    detail.unreadableHost = host.unreadable;
     for (BufferPlan &b : detail.buffers) {
         b.elements = sizes.inlineDerived(b.elements);
         for (Expr &d : b.shape)

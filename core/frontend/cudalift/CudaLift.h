@@ -54,6 +54,13 @@ struct CudaLiftDetail {
     /// (its #line directives name the files).
     std::string source;
     std::vector<std::string> includedFiles; ///< headers inlined into source
+    /// How each opaque launch meets the graph's tensors, per buffer (Assembly.h); LaunchPlan::kernel
+    /// and arguments give the rest of what carrying it unchanged needs (codegen/Carry.h).
+    std::vector<OpaqueBufferUse> opaqueUses;
+    /// The kernels were lifted alone: no host code launches them (launches are inferred).
+    bool loneKernels = false;
+    /// The first host statement the grammar could not read: kernels it may launch are unknown.
+    std::optional<Refusal> unreadableHost;
 };
 
 /// liftCudaProgram with the host-side plan. Errors: Parse (a file over CudaParseLimits' size cap),
