@@ -12,6 +12,7 @@
 
 #include "core/agents/Evaluator.h"
 #include "core/frontend/Lift.h"
+#include "core/rubric/CheckedDefault.h"
 #include "core/rubric/AsWrittenRubric.h"
 #include "core/rubric/Rubric.h"
 #include "core/schedule/Space.h"
@@ -126,7 +127,7 @@ ScoringJob score(const frontend::LiftedProgram &p, const ArchLimits &arch, const
         job.schedule = *user;
         job.schedule.arch = arch.name;
     } else {
-        auto def = schedule::defaultSchedule(problem);
+        auto def = rubric::modelCheckedDefault(problem);
         if (!def.ok()) {
             job.score = std::make_shared<const Scored>(def.error());
             return job;

@@ -77,6 +77,8 @@ int runGenerate(const GenerateOptions &options)
                 program->kernels.size() == 1 ? "" : "s", options.arch.c_str());
     for (const auto &k : program->kernels)
         std::printf("  %s\n", codegen::describeKernel(k).c_str());
+    for (const auto &n : input->scheduleNotes)
+        std::printf("  note: %s\n", n.c_str());
     printCarried(program->carried);
     if (options.explain)
         printSpace(sched, problem);

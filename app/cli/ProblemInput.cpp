@@ -2,6 +2,7 @@
 
 #include "Commands.h"
 #include "core/codegen/AsWritten.h"
+#include "core/rubric/CheckedDefault.h"
 #include "core/runner/PlanFile.h"
 
 #include <algorithm>
@@ -127,7 +128,7 @@ std::optional<ProblemInput> loadProblem(const std::string &file, const std::vect
         in.schedule = std::move(*parsed);
     } else {
         in.schedule.precision = tf32 ? schedule::Precision::TF32 : schedule::Precision::FP32;
-        auto def = schedule::defaultSchedule(in.problem());
+        auto def = rubric::modelCheckedDefault(in.problem(), &in.scheduleNotes);
         if (!def.ok()) {
             exitCode = reportError(def.error());
             return std::nullopt;

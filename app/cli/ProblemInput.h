@@ -36,6 +36,8 @@ struct ProblemInput {
     ir::SizeBindings sizes;
     const ArchLimits *arch = nullptr;
     schedule::Schedule schedule;
+    /// Without a schedule file: where the model changed the heuristics' default (modelCheckedDefault).
+    std::vector<std::string> scheduleNotes;
 
     /// Refers to this object's graph: keep the ProblemInput alive while the Problem is used.
     schedule::Problem problem() const { return {lifted.graph, sizes, *arch, schedule.precision}; }

@@ -263,6 +263,8 @@ int runRubric(const RubricOptions &options)
                 r.baselinePredictedMs * 1e3, r.scoringMs);
     if (!r.calibration.empty())
         std::printf("note: %s; the figures are rough\n", r.calibration.c_str());
+    for (const auto &n : input->scheduleNotes)
+        std::printf("note: %s\n", n.c_str());
     for (const auto &k : r.kernels) {
         std::printf("\n%s: %s  (predicted %.1f us, %s-bound)\n", k.kernel.c_str(), k.decisions.c_str(),
                     k.prediction.ms * 1e3, k.prediction.bound.c_str());
