@@ -384,8 +384,8 @@ InputChoice chooseInput(const Project &project, const std::string &projectPath,
                               "you save the source";
         }
         if (path != project.input.path && !project.input.path.empty())
-            out.note += std::string(out.note.empty() ? "" : "; ") + "found beside the project, not at " +
-                        project.input.path;
+            out.note +=
+                std::string(out.note.empty() ? "" : "; ") + "found beside the project, not at " + project.input.path;
         return out;
     }
     out.origin = InputChoice::Origin::ProjectMissing;

@@ -35,9 +35,9 @@ struct ProjectAgents {
 
 /// What the user decided over the agents and the defaults.
 struct ProjectOverrides {
-    std::vector<std::string> pins;            ///< the Agents dock's: "AGENT.DECISION@GROUP=VALUE"
+    std::vector<std::string> pins;              ///< the Agents dock's: "AGENT.DECISION@GROUP=VALUE"
     std::optional<schedule::Schedule> schedule; ///< the Decisions dock's schedule with the user's values
-    std::vector<std::string> decisions;       ///< "group.key" of each value the user set in it
+    std::vector<std::string> decisions;         ///< "group.key" of each value the user set in it
     bool empty() const { return pins.empty() && !schedule && decisions.empty(); }
 };
 
@@ -45,7 +45,7 @@ struct ProjectOverrides {
 struct ReportScore {
     std::string dimension;
     double score = 0;
-    std::string source;   ///< as written: "code", "generic_schedule", "does_not_apply"; else empty
+    std::string source; ///< as written: "code", "generic_schedule", "does_not_apply"; else empty
     std::string sentence;
     std::string evidence;
 };
@@ -56,7 +56,7 @@ struct ProjectReport {
     std::string schedule;              ///< whose: "default schedule", "your schedule", "the agents' final schedule"
     std::optional<double> predictedMs; ///< the model's time of the program, where scored
     std::string note;
-    std::vector<ReportScore> scores;   ///< the program's, one per dimension
+    std::vector<ReportScore> scores; ///< the program's, one per dimension
 };
 
 /// A program timed on a GPU.
@@ -66,7 +66,7 @@ struct ProjectMeasurement {
     std::string gpu;
     double ms = 0;
     bool verified = false;
-    std::string when;    ///< ISO 8601
+    std::string when; ///< ISO 8601
 };
 
 struct Project {
@@ -80,10 +80,10 @@ struct Project {
     std::map<std::string, std::int64_t> sizes; ///< values of sizes the source leaves open
     std::optional<ProjectAgents> agents;
     ProjectOverrides overrides;
-    std::optional<ProjectReport> rubric;       ///< the Rubric dock's table
-    std::optional<ProjectReport> asWritten;    ///< the program as written on the radar
+    std::optional<ProjectReport> rubric;    ///< the Rubric dock's table
+    std::optional<ProjectReport> asWritten; ///< the program as written on the radar
     std::vector<ProjectMeasurement> measurements;
-    std::string savedBy;                       ///< "StitchCUDA Studio 0.1.0"; informative only
+    std::string savedBy; ///< "StitchCUDA Studio 0.1.0"; informative only
 };
 
 /// The document, pretty-printed. `projectPath` (where it will be written) gives input.relativePath.

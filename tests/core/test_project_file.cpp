@@ -58,7 +58,8 @@ Project sampleProject()
     d.group = "scale";
     d.key = "block_size";
     d.subject = "threads per block";
-    d.options = {{"128", true, "", 0.25, 0.5}, {"256", true, "", 0.75, 0.4}, {"2048", false, "over 1024 threads", 0, {}}};
+    d.options = {
+        {"128", true, "", 0.25, 0.5}, {"256", true, "", 0.75, 0.4}, {"2048", false, "over 1024 threads", 0, {}}};
     d.chosen = 1;
     d.msBefore = 0.5;
     d.msAfter = 0.4;
@@ -218,9 +219,14 @@ TEST(ProjectFile, TruncatedFileSaysSo)
 
 TEST(ProjectFile, GarbageIsAnErrorNotACrash)
 {
-    const std::string inputs[] = {std::string("\0\1\2\xff\xfe", 5), "[1, 2, 3]", "\"text\"", "{\"format\": 7}",
-                                  "{\"format\": \"stitchcuda-project\"}", "{\"format\": \"something-else\", \"version\": 1}",
-                                  "{\"format\": \"stitchcuda-project\", \"version\": \"one\"}", "{\"a\": \"\xff\xfe\"}"};
+    const std::string inputs[] = {std::string("\0\1\2\xff\xfe", 5),
+                                  "[1, 2, 3]",
+                                  "\"text\"",
+                                  "{\"format\": 7}",
+                                  "{\"format\": \"stitchcuda-project\"}",
+                                  "{\"format\": \"something-else\", \"version\": 1}",
+                                  "{\"format\": \"stitchcuda-project\", \"version\": \"one\"}",
+                                  "{\"a\": \"\xff\xfe\"}"};
     for (const std::string &text : inputs) {
         auto p = parseProject(text, "junk.stitchproj");
         ASSERT_FALSE(p.ok()) << text;
