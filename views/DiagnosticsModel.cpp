@@ -55,37 +55,57 @@ QString locationText(const SourceLocation &location)
 
 DiagnosticsModel::DiagnosticsModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void DiagnosticsModel::setDiagnostics(std::vector<Diagnostic> diagnostics)
+void DiagnosticsModel::setDiagnostics(Origin origin, std::vector<Diagnostic> diagnostics)
 {
-    // Errors first, then by position: the first row is what to fix first.
-    std::stable_sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic &a, const Diagnostic &b) {
-        if (a.severity != b.severity)
-            return a.severity < b.severity;
-        if (a.location.line != b.location.line)
-            return a.location.line < b.location.line;
-        return a.location.column < b.location.column;
+    m_byOrigin[origin] = std::move(diagnostics);
+    rebuild();
+}
+
+void DiagnosticsModel::rebuild()
+{
+    std::vector<std::pair<Diagnostic, Origin>> rows;
+    for (const auto &[origin, list] : m_byOrigin) {
+        for (const Diagnostic &d : list)
+            rows.emplace_back(d, origin);
+    }
+    // Errors first, the compiler's before the others' (NVRTC decides what is valid CUDA), then by
+    // position: the first row is what to fix first.
+    std::stable_sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
+        if (a.first.severity != b.first.severity)
+            return a.first.severity < b.first.severity;
+        if (a.second != b.second)
+            return a.second < b.second;
+        if (a.first.location.line != b.first.location.line)
+            return a.first.location.line < b.first.location.line;
+        return a.first.location.column < b.first.location.column;
     });
     beginResetModel();
-    m_diagnostics = std::move(diagnostics);
+    m_diagnostics.clear();
+    m_origins.clear();
+    for (auto &[d, origin] : rows) {
+        m_diagnostics.push_back(std::move(d));
+        m_origins.push_back(origin);
+    }
     endResetModel();
 }
 
-void DiagnosticsModel::setError(const Error &error)
+void DiagnosticsModel::setError(Origin origin, const Error &error)
 {
     if (!error.diagnostics.empty()) {
-        setDiagnostics(error.diagnostics);
+        setDiagnostics(origin, error.diagnostics);
         return;
     }
     Diagnostic diagnostic;
     diagnostic.severity = Severity::Error;
     diagnostic.location = error.location.value_or(SourceLocation{});
     diagnostic.message = std::string(errorKindName(error.kind)) + ": " + error.message;
-    setDiagnostics({diagnostic});
+    setDiagnostics(origin, {diagnostic});
 }
 
 void DiagnosticsModel::clear()
 {
-    setDiagnostics({});
+    m_byOrigin.clear();
+    rebuild();
 }
 
 const Diagnostic *DiagnosticsModel::diagnostic(const QModelIndex &index) const
@@ -95,10 +115,55 @@ const Diagnostic *DiagnosticsModel::diagnostic(const QModelIndex &index) const
     return &m_diagnostics[static_cast<std::size_t>(index.row())];
 }
 
+DiagnosticsModel::Origin DiagnosticsModel::origin(const QModelIndex &index) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return Origin::Compile;
+    return m_origins[static_cast<std::size_t>(index.row())];
+}
+
 int DiagnosticsModel::count(Severity severity) const
 {
     return static_cast<int>(std::count_if(m_diagnostics.begin(), m_diagnostics.end(),
                                           [severity](const Diagnostic &d) { return d.severity == severity; }));
+}
+
+int DiagnosticsModel::count(Origin origin, Severity severity) const
+{
+    const auto it = m_byOrigin.find(origin);
+    if (it == m_byOrigin.end())
+        return 0;
+    return static_cast<int>(std::count_if(it->second.begin(), it->second.end(),
+                                          [severity](const Diagnostic &d) { return d.severity == severity; }));
+}
+
+std::vector<Diagnostic> DiagnosticsModel::editorMarks(const QString &file) const
+{
+    // Notes (host code left out of the device compile) belong in Problems, but underlining every
+    // #include and main() in the editor would bury real errors.
+    const QString name = QFileInfo(file).fileName();
+    std::vector<Diagnostic> marks;
+    for (const Diagnostic &d : m_diagnostics) {
+        const QString where = QFileInfo(QString::fromStdString(d.location.file)).fileName();
+        if (d.severity != Severity::Note && (where.isEmpty() || where == name))
+            marks.push_back(d);
+    }
+    return marks;
+}
+
+QString DiagnosticsModel::originName(Origin origin)
+{
+    switch (origin) {
+    case Origin::Compile:
+        return tr("Compile");
+    case Origin::Lift:
+        return tr("Lift");
+    case Origin::Optimize:
+        return tr("Optimize");
+    case Origin::Project:
+        return tr("Project");
+    }
+    return {};
 }
 
 int DiagnosticsModel::rowCount(const QModelIndex &parent) const
@@ -125,6 +190,8 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
             return locationText(d->location);
         case MessageColumn:
             return QString::fromStdString(d->message);
+        case OriginColumn:
+            return originName(origin(index));
         }
         break;
     case Qt::DecorationRole:
@@ -139,6 +206,10 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
         return d->location.column;
     case SeverityRole:
         return static_cast<int>(d->severity);
+    case FileRole:
+        return QString::fromStdString(d->location.file);
+    case OriginRole:
+        return static_cast<int>(origin(index));
     }
     return {};
 }
@@ -154,6 +225,8 @@ QVariant DiagnosticsModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Location");
     case MessageColumn:
         return tr("Message");
+    case OriginColumn:
+        return tr("Source");
     }
     return {};
 }

@@ -46,6 +46,7 @@ void GraphModel::clear()
     m_root.children.clear();
     m_summary.clear();
     m_hasGraph = false;
+    m_diagnostics.clear();
     endResetModel();
 }
 
@@ -55,8 +56,20 @@ void GraphModel::setLiftResult(const Result<frontend::LiftedProgram> &result)
     m_root.children.clear();
     m_hasGraph = result.ok();
     m_sourceFile = result.ok() ? result->sourceFile : std::string();
+    m_diagnostics = result.ok() ? result->diagnostics : result.error().diagnostics;
     if (!result) {
         const Error &e = result.error();
+        if (e.diagnostics.empty())
+            m_diagnostics.push_back(Diagnostic{Severity::Error, e.location.value_or(SourceLocation{}),
+                                               std::string(errorKindName(e.kind)) + ": " + e.message});
+        // Malformed input is an error; a program the lifter cannot model (unsupported) is only a
+        // warning in Problems: NVRTC, not the lifter, decides what is valid CUDA.
+        if (e.kind != ErrorKind::Parse) {
+            for (Diagnostic &d : m_diagnostics) {
+                if (d.severity == Severity::Error)
+                    d.severity = Severity::Warning;
+            }
+        }
         m_summary = tr("Not lifted: %1").arg(qs(e.message));
         Item *group = addGroup(tr("Why the graph could not be built"));
         if (e.diagnostics.empty()) {

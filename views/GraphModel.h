@@ -36,6 +36,9 @@ public:
     /// One line for the panel's header: "3 ops · 2 inputs · 1 output" or the error.
     QString summary() const { return m_summary; }
     bool hasGraph() const { return m_hasGraph; }
+    /// The lift's located messages for the Problems dock: what stopped it (the error itself when it
+    /// has no diagnostics), or the warnings and notes of a lifted program.
+    const std::vector<Diagnostic> &diagnostics() const { return m_diagnostics; }
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -62,6 +65,7 @@ private:
     Item m_root;
     QString m_summary;
     bool m_hasGraph = false;
+    std::vector<Diagnostic> m_diagnostics;
     std::string m_sourceFile; ///< the lifted file: items located in a header it includes are not in the editor
 };
 

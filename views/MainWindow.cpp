@@ -66,6 +66,7 @@ MainWindow::MainWindow(SyntaxRepository &syntax, const ArchDatabase &database, R
     createActions();
     createDocks();
     createAgents();
+    createProject();
     createMenus();
     createToolBar();
     createStatusBar();
@@ -82,6 +83,7 @@ MainWindow::MainWindow(SyntaxRepository &syntax, const ArchDatabase &database, R
     connect(m_editor->document(), &QTextDocument::modificationChanged, this, &MainWindow::updateWindowTitle);
     connect(m_editor, &QPlainTextEdit::cursorPositionChanged, this, &MainWindow::updateCursorStatus);
     connect(&m_recentFiles, &RecentFiles::changed, this, &MainWindow::updateRecentFilesMenu);
+    connectProblems();
 
     setCurrentFile({});
     updateRecentFilesMenu();
@@ -109,12 +111,12 @@ void MainWindow::createActions()
     m_openAction->setShortcut(QKeySequence::Open);
     connect(m_openAction, &QAction::triggered, this, &MainWindow::openWithDialog);
 
-    m_saveAction = new QAction(themeIcon("document-save", QStyle::SP_DialogSaveButton), tr("&Save"), this);
-    m_saveAction->setShortcut(QKeySequence::Save);
+    // Ctrl+S and Ctrl+Shift+S save the project (createProject); these write the source file alone.
+    m_saveAction = new QAction(themeIcon("document-save", QStyle::SP_DialogSaveButton), tr("Save &Source"), this);
     connect(m_saveAction, &QAction::triggered, this, &MainWindow::save);
 
-    m_saveAsAction = new QAction(themeIcon("document-save-as", QStyle::SP_DialogSaveButton), tr("Save &As…"), this);
-    m_saveAsAction->setShortcut(QKeySequence::SaveAs);
+    m_saveAsAction =
+        new QAction(themeIcon("document-save-as", QStyle::SP_DialogSaveButton), tr("Save Source &As…"), this);
     connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
 
     m_quitAction = new QAction(tr("&Quit"), this);
@@ -137,8 +139,11 @@ void MainWindow::createMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_newAction);
     file->addAction(m_openAction);
+    file->addAction(m_openProjectAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
+    file->addAction(m_saveProjectAction);
+    file->addAction(m_saveProjectAsAction);
     file->addAction(m_saveAction);
     file->addAction(m_saveAsAction);
     file->addSeparator();
@@ -167,7 +172,7 @@ void MainWindow::createToolBar()
     bar->setMovable(false);
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->addAction(m_openAction);
-    bar->addAction(m_saveAction);
+    bar->addAction(m_saveProjectAction);
     bar->addSeparator();
     bar->addAction(m_compileAction);
     bar->addAction(m_optimizeAction);
@@ -373,7 +378,7 @@ void MainWindow::onCompileFinished(quint64, const cuda::CompileResult &result)
     m_ptxView->setPlainText(QString::fromStdString(result.ptx));
     m_ptxView->verticalScrollBar()->setValue(scroll);
 
-    const int warnings = m_diagnostics->count(Severity::Warning);
+    const int warnings = m_diagnostics->count(DiagnosticsModel::Origin::Compile, Severity::Warning);
     const QString kernels = countText(static_cast<int>(result.kernels.size()), tr("kernel"), tr("kernels"));
     const QString time = tr("%1 ms").arg(result.compileMs, 0, 'f', 0);
     m_resourcesPanel->setSummary(tr("%1 for %2, compiled in %3").arg(kernels, arch, time));
@@ -390,13 +395,10 @@ void MainWindow::onCompileFailed(quint64, const Error &error)
     m_resources->clear();
     m_diagnostics->setError(error);
     updateProblemsTitle();
-    std::vector<Diagnostic> marked;
-    std::copy_if(m_diagnostics->diagnostics().begin(), m_diagnostics->diagnostics().end(), std::back_inserter(marked),
-                 [](const Diagnostic &d) { return d.severity != Severity::Note; });
-    m_editor->setDiagnostics(marked);
+    m_editor->setDiagnostics(m_diagnostics->editorMarks(compileFileName()));
     m_ptxView->clear();
 
-    const int errors = m_diagnostics->count(Severity::Error);
+    const int errors = m_diagnostics->count(DiagnosticsModel::Origin::Compile, Severity::Error);
     m_resourcesPanel->setSummary(tr("Compile failed: no resources. See Problems."));
     if (error.kind == ErrorKind::Compile)
         m_compileStatus->setText(tr("Compile failed: %1").arg(countText(errors, tr("error"), tr("errors"))));
@@ -423,12 +425,7 @@ void MainWindow::showDiagnostics(const std::vector<Diagnostic> &diagnostics)
 {
     m_diagnostics->setDiagnostics(diagnostics);
     updateProblemsTitle();
-    // Notes (host code left out of the device compile) belong in Problems, but underlining every
-    // #include and main() in the editor would bury real errors.
-    std::vector<Diagnostic> marked;
-    std::copy_if(diagnostics.begin(), diagnostics.end(), std::back_inserter(marked),
-                 [](const Diagnostic &d) { return d.severity != Severity::Note; });
-    m_editor->setDiagnostics(marked);
+    m_editor->setDiagnostics(m_diagnostics->editorMarks(compileFileName()));
 }
 
 void MainWindow::scheduleOutline()
@@ -462,10 +459,12 @@ void MainWindow::jumpToDiagnostic(const QModelIndex &index)
     const Diagnostic *d = m_diagnostics->diagnostic(m_diagnostics->index(index.row(), 0));
     if (!d || !d->location.known())
         return;
-    // Diagnostics inside an included header point at another file; only jump within this one.
+    // Diagnostics inside an included header or a project file point at another file: shown there.
     const QString file = QFileInfo(QString::fromStdString(d->location.file)).fileName();
-    if (!file.isEmpty() && file != QFileInfo(compileFileName()).fileName())
+    if (!file.isEmpty() && file != QFileInfo(compileFileName()).fileName()) {
+        showDiagnosticElsewhere(*d);
         return;
+    }
     m_editor->goToLocation(d->location.line, d->location.column);
 }
 

@@ -43,6 +43,10 @@ namespace stitch::rubric {
 class CompileCache;
 class Rubric;
 }
+namespace stitch::storage {
+struct InputChoice;
+struct Project;
+} // namespace stitch::storage
 
 namespace stitch::views {
 
@@ -51,6 +55,7 @@ class CompileController;
 class AgentsPanel;
 class DecisionsPanel;
 class OptimizeController;
+class ProjectController;
 class GeneratedPanel;
 class GraphModel;
 class GraphPanel;
@@ -148,6 +153,19 @@ public:
     CodeEditor *generatedView() const;
     QString compileStatus() const;
 
+    // Projects (.stitchproj; MainWindowProject.cpp, ProjectController): the whole session in one file.
+    /// Opens a project (openFile does too, for a .stitchproj); false with the reason, the damaged
+    /// place listed in Problems and the current work untouched when it cannot be read.
+    bool openProject(const QString &path, QString *errorMessage = nullptr);
+    /// Writes the session to `path` atomically; false with the reason (the old file intact).
+    bool saveProject(const QString &path, QString *errorMessage = nullptr);
+    /// The session as a project document: what Save Project writes and autosave keeps.
+    storage::Project projectSnapshot() const;
+    ProjectController *project() const { return m_project; }
+    /// Offers the newest autosave of a session that did not end cleanly (ProjectController's
+    /// recovery prompt); true when it was restored.
+    bool offerRecovery();
+
 signals:
     /// The current compile job's outcome has been shown in every dock.
     void compileSettled();
@@ -214,6 +232,20 @@ private:
     void showGraphKernels(const schedule::Schedule &schedule, const QString &whose);
     void selectGraphItemSource(const QModelIndex &index);
     void jumpToKernel(const QString &name);
+    void createProject();
+    bool saveCurrentProject();
+    bool saveProjectAs();
+    void openProjectWithDialog();
+    /// Opens `path` (a project or a source) after asking about unsaved changes; failures are told.
+    void openInteractively(const QString &path);
+    void restoreProject(const storage::Project &project, const storage::InputChoice &input, const QString &projectPath,
+                        bool recovered);
+    void applyRestoredProject();
+    /// The lift's and Optimize's located errors in Problems (MainWindowProblems.cpp).
+    void connectProblems();
+    void showLiftProblems();
+    /// A diagnostic located in another file (a header, a project file): shown read-only there.
+    void showDiagnosticElsewhere(const Diagnostic &diagnostic);
 
     SyntaxRepository &m_syntax;
     const ArchDatabase &m_database;
@@ -262,6 +294,10 @@ private:
     QAction *m_autoCompileAction = nullptr;
     QAction *m_optimizeAction = nullptr;
     QAction *m_sourceOptionsAction = nullptr;
+    QAction *m_openProjectAction = nullptr;
+    QAction *m_saveProjectAction = nullptr;
+    QAction *m_saveProjectAsAction = nullptr;
+    ProjectController *m_project = nullptr;
     QStringList m_includeDirs, m_defines;
     std::map<std::string, std::int64_t> m_sizeBindings; ///< sizes the user gave values to
     SizesPrompt m_sizesPrompt;

@@ -5,6 +5,7 @@
 #include "views/CompileController.h"
 #include "views/DiagnosticsModel.h"
 #include "views/KernelResourcesModel.h"
+#include "views/ProjectController.h"
 #include "views/RecentFiles.h"
 #include "views/ResourcesPanel.h"
 #include "views/SyntaxRepository.h"
@@ -26,7 +27,14 @@ namespace {
 constexpr qint64 MiB = qint64{1024} * 1024;
 constexpr qint64 MaxSourceBytes = 16 * MiB;
 
-const QString FileFilter = QStringLiteral("CUDA and tensor-expression sources (*.cu *.cuh *.te);;C++ sources (*.cpp *.h *.hpp);;All files (*)");
+const QString FileFilter = QStringLiteral(
+    "Projects and sources (*.stitchproj *.cu *.cuh *.te);;StitchCUDA projects (*.stitchproj);;"
+    "CUDA and tensor-expression sources (*.cu *.cuh *.te);;C++ sources (*.cpp *.h *.hpp);;All files (*)");
+
+bool isProjectPath(const QString &path)
+{
+    return QFileInfo(path).suffix().compare(QStringLiteral("stitchproj"), Qt::CaseInsensitive) == 0;
+}
 
 } // namespace
 
@@ -37,6 +45,19 @@ void MainWindow::setUnsavedChangesPrompt(UnsavedChangesPrompt prompt)
 
 bool MainWindow::maybeSave()
 {
+    if (m_project->isOpen()) { // the project is the document: it holds the text too
+        m_project->checkDirty();
+        if (!m_project->isDirty())
+            return true;
+        switch (m_prompt(QFileInfo(m_project->path()).fileName())) {
+        case QMessageBox::Save:
+            return saveCurrentProject();
+        case QMessageBox::Discard:
+            return true;
+        default:
+            return false;
+        }
+    }
     if (!m_editor->document()->isModified())
         return true;
     switch (m_prompt(documentName())) {
@@ -51,9 +72,10 @@ bool MainWindow::maybeSave()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (maybeSave())
+    if (maybeSave()) {
+        m_project->discardRecovery(); // a clean exit: nothing to recover at the next start
         event->accept();
-    else
+    } else
         event->ignore();
 }
 
@@ -67,6 +89,7 @@ void MainWindow::newFile()
     m_ptxView->clear();
     m_resourcesPanel->setSummary(tr("Compile a file to see the resources of its kernels."));
     setCurrentFile({});
+    m_project->closeProject();
 }
 
 void MainWindow::openWithDialog()
@@ -74,12 +97,12 @@ void MainWindow::openWithDialog()
     if (!maybeSave())
         return;
     const QString dir = m_currentFile.isEmpty() ? QDir::currentPath() : QFileInfo(m_currentFile).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open CUDA Source"), dir, FileFilter);
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Project or Source"), dir, FileFilter);
     if (path.isEmpty())
         return;
     QString error;
     if (!openFile(path, &error))
-        QMessageBox::warning(this, tr("Cannot open file"), error);
+        m_project->tell(tr("Cannot open file"), error);
 }
 
 void MainWindow::openRecent(const QString &path)
@@ -88,13 +111,16 @@ void MainWindow::openRecent(const QString &path)
         return;
     QString error;
     if (!openFile(path, &error)) {
-        m_recentFiles.remove(path);
-        QMessageBox::warning(this, tr("Cannot open file"), error);
+        if (!QFileInfo::exists(path))
+            m_recentFiles.remove(path);
+        m_project->tell(tr("Cannot open file"), error);
     }
 }
 
 bool MainWindow::openFile(const QString &path, QString *errorMessage)
 {
+    if (isProjectPath(path))
+        return openProject(path, errorMessage);
     auto fail = [errorMessage](const QString &message) {
         if (errorMessage)
             *errorMessage = message;
@@ -120,6 +146,7 @@ bool MainWindow::openFile(const QString &path, QString *errorMessage)
     showDiagnostics({});
     m_editor->setPlainText(QString::fromUtf8(bytes));
     setCurrentFile(info.absoluteFilePath());
+    m_project->closeProject(); // a source opened on its own is no project's
     m_recentFiles.add(info.absoluteFilePath());
     // Opening is an explicit request: show results without waiting for the edit debounce.
     compileIfCuda();
@@ -157,8 +184,11 @@ bool MainWindow::saveAs()
 bool MainWindow::saveFile(const QString &path, QString *errorMessage)
 {
     // QSaveFile writes a temporary and renames it: a failed save never truncates the old file.
+    // Unbuffered, so a short write (a full disk) is seen before commit(), which would rename it.
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(m_editor->toPlainText().toUtf8()) < 0 || !file.commit()) {
+    const QByteArray bytes = m_editor->toPlainText().toUtf8();
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Unbuffered) || file.write(bytes) != bytes.size() ||
+        !file.commit()) {
         if (errorMessage)
             *errorMessage = tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(path), file.errorString());
         return false;
@@ -220,6 +250,12 @@ QString MainWindow::compileFileName() const
 
 void MainWindow::updateWindowTitle()
 {
+    if (m_project && m_project->isOpen()) {
+        setWindowModified(m_project->isDirty());
+        setWindowTitle(
+            tr("%1[*] (%2) — StitchCUDA Studio").arg(QFileInfo(m_project->path()).fileName(), documentName()));
+        return;
+    }
     setWindowModified(m_editor->document()->isModified());
     setWindowTitle(tr("%1[*] — StitchCUDA Studio").arg(documentName()));
 }

@@ -47,17 +47,21 @@ quint64 OptimizeController::start(const agents::SourceRequest &request)
         });
         std::shared_ptr<const agents::SourceResult> done;
         QString message;
+        Error error;
         bool wasCancelled = false;
         if (result)
             done = std::make_shared<const agents::SourceResult>(std::move(*result));
         else if (result.error().kind == ErrorKind::Cancelled)
             wasCancelled = true;
-        else
-            message = QString::fromStdString(result.error().toString());
+        else {
+            error = result.error();
+            message = QString::fromStdString(error.toString());
+        }
         if (!self)
             return;
         QMetaObject::invokeMethod(
-            self.data(), [self, id, done, message, wasCancelled] {
+            self.data(),
+            [self, id, done, message, error, wasCancelled] {
                 if (!self || !self->m_running || self->m_running->id != id)
                     return; // superseded: dropped
                 auto finishedRun = self->m_running;
@@ -69,7 +73,7 @@ quint64 OptimizeController::start(const agents::SourceRequest &request)
                 else if (wasCancelled)
                     Q_EMIT self->cancelled(id);
                 else
-                    Q_EMIT self->failed(id, message);
+                    Q_EMIT self->failed(id, message, error);
             },
             Qt::QueuedConnection);
     });

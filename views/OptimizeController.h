@@ -5,6 +5,7 @@
 // One run at a time; starting again cancels the run in flight and drops its outcome.
 
 #include "core/agents/Session.h"
+#include "views/MetaTypes.h"
 
 #include <QObject>
 #include <QString>
@@ -31,7 +32,8 @@ public:
 signals:
     void progress(quint64 runId, const QString &stage, const QString &agent, int decisions, int candidates, int budget);
     void finished(quint64 runId, std::shared_ptr<const stitch::agents::SourceResult> result);
-    void failed(quint64 runId, const QString &message);
+    /// `error` as the core gave it (located diagnostics for the Problems dock); `message` its text.
+    void failed(quint64 runId, const QString &message, const stitch::Error &error);
     void cancelled(quint64 runId);
 
 private:

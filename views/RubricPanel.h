@@ -86,6 +86,9 @@ public:
     void setStep(std::optional<AgentStepScores> step);
 
     QString summary() const;
+    /// The scored program shown (null before the first scoring) and whose schedule it is.
+    const Result<rubric::ScheduleScore> *result() const { return m_result.get(); }
+    QString whose() const { return m_whose; }
     RubricModel *model() const { return m_model; }
     RubricRadar *radar() const { return m_radar; }
     QComboBox *scopeBox() const { return m_scope; }

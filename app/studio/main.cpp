@@ -4,6 +4,7 @@
 
 #include "core/arch/ArchDatabase.h"
 #include "views/MainWindow.h"
+#include "views/ProjectController.h"
 #include "views/RecentFiles.h"
 #include "views/SyntaxRepository.h"
 
@@ -59,7 +60,8 @@ int main(int argc, char **argv)
     parser.setApplicationDescription(QStringLiteral("Open CUDA kernels, compile them with NVRTC and inspect them."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("CUDA source to open"),
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("CUDA source or StitchCUDA project (.stitchproj) to open"),
                                  QStringLiteral("[FILE]"));
     const QCommandLineOption archOption(QStringLiteral("arch"), QStringLiteral("Target architecture, e.g. sm_90"),
                                         QStringLiteral("sm_XY"));
@@ -114,6 +116,9 @@ int main(int argc, char **argv)
         settings = std::make_unique<QSettings>();
     stitch::views::RecentFiles recentFiles(settings.get());
     stitch::views::MainWindow window(syntax, stitch::ArchDatabase::builtin(), recentFiles);
+    // Autosave and recovery in the user's folder; a capture leaves it alone, as it does the recent files.
+    if (!screenshot)
+        window.project()->setRecoveryDirectory(stitch::views::ProjectController::defaultRecoveryDirectory());
 
     if (parser.isSet(archOption) && !window.setArchitecture(parser.value(archOption))) {
         return usageError(QStringLiteral("unknown architecture '%1'; available: %2")
@@ -139,6 +144,8 @@ int main(int argc, char **argv)
     }
 
     window.show();
+    // A session that ended without a clean exit left its autosave: offered once the window is up.
+    QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
     if (opened && !files.isEmpty() && parser.isSet(optimizeOption))
         QTimer::singleShot(0, &window, [&window] { window.optimize(); });
     if (!opened) {
