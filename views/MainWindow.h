@@ -46,6 +46,8 @@ class Rubric;
 
 namespace stitch::views {
 
+class CodeDiffController;
+class CodeDiffView;
 class CodeEditor;
 class CompileController;
 class AgentsPanel;
@@ -146,6 +148,12 @@ public:
     void setSizesPrompt(SizesPrompt prompt) { m_sizesPrompt = std::move(prompt); }
     /// The generated program's view (GeneratedPanel::current).
     CodeEditor *generatedView() const;
+    /// The central area's Code tab (views/MainWindowDiff.cpp): two programs of the last Optimize side by side.
+    CodeDiffView *codeDiffView() const { return m_codeDiffView; }
+    CodeDiffController *codeDiff() const { return m_codeDiff; }
+    /// Shows the Code tab (true) or the Source tab (false) of the central area.
+    void showCodeTab(bool code);
+    bool isCodeTabShown() const;
     QString compileStatus() const;
 
 signals:
@@ -173,6 +181,7 @@ private:
     void createDocks();
     void createStatusBar();
     void createAgents();
+    void createCodeDiff();
     void onOptimizeProgress(quint64 runId, const QString &stage, const QString &agent, int decisions, int candidates,
                             int budget);
     void endOptimize(const QString &status);
@@ -270,6 +279,8 @@ private:
     OptimizeController *m_optimizer = nullptr;
     AgentsPanel *m_agentsPanel = nullptr;
     QDockWidget *m_agentsDock = nullptr;
+    CodeDiffView *m_codeDiffView = nullptr;
+    CodeDiffController *m_codeDiff = nullptr;
     QLabel *m_optimizeStatus = nullptr;
     QProgressBar *m_optimizeProgress = nullptr;
     QStringList m_pins;
