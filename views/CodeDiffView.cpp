@@ -177,10 +177,8 @@ void CodeDiffView::setDiff(const QString &leftTitle, const QString &rightTitle, 
     }
     m_syncing = true;
     for (CodeEditor *e : {m_left, m_right}) {
-        e->setDefinition(definition);
-        e->setLineHighlights({});
-        e->setTextHighlights({});
-        e->setFillerLines({});
+        resetPane(e);
+        e->setDefinition(definition); // on an empty document: nothing to re-highlight
     }
     m_left->setPlainText(left.join(QLatin1Char('\n')));
     m_right->setPlainText(right.join(QLatin1Char('\n')));
@@ -212,19 +210,24 @@ void CodeDiffView::setTexts(const QString &leftTitle, const QString &left, const
 void CodeDiffView::setMessage(const QString &text)
 {
     m_diff = {};
-    for (CodeEditor *e : {m_left, m_right}) {
-        e->setLineHighlights({});
-        e->setTextHighlights({});
-        e->setFillerLines({});
-        e->setLineNumbers({});
-        e->clear();
-    }
+    for (CodeEditor *e : {m_left, m_right})
+        resetPane(e);
     m_leftTitle->clear();
     m_rightTitle->clear();
     m_left->setPlaceholderText(text);
     m_summary->setText(text);
     updateNavigation();
     emit shown();
+}
+
+void CodeDiffView::resetPane(CodeEditor *pane)
+{
+    pane->setLineHighlights({});
+    pane->setTextHighlights({});
+    pane->setFillerLines({});
+    pane->setLineNumbers({});
+    pane->flushHighlighting(); // its queued work names blocks that clear() removes
+    pane->clear();
 }
 
 void CodeDiffView::setStatus(const QString &text)
@@ -276,8 +279,10 @@ void CodeDiffView::paintMarks()
 void CodeDiffView::applyTheme()
 {
     const KSyntaxHighlighting::Theme theme = m_syntax.themeFor(palette());
-    m_left->setTheme(theme);
-    m_right->setTheme(theme);
+    for (CodeEditor *e : {m_left, m_right}) {
+        e->setTheme(theme);
+        e->flushHighlighting(); // the next diff may replace the text before the event loop runs
+    }
     paintMarks();
 }
 

@@ -86,6 +86,8 @@ protected:
 
 private:
     void applyTheme();
+    /// Empties a pane: its marks, its numbers, its text (pending highlighting run first).
+    void resetPane(CodeEditor *pane);
     void paintMarks();
     void updateNavigation();
     void moveToRow(int row);

@@ -4,6 +4,7 @@
 
 #include <KSyntaxHighlighting/SyntaxHighlighter>
 
+#include <QCoreApplication>
 #include <QFontDatabase>
 #include <QHelpEvent>
 #include <QPaintEvent>
@@ -101,6 +102,11 @@ void CodeEditor::setTheme(const KSyntaxHighlighting::Theme &theme)
     m_highlighter->rehighlight();
     updateExtraSelections();
     m_lineNumberArea->update();
+}
+
+void CodeEditor::flushHighlighting()
+{
+    QCoreApplication::sendPostedEvents(m_highlighter, QEvent::MetaCall);
 }
 
 int CodeEditor::lineNumberAreaWidth() const

@@ -31,6 +31,10 @@ public:
     void setDefinition(const KSyntaxHighlighting::Definition &definition);
     KSyntaxHighlighting::Definition definition() const;
     void setTheme(const KSyntaxHighlighting::Theme &theme);
+    /// Runs the highlighter's queued re-highlights of following lines now. KSyntaxHighlighting
+    /// queues them with the QTextBlock to redo; replacing the whole text before they run would
+    /// leave them pointing at blocks that no longer exist. Call it before replacing the text.
+    void flushHighlighting();
     KSyntaxHighlighting::Theme theme() const { return m_theme; }
 
     /// Underlines each located diagnostic and marks its line in the gutter; replaces older ones.
