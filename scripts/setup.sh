@@ -14,7 +14,7 @@ sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 
 core_pkgs=(cmake ninja-build g++ pkg-config curl ca-certificates xz-utils perl npm
-           nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev
+           nlohmann-json3-dev libcli11-dev libdtl-dev libgtest-dev libgmock-dev
            libsqlite3-dev libbenchmark-dev libtorch-dev zlib1g-dev)
 # clang and its libFuzzer/sanitizer runtimes build the fuzz targets (tests/fuzz, CTest fuzz.frontends).
 fuzz_pkgs=(clang-14 libclang-rt-14-dev)

@@ -17,7 +17,7 @@ namespace stitch::views {
 
 AgentsPanel::AgentsPanel(QWidget *parent)
     : QWidget(parent), m_model(new AgentsModel(this)), m_summary(new QLabel(this)), m_timeline(new QTableView(this)),
-      m_back(new QToolButton(this)), m_forward(new QToolButton(this)), m_rationale(new QLabel(this)),
+      m_back(new QToolButton(this)), m_forward(new QToolButton(this)), m_codeChanges(new QToolButton(this)), m_rationale(new QLabel(this)),
       m_options(new QTreeWidget(this)), m_override(new QPushButton(tr("Override"), this)), m_pins(new QLabel(this)),
       m_clearPins(new QPushButton(tr("Clear overrides"), this))
 {
@@ -47,6 +47,11 @@ AgentsPanel::AgentsPanel(QWidget *parent)
     m_forward->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
     connect(m_back, &QToolButton::clicked, this, &AgentsPanel::stepBack);
     connect(m_forward, &QToolButton::clicked, this, &AgentsPanel::stepForward);
+    m_codeChanges->setObjectName(QStringLiteral("codeChangesButton"));
+    m_codeChanges->setText(tr("Code Changes"));
+    m_codeChanges->setToolTip(tr("What this step changed in the program, side by side in the Code view (or double-click the step)"));
+    m_codeChanges->setEnabled(false);
+    connect(m_codeChanges, &QToolButton::clicked, this, [this] { Q_EMIT codeChangesRequested(selectedStep()); });
 
     m_timeline->setModel(m_model);
     m_timeline->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -56,6 +61,10 @@ AgentsPanel::AgentsPanel(QWidget *parent)
     m_timeline->setWordWrap(false);
     connect(m_timeline->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) { showStep(current.isValid() ? current.row() : -1); });
+    connect(m_timeline, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
+        if (index.isValid() && index.row() > 0)
+            Q_EMIT codeChangesRequested(index.row());
+    });
 
     m_rationale->setWordWrap(true);
     m_rationale->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -68,6 +77,7 @@ AgentsPanel::AgentsPanel(QWidget *parent)
     steps->addWidget(m_back);
     steps->addWidget(m_forward);
     steps->addStretch();
+    steps->addWidget(m_codeChanges);
     auto *top = new QWidget(this);
     auto *topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
@@ -103,6 +113,7 @@ void AgentsPanel::setMessage(const QString &text)
     m_options->clear();
     m_back->setEnabled(false);
     m_forward->setEnabled(false);
+    m_codeChanges->setEnabled(false);
 }
 
 void AgentsPanel::setResult(std::shared_ptr<const agents::SourceResult> result)
@@ -192,6 +203,7 @@ void AgentsPanel::fillInspector(int row)
     m_override->setEnabled(false);
     m_back->setEnabled(row > 0);
     m_forward->setEnabled(row >= 0 && row + 1 < m_model->rowCount());
+    m_codeChanges->setEnabled(row > 0 && m_model->trace()); // Parse changed no code
     if (row < 0 || !m_model->trace()) {
         m_rationale->clear();
         return;

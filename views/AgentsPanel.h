@@ -47,6 +47,7 @@ public:
     QString summary() const;
     QString rationale() const;
     QPushButton *overrideButton() const { return m_override; }
+    QToolButton *codeChangesButton() const { return m_codeChanges; }
     /// The pins the last run was made with (shown, and cleared by "Clear overrides").
     void setPins(const QStringList &pins);
     /// Picks option `option` of the selected decision in the inspector (what a click does); false
@@ -60,6 +61,9 @@ signals:
     void clearOverridesRequested();
     /// The timeline row shown now (a new selection, or a new result): the other docks follow it.
     void stepShown(int row);
+    /// Show what the step at timeline row `row` changed in the program (the Code view): the
+    /// "Code Changes" button, or a double click on the step.
+    void codeChangesRequested(int row);
 
 private:
     void showStep(int row);
@@ -70,7 +74,7 @@ private:
     AgentsModel *m_model;
     QLabel *m_summary;
     QTableView *m_timeline;
-    QToolButton *m_back, *m_forward;
+    QToolButton *m_back, *m_forward, *m_codeChanges;
     QLabel *m_rationale;
     QTreeWidget *m_options;
     QPushButton *m_override;

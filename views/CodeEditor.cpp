@@ -4,6 +4,7 @@
 
 #include <KSyntaxHighlighting/SyntaxHighlighter>
 
+#include <QCoreApplication>
 #include <QFontDatabase>
 #include <QHelpEvent>
 #include <QPaintEvent>
@@ -103,9 +104,15 @@ void CodeEditor::setTheme(const KSyntaxHighlighting::Theme &theme)
     m_lineNumberArea->update();
 }
 
+void CodeEditor::flushHighlighting()
+{
+    QCoreApplication::sendPostedEvents(m_highlighter, QEvent::MetaCall);
+}
+
 int CodeEditor::lineNumberAreaWidth() const
 {
-    const int digits = std::max(3, static_cast<int>(QString::number(std::max(1, blockCount())).size()));
+    const int largest = m_lineNumbers.isEmpty() ? blockCount() : *std::max_element(m_lineNumbers.begin(), m_lineNumbers.end());
+    const int digits = std::max(3, static_cast<int>(QString::number(std::max(1, largest)).size()));
     return 6 + MarkerSize + 4 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * digits + 8;
 }
 
@@ -171,7 +178,8 @@ void CodeEditor::paintLineNumbers(QPaintEvent *event)
         if (block.isVisible() && bottom >= event->rect().top()) {
             const int number = block.blockNumber();
             painter.setPen(number == current ? currentColor : numberColor);
-            painter.drawText(0, top, numberRight, fontMetrics().height(), Qt::AlignRight, QString::number(number + 1));
+            if (const int shown = lineNumberShown(number + 1); shown > 0)
+                painter.drawText(0, top, numberRight, fontMetrics().height(), Qt::AlignRight, QString::number(shown));
             if (auto it = lineMarkers.find(number); it != lineMarkers.end()) {
                 const int y = top + (fontMetrics().height() - MarkerSize) / 2;
                 painter.setPen(Qt::NoPen);
@@ -191,10 +199,58 @@ void CodeEditor::setLineHighlights(const QList<QPair<int, QColor>> &lines)
     updateExtraSelections();
 }
 
+void CodeEditor::setTextHighlights(const QList<TextHighlight> &ranges)
+{
+    m_textHighlights = ranges;
+    updateExtraSelections();
+}
+
+void CodeEditor::setFillerLines(const QList<int> &lines)
+{
+    m_fillerLines = lines;
+    updateExtraSelections();
+}
+
+void CodeEditor::setLineNumbers(const QList<int> &numbers)
+{
+    m_lineNumbers = numbers;
+    updateLineNumberAreaWidth();
+    m_lineNumberArea->update();
+}
+
+int CodeEditor::lineNumberShown(int line) const
+{
+    if (m_lineNumbers.isEmpty())
+        return line >= 1 && line <= blockCount() ? line : 0;
+    return line >= 1 && line <= m_lineNumbers.size() ? m_lineNumbers.at(line - 1) : 0;
+}
+
 void CodeEditor::updateExtraSelections()
 {
     m_wasEmpty = document()->isEmpty();
     QList<QTextEdit::ExtraSelection> selections;
+    // First, so a marked line's colour (a diff's change) shows on the cursor's line too.
+    // An empty document shows its placeholder text, which a full-width line highlight would hide.
+    if (!document()->isEmpty()) {
+        QTextEdit::ExtraSelection line;
+        line.format.setBackground(QColor::fromRgba(m_theme.editorColor(Theme::CurrentLine)));
+        line.format.setProperty(QTextFormat::FullWidthSelection, true);
+        line.cursor = textCursor();
+        line.cursor.clearSelection();
+        selections.append(line);
+    }
+    // Filler rows: hatched in the gutter's colour, so they read as "nothing here", not as a blank line.
+    const QColor hatch = QColor::fromRgba(m_theme.editorColor(Theme::LineNumbers));
+    for (const int lineNumber : m_fillerLines) {
+        const QTextBlock block = document()->findBlockByNumber(lineNumber - 1);
+        if (!block.isValid())
+            continue;
+        QTextEdit::ExtraSelection line;
+        line.format.setBackground(QBrush(hatch, Qt::BDiagPattern));
+        line.format.setProperty(QTextFormat::FullWidthSelection, true);
+        line.cursor = QTextCursor(block);
+        selections.append(line);
+    }
     for (const auto &[lineNumber, color] : m_lineHighlights) {
         const QTextBlock block = document()->findBlockByNumber(lineNumber - 1);
         if (!block.isValid())
@@ -205,14 +261,17 @@ void CodeEditor::updateExtraSelections()
         line.cursor = QTextCursor(block);
         selections.append(line);
     }
-    // An empty document shows its placeholder text, which a full-width line highlight would hide.
-    if (!document()->isEmpty()) {
-        QTextEdit::ExtraSelection line;
-        line.format.setBackground(QColor::fromRgba(m_theme.editorColor(Theme::CurrentLine)));
-        line.format.setProperty(QTextFormat::FullWidthSelection, true);
-        line.cursor = textCursor();
-        line.cursor.clearSelection();
-        selections.append(line);
+    for (const TextHighlight &h : m_textHighlights) {
+        const QTextBlock block = document()->findBlockByNumber(h.line - 1);
+        const int length = block.isValid() ? static_cast<int>(block.text().size()) : 0;
+        if (!block.isValid() || h.start < 0 || h.length <= 0 || h.start >= length)
+            continue;
+        QTextEdit::ExtraSelection range;
+        range.format.setBackground(h.color);
+        range.cursor = QTextCursor(block);
+        range.cursor.setPosition(block.position() + h.start);
+        range.cursor.setPosition(block.position() + std::min(length, h.start + h.length), QTextCursor::KeepAnchor);
+        selections.append(range);
     }
     for (const auto &m : m_markers) {
         QTextEdit::ExtraSelection s;

@@ -31,6 +31,10 @@ public:
     void setDefinition(const KSyntaxHighlighting::Definition &definition);
     KSyntaxHighlighting::Definition definition() const;
     void setTheme(const KSyntaxHighlighting::Theme &theme);
+    /// Runs the highlighter's queued re-highlights of following lines now. KSyntaxHighlighting
+    /// queues them with the QTextBlock to redo; replacing the whole text before they run would
+    /// leave them pointing at blocks that no longer exist. Call it before replacing the text.
+    void flushHighlighting();
     KSyntaxHighlighting::Theme theme() const { return m_theme; }
 
     /// Underlines each located diagnostic and marks its line in the gutter; replaces older ones.
@@ -40,6 +44,23 @@ public:
     /// Paints the background of whole lines (1-based), e.g. a diff's changed lines; replaces older ones.
     void setLineHighlights(const QList<QPair<int, QColor>> &lines);
     int lineHighlightCount() const { return static_cast<int>(m_lineHighlights.size()); }
+    /// A run of characters to paint: a diff's changed characters inside a line.
+    struct TextHighlight {
+        int line = 0;   ///< 1-based
+        int start = 0;  ///< position in the line (QString units)
+        int length = 0;
+        QColor color;
+    };
+    /// Paints the background of runs of characters over the line highlights; replaces older ones.
+    void setTextHighlights(const QList<TextHighlight> &ranges);
+    QList<TextHighlight> textHighlights() const { return m_textHighlights; }
+    /// Lines (1-based) that stand for no line of the text (a diff's filler rows): hatched, unnumbered.
+    void setFillerLines(const QList<int> &lines);
+    /// The number the gutter shows for each line (0: none); empty (the default): 1, 2, 3, ...
+    /// A diff's pane numbers each side's own lines, skipping its filler rows.
+    void setLineNumbers(const QList<int> &numbers);
+    /// The number shown beside 1-based line `line` (0: none).
+    int lineNumberShown(int line) const;
     /// Messages of the diagnostics on a 1-based line (for tooltips and tests).
     QStringList diagnosticsAt(int line) const;
 
@@ -79,6 +100,9 @@ private:
     LineNumberArea *m_lineNumberArea = nullptr;
     std::vector<Marker> m_markers;
     QList<QPair<int, QColor>> m_lineHighlights;
+    QList<TextHighlight> m_textHighlights;
+    QList<int> m_fillerLines;
+    QList<int> m_lineNumbers;
     bool m_wasEmpty = true;
 };
 

@@ -3,7 +3,7 @@
 #include "views/CodeEditor.h"
 #include "views/SyntaxRepository.h"
 
-#include "core/common/LineDiff.h"
+#include "core/common/TextDiff.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -12,6 +12,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace stitch::views {
 
 namespace {
@@ -19,6 +21,7 @@ namespace {
 const QColor kRemoved(255, 205, 205);
 const QColor kAdded(205, 240, 205);
 const QColor kChanged(255, 240, 190);
+const QColor kChangedText(255, 205, 120);
 
 } // namespace
 
@@ -72,6 +75,8 @@ void GeneratedPanel::setMessage(const QString &text)
         m_previousSource = m_currentSource;
     m_currentSource.clear();
     m_previous->setVisible(false); // nothing to compare with
+    m_current->setLineNumbers({});
+    m_current->setTextHighlights({});
     m_current->setLineHighlights({});
     m_current->setPlainText(QStringLiteral("// %1").arg(text));
     m_summary->setText(text);
@@ -82,43 +87,58 @@ void GeneratedPanel::refresh()
     const bool compare = m_compare->isChecked() && !m_previousSource.isEmpty() && !m_currentSource.isEmpty();
     m_previous->setVisible(compare);
     if (!compare) {
+        m_current->setLineNumbers({});
+        m_current->setTextHighlights({});
         m_current->setLineHighlights({});
         m_current->setPlainText(m_currentSource);
         const int lines = m_currentSource.isEmpty() ? 0 : int(splitLines(m_currentSource.toStdString()).size());
         m_summary->setText(m_currentSource.isEmpty() ? tr("No program yet.") : tr("%1 lines generated.").arg(lines));
         return;
     }
-    const auto left = splitLines(m_previousSource.toStdString());
-    const auto right = splitLines(m_currentSource.toStdString());
-    const auto rows = diffLines(left, right);
+    // Rows aligned, each side numbered with its own lines, the changed characters marked too.
+    const TextDiff diff = diffTexts(m_previousSource.toStdString(), m_currentSource.toStdString());
+    const auto &right = diff.right;
     QStringList leftText, rightText;
     QList<QPair<int, QColor>> leftMarks, rightMarks;
-    int changed = 0, removed = 0, added = 0;
-    for (const DiffRow &row : rows) {
-        const int number = static_cast<int>(leftText.size()) + 1;
-        leftText << (row.left >= 0 ? QString::fromStdString(left[std::size_t(row.left)]) : QString());
+    QList<CodeEditor::TextHighlight> leftChars, rightChars;
+    QList<int> leftNumbers, rightNumbers;
+    const int changed = diff.changedRows, removed = diff.removedRows, added = diff.addedRows;
+    const auto position = [](const std::string &line, int byte) {
+        return static_cast<int>(QString::fromUtf8(line.data(), std::clamp<qsizetype>(byte, 0, qsizetype(line.size()))).size());
+    };
+    for (std::size_t r = 0; r < diff.rows.size(); ++r) {
+        const DiffRow &row = diff.rows[r];
+        const int number = static_cast<int>(r) + 1;
+        leftText << (row.left >= 0 ? QString::fromStdString(diff.left[std::size_t(row.left)]) : QString());
         rightText << (row.right >= 0 ? QString::fromStdString(right[std::size_t(row.right)]) : QString());
+        leftNumbers << row.left + 1;
+        rightNumbers << row.right + 1;
         switch (row.kind) {
         case DiffRow::Kind::Same: break;
         case DiffRow::Kind::Changed:
-            ++changed;
             leftMarks.append({number, kChanged});
             rightMarks.append({number, kChanged});
+            for (const TextRange &t : diff.changes[r].left) {
+                const std::string &line = diff.left[std::size_t(row.left)];
+                leftChars.append({number, position(line, t.begin), position(line, t.end) - position(line, t.begin), kChangedText});
+            }
+            for (const TextRange &t : diff.changes[r].right) {
+                const std::string &line = right[std::size_t(row.right)];
+                rightChars.append({number, position(line, t.begin), position(line, t.end) - position(line, t.begin), kChangedText});
+            }
             break;
-        case DiffRow::Kind::Removed:
-            ++removed;
-            leftMarks.append({number, kRemoved});
-            break;
-        case DiffRow::Kind::Added:
-            ++added;
-            rightMarks.append({number, kAdded});
-            break;
+        case DiffRow::Kind::Removed: leftMarks.append({number, kRemoved}); break;
+        case DiffRow::Kind::Added: rightMarks.append({number, kAdded}); break;
         }
     }
     m_previous->setPlainText(leftText.join(QLatin1Char('\n')));
     m_current->setPlainText(rightText.join(QLatin1Char('\n')));
+    m_previous->setLineNumbers(leftNumbers);
+    m_current->setLineNumbers(rightNumbers);
     m_previous->setLineHighlights(leftMarks);
     m_current->setLineHighlights(rightMarks);
+    m_previous->setTextHighlights(leftChars);
+    m_current->setTextHighlights(rightChars);
     m_summary->setText(changed + removed + added == 0
                            ? tr("The same program as before (%1 lines).").arg(right.size())
                            : tr("Left: the previous program; right: this one. %1 changed, %2 removed, %3 added "

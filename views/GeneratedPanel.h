@@ -1,7 +1,7 @@
 #pragma once
 // The Generated dock: the CUDA program of the scored schedule, and beside it the previous one with
 // what changed marked line by line (an override of block_k, say: its tiles, loops and launch).
-//   ScheduleScore::program.source -> setProgram -> diffLines (core/common/LineDiff.h) -> two CodeEditors
+//   ScheduleScore::program.source -> setProgram -> diffTexts (core/common/TextDiff.h) -> two CodeEditors
 
 #include <QWidget>
 

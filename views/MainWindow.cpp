@@ -70,6 +70,7 @@ MainWindow::MainWindow(SyntaxRepository &syntax, const ArchDatabase &database, R
     createMenus();
     createToolBar();
     createStatusBar();
+    createCodeDiff();
 
     m_compiler->setDocument(m_editor->document());
     connect(m_compiler, &CompileController::started, this, &MainWindow::onCompileStarted);

@@ -50,6 +50,8 @@ struct Project;
 
 namespace stitch::views {
 
+class CodeDiffController;
+class CodeDiffView;
 class CodeEditor;
 class CompileController;
 class AgentsPanel;
@@ -151,6 +153,12 @@ public:
     void setSizesPrompt(SizesPrompt prompt) { m_sizesPrompt = std::move(prompt); }
     /// The generated program's view (GeneratedPanel::current).
     CodeEditor *generatedView() const;
+    /// The central area's Code tab (views/MainWindowDiff.cpp): two programs of the last Optimize side by side.
+    CodeDiffView *codeDiffView() const { return m_codeDiffView; }
+    CodeDiffController *codeDiff() const { return m_codeDiff; }
+    /// Shows the Code tab (true) or the Source tab (false) of the central area.
+    void showCodeTab(bool code);
+    bool isCodeTabShown() const;
     QString compileStatus() const;
 
     // Projects (.stitchproj; MainWindowProject.cpp, ProjectController): the whole session in one file.
@@ -191,6 +199,7 @@ private:
     void createDocks();
     void createStatusBar();
     void createAgents();
+    void createCodeDiff();
     void onOptimizeProgress(quint64 runId, const QString &stage, const QString &agent, int decisions, int candidates,
                             int budget);
     void endOptimize(const QString &status);
@@ -306,6 +315,8 @@ private:
     OptimizeController *m_optimizer = nullptr;
     AgentsPanel *m_agentsPanel = nullptr;
     QDockWidget *m_agentsDock = nullptr;
+    CodeDiffView *m_codeDiffView = nullptr;
+    CodeDiffController *m_codeDiff = nullptr;
     QLabel *m_optimizeStatus = nullptr;
     QProgressBar *m_optimizeProgress = nullptr;
     QStringList m_pins;

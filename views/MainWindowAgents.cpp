@@ -4,6 +4,7 @@
 
 #include "views/AgentsModel.h"
 #include "views/AgentsPanel.h"
+#include "views/CodeDiffController.h"
 #include "views/CodeEditor.h"
 #include "views/GeneratedPanel.h"
 #include "views/OptimizeController.h"
@@ -70,6 +71,9 @@ void MainWindow::createAgents()
                 // The Generated dock shows the agents' program beside the one it showed before
                 // (the heuristics' schedule, or the previous Optimize), changed lines marked.
                 m_generatedPanel->setProgram(QString::fromStdString(result->program.source));
+                // The Code tab has the result before the Agents dock announces its step (and before
+                // optimizeSettled): it compares what the dock selects.
+                m_codeDiff->setResult(result, compileFileName(), -1);
                 showGraphKernels(t.schedule, tr("the agents' schedule"));
                 m_agentsPanel->setResult(std::move(result));
                 m_agentsPanel->setPins(m_pins);

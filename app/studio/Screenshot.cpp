@@ -1,6 +1,8 @@
 #include "Screenshot.h"
 
 #include "views/AgentsPanel.h"
+#include "views/CodeDiffController.h"
+#include "views/CodeDiffSources.h"
 #include "views/CompileController.h"
 #include "views/DevicePanel.h"
 #include "views/GraphPanel.h"
@@ -44,7 +46,11 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
     window.resize(options.size);
     window.show();
     QDockWidget *dock = nullptr;
-    if (!options.dock.isEmpty()) {
+    // "Code" is the central area's Code tab, not a dock.
+    const bool codeTab = options.dock.compare(QStringLiteral("Code"), Qt::CaseInsensitive) == 0;
+    if (codeTab)
+        window.showCodeTab(true);
+    if (!options.dock.isEmpty() && !codeTab) {
         dock = findDock(window, options.dock);
         if (!dock) {
             printError(QStringLiteral("no dock named '%1'").arg(options.dock));
@@ -61,7 +67,7 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
         const bool compiled = !options.waitForCompile || window.isCompileSettled();
         // The Rubric dock settled too: the step Optimize selects below is scored after it ends.
         return compiled && outlineDone && rubricDone && window.isRubricSettled() && optimizeDone
-               && window.devicePanel()->hasProbed() && drawing->isLaidOut();
+               && window.devicePanel()->hasProbed() && drawing->isLaidOut() && window.codeDiff()->isSettled();
     };
 
     QEventLoop loop;
@@ -74,6 +80,7 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
     };
     QObject::connect(&window, &views::MainWindow::compileSettled, &loop, check);
     QObject::connect(window.devicePanel(), &views::DevicePanel::probeFinished, &loop, check);
+    QObject::connect(window.codeDiff(), &views::CodeDiffController::updated, &loop, check);
     QObject::connect(drawing, &views::GraphView::laidOut, &loop, check);
     QObject::connect(&window, &views::MainWindow::outlineUpdated, &loop, [&] {
         outlineDone = true;
@@ -85,14 +92,23 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
     });
     QObject::connect(&window, &views::MainWindow::optimizeSettled, &loop, [&] {
         optimizeDone = true;
-        // The inspector on the first decision the agents had a real choice in.
+        // The inspector on the first decision the agents had a real choice in (for the Code tab,
+        // one that changed the program too: it shows beside the step before).
         if (const auto *result = window.agentsPanel()->result())
             for (std::size_t d = 0; d < result->trace.decisions.size(); ++d) {
+                const int row = static_cast<int>(d) + 1;
                 int legal = 0;
                 for (const auto &o : result->trace.decisions[d].options)
                     legal += o.legal ? 1 : 0;
+                if (legal > 2 && codeTab) {
+                    auto before = views::programAt(*result, row - 1), after = views::programAt(*result, row);
+                    if (!before || !after || before->source == after->source)
+                        continue;
+                }
                 if (legal > 2) {
-                    window.agentsPanel()->selectStep(static_cast<int>(d) + 1);
+                    window.agentsPanel()->selectStep(row);
+                    if (codeTab)
+                        window.codeDiff()->showStepChanges(row);
                     break;
                 }
             }
@@ -112,6 +128,7 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
                              : !outlineDone             ? QStringLiteral("outline")
                              : !rubricDone || !window.isRubricSettled() ? QStringLiteral("rubric")
                              : !drawing->isLaidOut()    ? QStringLiteral("graph layout")
+                             : !window.codeDiff()->isSettled() ? QStringLiteral("code diff")
                                                         : QStringLiteral("device probe");
         printError(QStringLiteral("timed out after %1 s waiting for the %2").arg(options.timeoutMs / 1000).arg(what));
         return 1;

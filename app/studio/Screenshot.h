@@ -18,7 +18,8 @@ struct ScreenshotOptions {
     int timeoutMs = 120000;
     bool waitForCompile = true; ///< false when no file was opened
     bool optimize = false;      ///< run Optimize first, wait for it, show a decision in the Agents dock
-    QString dock;               ///< raise this dock (its title or object name, e.g. "Graph") before the capture
+    QString dock;               ///< raise this dock (its title or object name, e.g. "Graph") before the capture;
+                                ///< "Code": the central Code tab (with optimize: the chosen step beside the one before)
 };
 
 /// Shows the window, waits until every dock has its result, and saves it. Returns the process

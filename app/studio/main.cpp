@@ -74,7 +74,7 @@ int main(int argc, char **argv)
     const QCommandLineOption optimizeOption(
         QStringLiteral("optimize"), QStringLiteral("Run Optimize on FILE once it is open (with --screenshot: wait for it)"));
     const QCommandLineOption dockOption(QStringLiteral("dock"),
-                                        QStringLiteral("With --screenshot: raise this dock first (e.g. Graph)"),
+                                        QStringLiteral("With --screenshot: raise this dock first (e.g. Graph), or Code for the Code tab"),
                                         QStringLiteral("NAME"));
     const QCommandLineOption includeOption(QStringList{QStringLiteral("I"), QStringLiteral("include-dir")},
                                            QStringLiteral("Folder for quoted includes of a .cu (repeatable, as nvcc -I)"),

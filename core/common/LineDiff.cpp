@@ -1,7 +1,9 @@
 #include "core/common/LineDiff.h"
 
+#include <dtl/dtl.hpp>
+
 #include <algorithm>
-#include <cstdint>
+#include <string_view>
 
 namespace stitch {
 
@@ -33,30 +35,28 @@ std::vector<DiffRow> diffLines(const std::vector<std::string> &a, const std::vec
         ++suffix;
     const int rn = n - prefix - suffix, rm = m - prefix - suffix; // the middle parts
 
-    // The middle as a sequence of single-line operations, in order.
+    // The middle as a sequence of single-line operations, in order: dtl's shortest edit script
+    // (Wu, Manber and Myers' O(NP) algorithm).
     std::vector<DiffRow> ops;
-    if (std::size_t(rn + 1) * std::size_t(rm + 1) > maxCells) {
+    if (rn == 0 || rm == 0 || std::size_t(rn + 1) * std::size_t(rm + 1) > maxCells) {
         for (int i = 0; i < rn; ++i)
             ops.push_back({Kind::Removed, prefix + i, -1});
         for (int j = 0; j < rm; ++j)
             ops.push_back({Kind::Added, -1, prefix + j});
     } else {
-        // lcs[i][j]: the longest common subsequence of a's middle from i and b's middle from j.
-        const std::size_t width = std::size_t(rm) + 1;
-        std::vector<std::uint32_t> lcs((std::size_t(rn) + 1) * width, 0);
-        auto at = [&](int i, int j) -> std::uint32_t & { return lcs[std::size_t(i) * width + std::size_t(j)]; };
-        for (int i = rn - 1; i >= 0; --i)
-            for (int j = rm - 1; j >= 0; --j)
-                at(i, j) = a[prefix + i] == b[prefix + j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
-        int i = 0, j = 0;
-        while (i < rn || j < rm) {
-            if (i < rn && j < rm && a[prefix + i] == b[prefix + j]) {
-                ops.push_back({Kind::Same, prefix + i++, prefix + j++});
-            } else if (j < rm && (i == rn || at(i, j + 1) >= at(i + 1, j))) {
-                ops.push_back({Kind::Added, -1, prefix + j++});
-            } else {
-                ops.push_back({Kind::Removed, prefix + i++, -1});
-            }
+        dtl::Diff<std::string_view> diff(std::vector<std::string_view>(a.begin() + prefix, a.begin() + prefix + rn),
+                                          std::vector<std::string_view>(b.begin() + prefix, b.begin() + prefix + rm));
+        diff.onHuge();
+        diff.compose();
+        for (const auto &[line, info] : diff.getSes().getSequence()) {
+            // dtl's indices are 1-based within the middle.
+            const int i = prefix + static_cast<int>(info.beforeIdx) - 1, j = prefix + static_cast<int>(info.afterIdx) - 1;
+            if (info.type == dtl::SES_COMMON)
+                ops.push_back({Kind::Same, i, j});
+            else if (info.type == dtl::SES_DELETE)
+                ops.push_back({Kind::Removed, i, -1});
+            else
+                ops.push_back({Kind::Added, -1, j});
         }
     }
 

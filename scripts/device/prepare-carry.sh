@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .devcarry/debs
-(cd .devcarry/debs && apt-get download nlohmann-json3-dev libcli11-dev libgtest-dev libsqlite3-dev libsqlite3-0 zlib1g-dev 2>/dev/null)
+(cd .devcarry/debs && apt-get download nlohmann-json3-dev libcli11-dev libdtl-dev libgtest-dev libsqlite3-dev libsqlite3-0 zlib1g-dev 2>/dev/null)
 deps=${STITCHCUDA_DEPS_DIR:-$PWD/.deps}
 # Keep in step with STITCH_TS_RUNTIME_VERSION / STITCH_TS_CUDA_VERSION in cmake/TreeSitterCuda.cmake
 # (which checks their SHA-256 on both machines).
