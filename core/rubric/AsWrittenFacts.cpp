@@ -459,7 +459,8 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
         k.uniqueBytes = k.trafficBytes;
     k.trafficBytes = std::max(k.trafficBytes, k.uniqueBytes);
 
-    // The generic strategy: one thread per output element, no loop, no shared memory.
+    // The generic strategy: one thread per output element, no shared memory; its loops, if any, run
+    // over a reduction (the generated generic kernel of a reduction op: one output, a k-loop).
     bool shared = false;
     for (const auto &s : k.streams)
         shared = shared || s.shared;
@@ -469,19 +470,23 @@ AsWrittenLaunch describeLaunch(const fl::CudaLiftDetail &lift, std::size_t launc
     bool mapLoops = false;
     for (const auto &s : fx.stores)
         mapLoops = mapLoops || !s.mapLoops.empty();
+    const bool reductionLoops = !fx.loopVars.empty() || !fx.pending.empty();
     if (shared)
         out.mapping = "none: shared-memory tiles (the model's tiled strategies are generated code, not this kernel's)";
-    else if (!fx.loopVars.empty() || !fx.pending.empty() || mapLoops)
-        out.mapping = "none: each thread runs a loop (the generic strategy is one thread per output element)";
+    else if (mapLoops || !fx.strideLoops.empty())
+        out.mapping = "none: each thread computes several outputs in a loop (the generic strategy is one thread "
+                      "per output element)";
     else if (fx.stores.size() != 1)
         out.mapping = "none: each thread stores " + std::to_string(fx.stores.size()) +
                       " elements (the generic strategy stores one)";
     else {
         out.genericMapping = true;
-        out.mapping = "generic: one thread per output element";
+        out.mapping = reductionLoops ? "generic: one thread per output element, looping over its reduction"
+                                     : "generic: one thread per output element";
+        // As the generated generic kernel's facts (AccessStreams.cpp): one load in flight per thread.
         k.ilp = 1;
         k.bytesInFlightPerThread = 4;
-        k.fmaShare = 0.1;
+        k.fmaShare = reductionLoops ? 0.2 : 0.1;
         k.memoryRounds = 1;
     }
     return out;

@@ -191,8 +191,8 @@ TEST(RubricAsWritten, DivergentParityBranchHalvesTheLanes)
 }
 
 // Grid-stride loop, 1024 blocks of 256 over 2^20 elements: in each trip the lanes read and write 32
-// consecutive floats (5.0), all lanes run every trip (5.0). A loop per thread is not the generic
-// strategy: the time is "measure on a GPU".
+// consecutive floats (5.0), all lanes run every trip (5.0). A thread computing several outputs in a
+// loop is not the generic strategy (one output per thread): the time is "measure on a GPU".
 TEST(RubricAsWritten, GridStrideLoopIsCoalescedButNotPredicted)
 {
     const auto &r = scored("grid_stride");
@@ -202,6 +202,20 @@ TEST(RubricAsWritten, GridStrideLoopIsCoalescedButNotPredicted)
     EXPECT_DOUBLE_EQ(score(r, "arithmetic_intensity"), 0.0);
     EXPECT_FALSE(r.kernels[0].prediction.has_value());
     EXPECT_EQ(r.kernels[0].timeNote.rfind("measure on a GPU", 0), 0u);
+    EXPECT_NE(r.kernels[0].mapping.find("several outputs in a loop"), std::string::npos) << r.kernels[0].mapping;
+}
+
+// One thread per output with a loop over its reduction is the generic strategy (the generated generic
+// kernel of a reduction op is the same shape): both sums are timed, and the coalesced column sums are
+// predicted faster than the row sums, whose every trip fetches 8x the sectors it uses.
+TEST(RubricAsWritten, ReductionLoopsMapOntoTheGenericStrategyAndAreTimed)
+{
+    const auto &col = scored("col_sum");
+    const auto &row = scored("row_sum");
+    ASSERT_TRUE(col.predictedMs.has_value()) << col.timeNote;
+    ASSERT_TRUE(row.predictedMs.has_value()) << row.timeNote;
+    EXPECT_NE(col.kernels[0].mapping.find("looping over its reduction"), std::string::npos) << col.kernels[0].mapping;
+    EXPECT_LT(*col.predictedMs, *row.predictedMs);
 }
 
 // Row sums, one thread per row of 1024: in each of the 1024 trips the lanes read 32 rows (32 sectors,
