@@ -136,12 +136,12 @@ int runOptimize(const OptimizeOptions &options)
     // cannot give, and a .te input, is the generic schedule's. Where the model times its own code,
     // the proposal must beat that too, or the input is kept (never lose to the input).
     std::optional<rubric::AsWrittenReport> asWritten;
-    if (std::filesystem::path(options.file).extension() == ".cu") {
+    if (input->detail) {
         rubric::AsWrittenOptions o;
         o.arch = options.arch;
         o.sizes = input->sizes;
         o.compile = !options.noCompile;
-        if (auto r = rubric::scoreAsWritten(trace->sourceText, options.file, o); r.ok())
+        if (auto r = rubric::scoreAsWritten(*input->detail, options.file, o); r.ok())
             asWritten = std::move(*r);
         if (asWritten && asWritten->predictedMs)
             agents::weighAsWritten(*trace, *asWritten->predictedMs, "by the model");

@@ -133,11 +133,11 @@ Result<SourceResult> SourceOptimizer::run(const SourceRequest &request,
     out.trace.source = request.fileName;
     // The text lifted when includes or -D changed it: a replay needs neither the headers nor the options.
     out.trace.sourceText = out.lifted.expandedSource.empty() ? request.text : out.lifted.expandedSource;
-    if (request.weighAsWritten && out.lifted.language == "cuda") {
+    if (request.weighAsWritten && detail) {
         rubric::AsWrittenOptions o;
         o.arch = request.arch;
         o.sizes = out.sizes;
-        if (auto asWritten = rubric::scoreAsWritten(out.trace.sourceText, request.fileName, o);
+        if (auto asWritten = rubric::scoreAsWritten(*detail, request.fileName, o);
             asWritten.ok() && asWritten->predictedMs)
             weighAsWritten(out.trace, *asWritten->predictedMs, "by the model");
     }

@@ -263,13 +263,22 @@ Result<AsWrittenReport> scoreAsWritten(const std::string &source, const std::str
     if (!detail.ok())
         return detail.error();
     const double liftMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    auto report = scoreAsWritten(*detail, fileName, options);
+    if (report.ok())
+        report->scoringMs += liftMs;
+    return report;
+}
+
+Result<AsWrittenReport> scoreAsWritten(const fl::CudaLiftDetail &detail, const std::string &fileName,
+                                       const AsWrittenOptions &options)
+{
     std::optional<cuda::CompileResult> compiled;
     std::string note;
     double compileMs = 0;
     if (options.compile) {
         const auto c0 = std::chrono::steady_clock::now();
         // The lifted text: includes inlined, conditionals and -D applied, so NVRTC needs no paths.
-        auto c = compileSourceAsWritten(detail->source, fileName, *detail, options);
+        auto c = compileSourceAsWritten(detail.source, fileName, detail, options);
         compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
         if (c.ok())
             compiled = std::move(*c);
@@ -282,10 +291,9 @@ Result<AsWrittenReport> scoreAsWritten(const std::string &source, const std::str
     } else {
         note = "--no-compile";
     }
-    auto report = scoreAsWritten(*detail, fileName, compiled ? &*compiled : nullptr, options, note);
+    auto report = scoreAsWritten(detail, fileName, compiled ? &*compiled : nullptr, options, note);
     if (!report.ok())
         return report;
-    report->scoringMs += liftMs;
     report->compileMs = compileMs;
     return report;
 }

@@ -73,6 +73,11 @@ struct AsWrittenOptions {
 Result<AsWrittenReport> scoreAsWritten(const std::string &source, const std::string &fileName,
                                        const AsWrittenOptions &options = {});
 
+/// The same from an existing lift (`detail`, of the file `fileName`): compiles detail.source with
+/// NVRTC (options.compile) and scores; what optimize and the studio call, which lifted already.
+Result<AsWrittenReport> scoreAsWritten(const frontend::cudalift::CudaLiftDetail &detail, const std::string &fileName,
+                                       const AsWrittenOptions &options);
+
 /// The same from an existing lift (`detail` of `source`) and compile (`compiled` null: not compiled,
 /// `compileNote` says why): the benchmark times this part alone.
 Result<AsWrittenReport> scoreAsWritten(const frontend::cudalift::CudaLiftDetail &detail, const std::string &fileName,
