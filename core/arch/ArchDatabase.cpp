@@ -125,6 +125,7 @@ Result<ArchDatabase> ArchDatabase::fromJson(const std::string &text, const std::
         r.get("tensorCoresBf16", l.tensorCoresBf16);
         r.get("asyncCopy", l.asyncCopy);
         r.get("tma", l.tma);
+        r.get("measuredDefaults", l.measuredDefaults, false);
         r.finish();
         if (!r.error().empty())
             return bad(r.error());
@@ -197,6 +198,11 @@ const ArchDatabase &ArchDatabase::builtin()
         return r ? std::move(r).value() : ArchDatabase{};
     }();
     return db;
+}
+
+bool ArchLimits::measured(const std::string &defaultName) const
+{
+    return std::find(measuredDefaults.begin(), measuredDefaults.end(), defaultName) != measuredDefaults.end();
 }
 
 const ArchLimits *ArchDatabase::arch(const std::string &name) const

@@ -38,6 +38,10 @@ struct ArchLimits {
     bool tensorCoresBf16 = false;
     bool asyncCopy = false;            ///< cp.async (sm_80+)
     bool tma = false;                  ///< cp.async.bulk.tensor (sm_90)
+    /// The built-in heuristics' defaults measured on this architecture, by name ("large_gemm_stream_k":
+    /// schedule/Heuristics.cpp); a default not listed keeps the general rule here (not measured).
+    std::vector<std::string> measuredDefaults;
+    bool measured(const std::string &defaultName) const;
 };
 
 /// One GPU model; peak figures are the vendor's datasheet unless a measured figure is given.

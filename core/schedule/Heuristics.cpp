@@ -97,12 +97,13 @@ bool wgmmaHeuristic(const GroupAnalysis &a, KernelGroup &g, const Problem &p, Se
 /// epilogue (bias, GELU) 8 x 8 and BK 16. Measured on the H200 in run 15's sweeps against the earlier
 /// default (128 x 128, 8 x 8, BK 16, 3 stages, no stream-K): 4096^3 2.745 ms against 3.279, 4097^3
 /// 3.299 against 4.02, 1000x3000x700 0.115 against 0.156, the fused 4096^3 2.793 against 3.167; at
-/// 128x8192x8192 0.357 (the earlier default took 64 x 64 tiles there). Other architectures keep the
-/// earlier default (not measured). Kept only where legal.
+/// 128x8192x8192 0.357 (the earlier default took 64 x 64 tiles there). Architectures whose entry in
+/// resources/arch/gpus.json does not list "large_gemm_stream_k" among its measured defaults keep the
+/// earlier default (not measured there). Kept only where legal.
 void largeGemmDefault(const GroupAnalysis &a, KernelGroup &g, const Problem &p)
 {
     const std::int64_t M = sizeValue(a.domain[0], p), N = sizeValue(a.domain[1], p), K = sizeValue(a.k, p);
-    if (p.arch.name != "sm_90" || K < 512 || double(M) * double(N) * double(K) < double(std::int64_t(1) << 30))
+    if (!p.arch.measured("large_gemm_stream_k") || K < 512 || double(M) * double(N) * double(K) < double(std::int64_t(1) << 30))
         return;
     const KernelGroup before = g;
     const bool epilogue = a.ops.size() > 1;

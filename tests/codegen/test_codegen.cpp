@@ -480,3 +480,21 @@ TEST(Codegen, LongRowsPrefetchTheNextRowInRegisters)
     ASSERT_FALSE(noNext.empty());
     EXPECT_NE(noNext.front().message.find("needs row_steps > 1"), std::string::npos) << noNext.front().message;
 }
+
+// The large-GEMM default (stream-K, 128 x 128 tiles) applies where it was measured: sm_90 takes it
+// at 4096^3, sm_80 (not measured) keeps the general rule.
+TEST(Heuristics, TheLargeGemmDefaultFollowsTheArchitecturesMeasuredDefaults)
+{
+    auto lifted = stitch::frontend::liftTensorExpressions(
+        "size M = 4096\nsize N = 4096\nsize K = 4096\ninput A: f32[M, K]\ninput B: f32[K, N]\noutput C: f32[M, N]\n"
+        "C[i, j] = sum(k) A[i, k] * B[k, j]\n",
+        "gemm.te");
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    for (const char *arch : {"sm_90", "sm_80"}) {
+        const stitch::ArchLimits &limits = *stitch::ArchDatabase::builtin().arch(arch);
+        const stitch::schedule::Problem problem{lifted->graph, lifted->sizes, limits, stitch::schedule::Precision::FP32};
+        auto s = stitch::schedule::defaultSchedule(problem);
+        ASSERT_TRUE(s.ok()) << s.error().toString();
+        EXPECT_EQ(s->groups.front().value("stream_k"), limits.measured("large_gemm_stream_k") ? 1 : 0) << arch;
+    }
+}

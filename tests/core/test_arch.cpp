@@ -141,3 +141,14 @@ TEST(ArchDatabase, RejectsBadResidentClusters)
     EXPECT_NE(badSize.error().message.find("residentClusters"), std::string::npos);
     EXPECT_FALSE(gpu(R"({"8": "fifteen"})").ok());
 }
+
+// The heuristics' defaults measured on an architecture are data (resources/arch/gpus.json): the
+// large-GEMM stream-K default was measured on the H200 (sm_90) only.
+TEST(ArchDatabase, MeasuredDefaultsAreData)
+{
+    const auto &db = stitch::ArchDatabase::builtin();
+    EXPECT_TRUE(db.arch("sm_90")->measured("large_gemm_stream_k"));
+    for (const char *arch : {"sm_75", "sm_80", "sm_86", "sm_89"})
+        EXPECT_FALSE(db.arch(arch)->measured("large_gemm_stream_k")) << arch;
+    EXPECT_FALSE(db.arch("sm_90")->measured("no_such_default"));
+}
