@@ -1,7 +1,7 @@
 // `stitchcuda bench`'s candidates: the curated sweep around a case's default schedule, --where
-// and --max-candidates, and the second round of what only timing decides (BenchCommand.cpp times
-// them).
-#include "BenchSweep.h"
+// and --max-candidates, and the second round of what only timing decides (app/cli/BenchCommand.cpp
+// times them).
+#include "core/bench/Sweep.h"
 
 #include "core/schedule/Space.h"
 
@@ -9,7 +9,7 @@
 #include <functional>
 #include <iterator>
 
-namespace stitch::cli {
+namespace stitch::bench {
 
 namespace {
 
@@ -380,7 +380,7 @@ Result<Ok> keepWhere(std::vector<schedule::Schedule> &candidates, const std::vec
 } // namespace
 
 Result<std::vector<schedule::Schedule>> caseCandidates(const std::string &id, const schedule::Problem &problem,
-                                                       const BenchOptions &options)
+                                                       const SweepOptions &options)
 {
     auto base = schedule::defaultSchedule(problem);
     if (!base)
@@ -399,7 +399,7 @@ Result<std::vector<schedule::Schedule>> caseCandidates(const std::string &id, co
 
 std::vector<schedule::Schedule> secondRound(const schedule::Problem &problem,
                                              const std::vector<schedule::Schedule> &timed,
-                                             const std::vector<double> &ms, const BenchOptions &options)
+                                             const std::vector<double> &ms, const SweepOptions &options)
 {
     std::vector<schedule::Schedule> out = storeVariants(problem, timed, ms, 0.05, 48);
     if (!options.where.empty())
@@ -407,4 +407,4 @@ std::vector<schedule::Schedule> secondRound(const schedule::Problem &problem,
     return out;
 }
 
-} // namespace stitch::cli
+} // namespace stitch::bench

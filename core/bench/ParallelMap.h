@@ -1,6 +1,6 @@
 #pragma once
-// `f(0) ... f(n - 1)` on every core, results in index order. The CLI's bench and calibrate compile
-// many generated programs with NVRTC, which is thread-safe.
+// `f(0) ... f(n - 1)` on every core, results in index order. The bench and calibrate compile many
+// generated programs with NVRTC, which is thread-safe.
 
 #include <algorithm>
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace stitch::cli {
+namespace stitch::bench {
 
 template <typename F>
 auto parallelMap(std::size_t n, F f) -> std::vector<decltype(f(std::size_t{0}))>
@@ -26,4 +26,4 @@ auto parallelMap(std::size_t n, F f) -> std::vector<decltype(f(std::size_t{0}))>
     return out;
 }
 
-} // namespace stitch::cli
+} // namespace stitch::bench

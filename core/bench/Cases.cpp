@@ -1,4 +1,4 @@
-#include "BenchCases.h"
+#include "core/bench/Cases.h"
 
 #include "core/ir/Programs.h"
 
@@ -6,7 +6,7 @@
 #include <charconv>
 #include <utility>
 
-namespace stitch::cli {
+namespace stitch::bench {
 
 namespace {
 
@@ -113,4 +113,23 @@ Status addCase(std::vector<BenchCase> &cases, const std::string &family, const s
     return Ok{};
 }
 
-} // namespace stitch::cli
+Result<std::vector<BenchCase>> selectCases(const std::vector<std::string> &only, const std::vector<std::string> &shapes)
+{
+    auto named = [&](const std::string &id) {
+        return std::any_of(only.begin(), only.end(), [&](const std::string &o) { return id.find(o) != std::string::npos; });
+    };
+    std::vector<BenchCase> out;
+    for (auto &c : allCases())
+        if ((only.empty() && shapes.empty()) || named(c.family + ":" + c.shape))
+            out.push_back(std::move(c));
+    for (const auto &text : shapes) {
+        const auto colon = text.find(':');
+        if (colon == std::string::npos)
+            return Error{ErrorKind::InvalidArgument, "--shape " + text + ": expected FAMILY:SHAPE (gemm:2048x2048x512)"};
+        if (auto st = addCase(out, text.substr(0, colon), text.substr(colon + 1)); !st)
+            return Error{ErrorKind::InvalidArgument, "--shape " + text + ": " + st.error().message};
+    }
+    return out;
+}
+
+} // namespace stitch::bench

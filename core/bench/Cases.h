@@ -1,6 +1,7 @@
 #pragma once
 // The cases of `stitchcuda bench` (issue 4's table): one program and its sizes each. Shared by the
 // bench and `stitchcuda calibrate`, which re-predicts measured candidates of these cases.
+//   family:shape -> BenchCase (graph, sizes, FLOPs, bytes) -> Problem -> candidates (Sweep.h)
 
 #include "core/ir/Graph.h"
 #include "core/ir/Shape.h"
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace stitch::cli {
+namespace stitch::bench {
 
 struct BenchCase {
     std::string family;  ///< "gemm", "softmax", ...
@@ -35,5 +36,9 @@ const BenchCase *findCase(const std::vector<BenchCase> &cases, const std::string
 /// Adds the case at this shape unless `cases` has it (a --shape case of a bench run, for calibrate).
 /// Pointers into `cases` (and the Problems that refer to their graphs) do not survive it.
 Status addCase(std::vector<BenchCase> &cases, const std::string &family, const std::string &shape);
+/// The cases a bench run times: the table's whose "family:shape" contains one of `only` (all of them
+/// when both `only` and `shapes` are empty), then each FAMILY:SHAPE of `shapes` (--shape); a malformed
+/// one is an InvalidArgument error naming it.
+Result<std::vector<BenchCase>> selectCases(const std::vector<std::string> &only, const std::vector<std::string> &shapes);
 
-} // namespace stitch::cli
+} // namespace stitch::bench
