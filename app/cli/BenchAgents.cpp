@@ -23,7 +23,7 @@ std::string familyExample(const std::string &family)
     return {};
 }
 
-Result<AgentsChoice> agentsChoice(const BenchCase &c, const BenchOptions &options, const std::string &arch,
+Result<AgentsChoice> agentsChoice(const bench::BenchCase &c, const BenchOptions &options, const std::string &arch,
                                   runner::Runner &runner)
 {
     const std::string name = familyExample(c.family);

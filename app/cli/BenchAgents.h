@@ -2,7 +2,7 @@
 // `stitchcuda bench --agents N`: "ours" is what `stitchcuda optimize --budget N` chooses on the
 // case's naive source (examples/*.te), not the bench's sweep or a pinned schedule.
 
-#include "BenchCases.h"
+#include "core/bench/Cases.h"
 #include "Commands.h"
 #include "ProblemInput.h"
 
@@ -29,7 +29,7 @@ std::string familyExample(const std::string &family);
 
 /// Lifts the case's example from `options.examples` at the case's sizes and runs the agents on it
 /// (the shipped checkpoint for `arch`), their budget search's candidates timed on `runner`'s GPU.
-Result<AgentsChoice> agentsChoice(const BenchCase &c, const BenchOptions &options, const std::string &arch,
+Result<AgentsChoice> agentsChoice(const bench::BenchCase &c, const BenchOptions &options, const std::string &arch,
                                   runner::Runner &runner);
 
 } // namespace stitch::cli

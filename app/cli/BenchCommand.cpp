@@ -4,12 +4,13 @@
 // random inputs and poisoned outputs, and times it properly (warm-up, CUDA events, median of many,
 // L2 flushed before every run). bench/report.py joins the JSON with the PyTorch/cuBLAS baselines.
 #include "BenchAgents.h"
-#include "BenchCases.h"
-#include "BenchSweep.h"
 #include "Commands.h"
-#include "Parallel.h"
 
 #include "core/arch/ArchDatabase.h"
+#include "core/bench/Candidate.h"
+#include "core/bench/Cases.h"
+#include "core/bench/ParallelMap.h"
+#include "core/bench/Sweep.h"
 #include "core/codegen/Program.h"
 #include "core/rubric/Calibration.h"
 #include "core/rubric/MeasuredDimensions.h"
@@ -30,44 +31,13 @@ namespace stitch::cli {
 
 namespace {
 
-struct Built {
-    codegen::GeneratedProgram program;
-    runner::LaunchPlan plan;
-    /// The CUBIN the runner loads, and its PTX, ptxas figures and machine code for the model's
-    /// prediction (the SASS scan reads the same CUBIN).
-    cuda::CompileResult compiled;
-};
+using bench::BenchCase;
+using bench::scheduleText;
+using Built = bench::BuiltCandidate;
 
-Result<Built> build(const schedule::Problem &problem, const schedule::Schedule &s, const std::string &arch)
+bench::SweepOptions sweepOptions(const BenchOptions &options)
 {
-    auto program = codegen::generateProgram(problem, s);
-    if (!program)
-        return program.error();
-    auto plan = codegen::toLaunchPlan(*program, problem.graph, problem.sizes);
-    if (!plan)
-        return plan.error();
-    auto compiled = codegen::compileGenerated(program->source, program->name + ".cu", arch);
-    if (!compiled)
-        return compiled.error();
-    return Built{std::move(*program), std::move(*plan), std::move(*compiled)};
-}
-
-/// Every op in its own generic kernel, float64 sums: the independent reference the bench verifies
-/// against (the reference's own rounding stays far below the FP32 bound).
-schedule::Schedule referenceSchedule(const schedule::Problem &problem)
-{
-    schedule::Schedule s = rubric::genericSchedule(problem);
-    for (auto &g : s.groups)
-        g.set("accumulate", 1);
-    return s;
-}
-
-std::string scheduleText(const schedule::Schedule &s)
-{
-    std::string out;
-    for (const auto &g : s.groups)
-        out += (out.empty() ? "" : "; ") + schedule::describe(g);
-    return out;
+    return {options.quick, options.where, options.maxCandidates};
 }
 
 /// One CUPTI metric run of a timed candidate (no timing, no verification, zero inputs like the
@@ -205,30 +175,6 @@ private:
 
 } // namespace
 
-bool selected(const BenchOptions &options, const std::string &id)
-{
-    return std::any_of(options.only.begin(), options.only.end(),
-                       [&](const std::string &o) { return id.find(o) != std::string::npos; });
-}
-
-/// The cases to run: the table's (those --only names; all without --only or --shape), then each
-/// --shape case. A malformed --shape is an error.
-Result<std::vector<BenchCase>> selectedCases(const BenchOptions &options)
-{
-    std::vector<BenchCase> out;
-    for (auto &c : allCases())
-        if ((options.only.empty() && options.shapes.empty()) || selected(options, c.family + ":" + c.shape))
-            out.push_back(std::move(c));
-    for (const auto &text : options.shapes) {
-        const auto colon = text.find(':');
-        if (colon == std::string::npos)
-            return Error{ErrorKind::InvalidArgument, "--shape " + text + ": expected FAMILY:SHAPE (gemm:2048x2048x512)"};
-        if (auto st = addCase(out, text.substr(0, colon), text.substr(colon + 1)); !st)
-            return Error{ErrorKind::InvalidArgument, "--shape " + text + ": " + st.error().message};
-    }
-    return out;
-}
-
 /// --list: the candidates each selected case would time, without a GPU.
 int listCandidates(const BenchOptions &options)
 {
@@ -237,7 +183,7 @@ int listCandidates(const BenchOptions &options)
         std::cerr << "stitchcuda: architecture " << options.arch << " is not in the database\n";
         return 2;
     }
-    const auto cases = selectedCases(options);
+    const auto cases = bench::selectCases(options.only, options.shapes);
     if (!cases) {
         std::cerr << "stitchcuda: " << cases.error().message << "\n";
         return 2;
@@ -245,7 +191,7 @@ int listCandidates(const BenchOptions &options)
     for (const auto &c : *cases) {
         const std::string id = c.family + ":" + c.shape;
         schedule::Problem problem{c.graph, c.sizes, *limits, c.precision};
-        auto candidates = caseCandidates(id, problem, options);
+        auto candidates = bench::caseCandidates(id, problem, sweepOptions(options));
         if (!candidates) {
             std::cerr << candidates.error().message << "\n";
             if (candidates.error().kind == ErrorKind::InvalidArgument)
@@ -292,7 +238,7 @@ int runBench(const BenchOptions &options)
     nlohmann::json cases = nlohmann::json::array();
     int failures = 0;
     SweepTimer timer(runner, options);
-    const auto selection = selectedCases(options);
+    const auto selection = bench::selectCases(options.only, options.shapes);
     if (!selection) {
         std::cerr << "stitchcuda: " << selection.error().message << "\n";
         return 2;
@@ -315,7 +261,7 @@ int runBench(const BenchOptions &options)
         const schedule::Problem problem =
             choice ? choice->input->problem() : schedule::Problem{c.graph, c.sizes, *limits, c.precision};
         auto found = choice ? Result<std::vector<schedule::Schedule>>(std::vector<schedule::Schedule>{choice->schedule})
-                            : caseCandidates(id, problem, options);
+                            : bench::caseCandidates(id, problem, sweepOptions(options));
         if (!found) {
             std::fprintf(stderr, "%s\n", found.error().message.c_str());
             if (found.error().kind == ErrorKind::InvalidArgument)
@@ -332,8 +278,9 @@ int runBench(const BenchOptions &options)
         std::vector<Result<Built>> built;
         std::vector<double> times;
         auto timeFrom = [&](std::size_t first) {
-            auto more = parallelMap(candidates.size() - first,
-                                    [&](std::size_t j) { return build(problem, candidates[first + j], arch); });
+            auto more = bench::parallelMap(candidates.size() - first, [&](std::size_t j) {
+                return bench::buildCandidate(problem, candidates[first + j], arch);
+            });
             for (auto &b : more)
                 built.push_back(std::move(b));
             for (std::size_t i = first; i < built.size(); ++i)
@@ -343,7 +290,7 @@ int runBench(const BenchOptions &options)
         // Second round: what only timing decides (secondRound: the GEMM epilogue's store).
         std::vector<schedule::Schedule> stores;
         if (!choice)
-            stores = secondRound(problem, candidates, times, options);
+            stores = bench::secondRound(problem, candidates, times, sweepOptions(options));
         if (!stores.empty()) {
             const std::size_t first = candidates.size();
             candidates.insert(candidates.end(), stores.begin(), stores.end());
@@ -354,7 +301,7 @@ int runBench(const BenchOptions &options)
         if (best < 0)
             continue;
         // The winner: verified against the generic program on the GPU, then timed properly.
-        auto reference = build(problem, referenceSchedule(problem), arch);
+        auto reference = bench::buildCandidate(problem, bench::referenceSchedule(problem), arch);
         if (!reference) {
             std::fprintf(stderr, "%s: reference does not build: %s\n", id.c_str(), reference.error().message.c_str());
             ++failures;

@@ -1,107 +1,42 @@
 // `stitchcuda calibrate CSV`: checks the rubric's performance model against stored measurements,
 // without a GPU. Every candidate of a `stitchcuda bench --calibration` file is generated again,
-// compiled with NVRTC and predicted by the current model; the table gives Spearman's rho of
-// predicted against measured times per case (issue 5: >= 0.85 per problem over >= 200 schedules).
-#include "BenchCases.h"
+// compiled with NVRTC and predicted by the current model (core/bench/Calibrate.h); the table gives
+// Spearman's rho of predicted against measured times per case (issue 5: >= 0.85 per problem over
+// >= 200 schedules).
 #include "Commands.h"
-#include "Parallel.h"
 
 #include "core/arch/ArchDatabase.h"
-#include "core/codegen/Program.h"
+#include "core/bench/Calibrate.h"
 #include "core/rubric/Calibration.h"
 #include "core/rubric/CompileStore.h"
 #include "core/rubric/Dimensions.h"
 #include "core/rubric/MeasuredDimensions.h"
 #include "core/rubric/PerfModel.h"
 #include "core/rubric/Rubric.h"
-#include "core/schedule/Space.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <iostream>
-#include <map>
 #include <optional>
-#include <tuple>
 
 namespace stitch::cli {
 
-void reportStoreFailures(const rubric::CompileCache &cache);
-
 namespace {
 
-/// A measured candidate generated and compiled again from its recorded schedule.
-struct Rebuilt {
-    schedule::Problem problem;
-    codegen::GeneratedProgram program;
-    std::shared_ptr<const cuda::CompileResult> compiled;
-};
-
-/// The bench table's cases and those at the other shapes `rows` name (bench --shape); a row whose
-/// family or shape is not valid is left to rebuild(), which says so for that row.
-std::vector<BenchCase> casesFor(const std::vector<rubric::CalibrationRow> &rows)
+/// Says once, after the run, that some results were not kept (each was still compiled and used).
+void reportStoreFailures(const rubric::CompileCache &cache)
 {
-    auto cases = allCases();
-    for (const auto &r : rows)
-        (void)addCase(cases, r.family, r.shape);
-    return cases;
-}
-
-/// `cache` (backed by the --cache store, if any) keeps NVRTC results between runs.
-Result<Rebuilt> rebuild(const rubric::CalibrationRow &measured, const std::vector<BenchCase> &cases,
-                        const ArchLimits &arch, rubric::CompileCache &cache)
-{
-    const BenchCase *c = findCase(cases, measured.family, measured.shape);
-    if (!c)
-        return Error{ErrorKind::InvalidArgument, "no bench case " + measured.family + ":" + measured.shape};
-    schedule::Problem problem{c->graph, c->sizes, arch, c->precision};
-    auto base = schedule::defaultSchedule(problem);
-    if (!base)
-        return base.error();
-    auto s = schedule::applyDescriptions(*base, measured.schedule);
-    if (!s)
-        return s.error();
-    auto program = codegen::generateProgram(problem, *s);
-    if (!program)
-        return program.error();
-    auto compiled = cache.compile(program->source, arch.name, program->name + ".cu");
-    if (!compiled)
-        return compiled.error();
-    return Rebuilt{problem, std::move(*program), std::move(*compiled)};
-}
-
-/// Re-predicts one measured candidate; the row keeps its measurement.
-Result<rubric::CalibrationRow> repredict(const rubric::CalibrationRow &measured, const std::vector<BenchCase> &cases,
-                                         const ArchLimits &arch, const rubric::PerfModel &model,
-                                         rubric::CompileCache &cache)
-{
-    auto built = rebuild(measured, cases, arch, cache);
-    if (!built)
-        return built.error();
-    rubric::ProgramFacts facts;
-    auto predicted = model.predictProgram(built->problem, built->program, built->compiled.get(), &facts);
-    if (!predicted)
-        return predicted.error();
-    rubric::CalibrationRow row = measured;
-    row.predictedMs = predicted->ms;
-    row.facts = rubric::calibrationFacts(facts, *predicted);
-    return row;
+    if (const auto error = cache.storeError())
+        std::fprintf(stderr, "stitchcuda: %d results not kept in the cache: %s\n", cache.stats().storeFailures,
+                     error->toString().c_str());
 }
 
 /// calibrate --by: the residual groups of every problem (rubric::groupResiduals), one table.
 void printResiduals(const std::vector<rubric::CalibrationRow> &rows, const std::vector<std::string> &by)
 {
-    std::vector<std::string> keys;
-    for (const auto &text : by)
-        for (std::size_t at = 0; at <= text.size();) {
-            const std::size_t comma = std::min(text.find(',', at), text.size());
-            if (comma > at)
-                keys.push_back(text.substr(at, comma - at));
-            at = comma + 1;
-        }
+    const std::vector<std::string> keys = bench::splitKeys(by);
     if (keys.empty())
         return;
     std::printf("\n| case | shape | group | schedules | median ln(predicted / measured), less the problem's | spread (sd) |\n");
@@ -167,182 +102,45 @@ int printDimensions(const std::vector<rubric::DimensionRow> *rows)
     return 0;
 }
 
-/// One --vary option: a model constant and the values to try.
-struct Varied {
-    std::string name;
-    std::vector<double> values;
-};
-
-Result<Varied> parseVary(const std::string &text, const std::string &option = "--vary")
-{
-    const auto eq = text.find('=');
-    auto bad = [&](const std::string &why) {
-        return Error{ErrorKind::InvalidArgument, option + " " + text + ": " + why + " (expected NAME=V1,V2,...)"};
-    };
-    if (eq == std::string::npos || eq == 0)
-        return bad("no NAME=");
-    Varied v{text.substr(0, eq), {}};
-    std::string rest = text.substr(eq + 1);
-    std::size_t at = 0;
-    while (at <= rest.size()) {
-        const auto comma = std::min(rest.find(',', at), rest.size());
-        const std::string item = rest.substr(at, comma - at);
-        char *end = nullptr;
-        const double value = std::strtod(item.c_str(), &end);
-        if (item.empty() || end != item.c_str() + item.size() || !std::isfinite(value))
-            return bad("'" + item + "' is not a number");
-        v.values.push_back(value);
-        at = comma + 1;
-    }
-    rubric::PerfModel::Params probe;
-    if (auto st = probe.set(v.name, v.values.front()); !st)
-        return st.error();
-    return v;
-}
-
 /// calibrate --vary: every candidate generated, compiled and analysed once, then predicted under each
 /// combination of the varied constants; one line of rho per problem (and their minimum) per combination.
-int runVary(const std::vector<rubric::CalibrationRow> &measured, const std::vector<Varied> &varied,
+int runVary(const std::vector<rubric::CalibrationRow> &measured, const std::vector<bench::Constant> &varied,
             const rubric::PerfModel::Params &base, const ArchLimits &arch, rubric::CompileCache &cache,
             const std::string &file)
 {
-    const auto cases = casesFor(measured);
-    std::vector<std::string> errors(measured.size());
-    std::vector<rubric::ProgramFacts> facts(measured.size());
-    const auto failed = parallelMap(measured.size(), [&](std::size_t i) -> std::string {
-        auto built = rebuild(measured[i], cases, arch, cache);
-        if (!built)
-            return built.error().message;
-        auto f = rubric::analyzeProgram(built->problem, built->program, built->compiled.get());
-        if (!f)
-            return f.error().message;
-        facts[i] = std::move(*f);
-        return {};
-    });
+    auto analysed = bench::analyseRows(measured, arch, cache);
     reportStoreFailures(cache);
-    std::vector<std::size_t> kept;
+    bool complete = true;
     for (std::size_t i = 0; i < measured.size(); ++i) {
-        if (failed[i].empty()) {
-            kept.push_back(i);
+        if (analysed.failed[i].empty())
             continue;
-        }
+        complete = false;
         std::fprintf(stderr, "%s:%d: candidate %d of %s:%s: %s (left out)\n", file.c_str(), static_cast<int>(i) + 2,
-                     measured[i].candidate, measured[i].family.c_str(), measured[i].shape.c_str(), failed[i].c_str());
+                     measured[i].candidate, measured[i].family.c_str(), measured[i].shape.c_str(),
+                     analysed.failed[i].c_str());
     }
-    std::size_t combinations = 1;
-    for (const auto &v : varied)
-        combinations *= v.values.size();
     bool header = true;
-    for (std::size_t c = 0; c < combinations; ++c) {
-        rubric::PerfModel::Params params = base;
-        std::string label;
-        for (std::size_t n = 0, rest = c; n < varied.size(); ++n) {
-            const double value = varied[n].values[rest % varied[n].values.size()];
-            rest /= varied[n].values.size();
-            (void)params.set(varied[n].name, value); // checked by parseVary
-            char text[32];
-            std::snprintf(text, sizeof text, "%g", value);
-            label += (label.empty() ? "" : " ") + varied[n].name + "=" + text;
-        }
-        const rubric::PerfModel model(params);
-        std::vector<rubric::CalibrationRow> rows;
-        for (const std::size_t i : kept) {
-            rubric::CalibrationRow row = measured[i];
-            row.predictedMs = model.predict(facts[i]).ms;
-            rows.push_back(std::move(row));
-        }
-        const auto summary = rubric::summarizeCalibration(rows);
+    bench::varyConstants(measured, analysed, varied, base, [&](const bench::VariedFit &fit) {
         if (header) {
             std::printf("| constants |");
-            for (const auto &s : summary)
+            for (const auto &s : fit.summary)
                 std::printf(" %s %s (%d) |", s.family.c_str(), s.shape.c_str(), s.schedules);
             std::printf(" lowest |\n|---|");
-            for (std::size_t s = 0; s <= summary.size(); ++s)
+            for (std::size_t s = 0; s <= fit.summary.size(); ++s)
                 std::printf("---|");
             std::printf("\n");
             header = false;
         }
-        double lowest = 1;
-        std::printf("| %s |", label.c_str());
-        for (const auto &s : summary) {
+        std::printf("| %s |", fit.label.c_str());
+        for (const auto &s : fit.summary)
             std::printf(" %.3f |", s.rho);
-            lowest = std::min(lowest, s.rho);
-        }
-        std::printf(" %.3f |\n", lowest);
+        std::printf(" %.3f |\n", fit.lowest);
         std::fflush(stdout);
-    }
-    return kept.size() == measured.size() ? 0 : 1;
+    });
+    return complete ? 0 : 1;
 }
 
 } // namespace
-
-/// The static side of every dimension row derived again with the current rubric from the
-/// candidates' schedules (the calibration CSV of the same run); the measured side is kept.
-/// Coalescing and bank conflicts keep the run's values (see below).
-Status restaticDimensions(std::vector<rubric::DimensionRow> &rows, const std::vector<rubric::CalibrationRow> &candidates,
-                          const ArchLimits &arch, rubric::CompileCache &cache)
-{
-    const auto cases = casesFor(candidates);
-    std::map<std::tuple<std::string, std::string, int>, std::size_t> index;
-    for (std::size_t i = 0; i < candidates.size(); ++i)
-        index[{candidates[i].family, candidates[i].shape, candidates[i].candidate}] = i;
-    std::vector<std::size_t> needed;
-    for (const auto &r : rows) {
-        auto it = index.find({r.family, r.shape, r.candidate});
-        if (it == index.end())
-            return Error{ErrorKind::InvalidArgument, "candidate " + std::to_string(r.candidate) + " of " + r.family +
-                                                         ":" + r.shape + " is not in the calibration CSV"};
-        if (std::find(needed.begin(), needed.end(), it->second) == needed.end())
-            needed.push_back(it->second);
-    }
-    // candidate -> kernel -> dimension -> the static side
-    std::vector<std::map<std::string, std::map<std::string, rubric::DimensionComparison>>> statics(candidates.size());
-    std::vector<std::string> errors(candidates.size());
-    const auto failed = parallelMap(needed.size(), [&](std::size_t n) -> std::string {
-        const std::size_t i = needed[n];
-        auto built = rebuild(candidates[i], cases, arch, cache);
-        if (!built)
-            return built.error().message;
-        auto facts = rubric::analyzeProgram(built->problem, built->program, built->compiled.get());
-        if (!facts)
-            return facts.error().message;
-        rubric::PerfModel().predict(*facts); // the expected achieved occupancy
-        for (const auto &k : facts->kernels)
-            for (const auto &c : rubric::compareWithMetrics(k, *facts, {}))
-                statics[i][k.name][c.dimension] = c;
-        return {};
-    });
-    for (std::size_t n = 0; n < needed.size(); ++n)
-        errors[needed[n]] = failed[n];
-    for (auto &r : rows) {
-        const std::size_t i = index.at({r.family, r.shape, r.candidate});
-        if (!errors[i].empty())
-            return Error{ErrorKind::InvalidArgument, r.family + ":" + r.shape + " candidate " +
-                                                         std::to_string(r.candidate) + ": " + errors[i]};
-        auto k = statics[i].find(r.kernel);
-        if (k == statics[i].end())
-            continue;
-        // Coalescing and bank conflicts scale the measured requests by the static ideal per
-        // request of the run: their two sides change together, so they keep the run's values.
-        const std::string base = r.comparison.dimension.substr(0, r.comparison.dimension.find(':'));
-        if (base == "coalescing" || base == "bank_conflicts")
-            continue;
-        auto d = k->second.find(r.comparison.dimension);
-        if (d == k->second.end())
-            continue;
-        r.comparison.staticScore = d->second.staticScore;
-        r.comparison.staticValue = d->second.staticValue;
-    }
-    return Ok{};
-}
-
-/// Says once, after the run, that some results were not kept (each was still compiled and used).
-void reportStoreFailures(const rubric::CompileCache &cache)
-{
-    if (const auto error = cache.storeError())
-        std::fprintf(stderr, "stitchcuda: %d results not kept in the cache: %s\n", cache.stats().storeFailures,
-                     error->toString().c_str());
-}
 
 int runCalibrate(const CalibrateOptions &options)
 {
@@ -363,7 +161,7 @@ int runCalibrate(const CalibrateOptions &options)
                           << "\n";
                 return arch ? 1 : 2;
             }
-            const Status st = restaticDimensions(*rows, *candidates, *arch, cache);
+            const Status st = bench::restaticDimensions(*rows, *candidates, *arch, cache);
             reportStoreFailures(cache);
             if (!st) {
                 std::cerr << "stitchcuda: " << st.error().toString() << "\n";
@@ -398,20 +196,14 @@ int runCalibrate(const CalibrateOptions &options)
         return 2;
     }
     rubric::PerfModel::Params params;
-    for (const auto &text : options.set) {
-        auto v = parseVary(text, "--set");
-        if (v && v->values.size() != 1)
-            v = Error{ErrorKind::InvalidArgument, "--set " + text + ": one value (NAME=V)"};
-        if (!v) {
-            std::cerr << "stitchcuda: " << v.error().toString() << "\n";
-            return 2;
-        }
-        (void)params.set(v->name, v->values.front()); // checked by parseVary
+    if (auto st = bench::applySettings(params, options.set); !st) {
+        std::cerr << "stitchcuda: " << st.error().toString() << "\n";
+        return 2;
     }
     if (!options.vary.empty()) {
-        std::vector<Varied> varied;
+        std::vector<bench::Constant> varied;
         for (const auto &text : options.vary) {
-            auto v = parseVary(text);
+            auto v = bench::parseConstant(text);
             if (!v) {
                 std::cerr << "stitchcuda: " << v.error().toString() << "\n";
                 return 2;
@@ -420,10 +212,7 @@ int runCalibrate(const CalibrateOptions &options)
         }
         return runVary(*measured, varied, params, *arch, cache, options.file);
     }
-    const auto cases = casesFor(*measured);
-    const rubric::PerfModel model(params);
-    auto rows = parallelMap(measured->size(),
-                            [&](std::size_t j) { return repredict((*measured)[j], cases, *arch, model, cache); });
+    auto rows = bench::repredictRows(*measured, *arch, rubric::PerfModel(params), cache);
     reportStoreFailures(cache);
     int failures = 0;
     std::vector<rubric::CalibrationRow> done;

@@ -1,14 +1,13 @@
 #include "core/agents/MeasuredSets.h"
 
 #include "core/agents/Features.h"
-#include "core/ir/Programs.h"
+#include "core/bench/Cases.h"
 #include "core/storage/TextFile.h"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
-#include <sstream>
 
 namespace stitch::agents {
 
@@ -26,21 +25,6 @@ std::string storeKey(const schedule::Problem &problem, const schedule::Schedule 
     for (const auto &g : schedule.groups)
         key += "\n" + schedule::describe(g);
     return key;
-}
-
-std::vector<std::int64_t> parseShape(const std::string &shape)
-{
-    std::vector<std::int64_t> out;
-    std::stringstream in(shape);
-    std::string part;
-    while (std::getline(in, part, 'x')) {
-        try {
-            out.push_back(std::stoll(part));
-        } catch (const std::exception &) {
-            return {};
-        }
-    }
-    return out;
 }
 
 /// The candidate's group with exactly these ops.
@@ -64,31 +48,10 @@ const schedule::KernelGroup *holding(const schedule::Schedule &s, const std::str
 
 Result<BenchProblem> benchProblem(const std::string &family, const std::string &shape)
 {
-    const auto s = parseShape(shape);
-    BenchProblem p;
-    std::size_t dims = 2;
-    if (family == "gemm" || family == "gemm_tf32") {
-        p.graph = ir::makeMatmul();
-        dims = 3;
-        p.precision = family == "gemm_tf32" ? schedule::Precision::TF32 : schedule::Precision::FP32;
-    } else if (family == "gemm_bias_gelu") {
-        p.graph = ir::makeGemmBiasGelu();
-        dims = 3;
-    } else if (family == "softmax") {
-        p.graph = ir::makeSoftmaxRows();
-    } else if (family == "layernorm") {
-        p.graph = ir::makeLayerNormRows();
-    } else if (family == "chain5") {
-        p.graph = ir::makeElementwiseChain();
-    } else {
-        return makeError(ErrorKind::Unsupported, "bench family '" + family + "' has no canonical program here");
-    }
-    if (s.size() != dims || std::any_of(s.begin(), s.end(), [](std::int64_t v) { return v <= 0; }))
-        return makeError(ErrorKind::InvalidArgument, "bench shape '" + shape + "' of " + family);
-    p.sizes = {{"M", s[0]}, {"N", s[1]}};
-    if (dims == 3)
-        p.sizes["K"] = s[2];
-    return p;
+    auto c = bench::makeCase(family, shape);
+    if (!c)
+        return c.error();
+    return BenchProblem{std::move(c->graph), std::move(c->sizes), c->precision};
 }
 
 void MeasuredStore::add(const rubric::CalibrationRow &row, const std::string &archName)

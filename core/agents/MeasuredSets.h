@@ -17,7 +17,7 @@
 namespace stitch::agents {
 
 /// A bench case's problem: the family's canonical program ("gemm", "gemm_tf32", "gemm_bias_gelu",
-/// "softmax", "layernorm", "chain5") at a shape ("1000x3000x700").
+/// "softmax", "layernorm", "chain5") at a shape ("1000x3000x700"), as bench::makeCase builds it.
 struct BenchProblem {
     ir::Graph graph;
     ir::SizeBindings sizes;
