@@ -19,8 +19,14 @@ AgentsPanel::AgentsPanel(QWidget *parent)
     : QWidget(parent), m_model(new AgentsModel(this)), m_summary(new QLabel(this)), m_timeline(new QTableView(this)),
       m_back(new QToolButton(this)), m_forward(new QToolButton(this)), m_codeChanges(new QToolButton(this)), m_rationale(new QLabel(this)),
       m_options(new QTreeWidget(this)), m_override(new QPushButton(tr("Override"), this)), m_pins(new QLabel(this)),
-      m_clearPins(new QPushButton(tr("Clear overrides"), this))
+      m_clearPins(new QPushButton(tr("Clear overrides"), this)),
+      m_retrain(new QPushButton(tr("Retrain with my overrides"), this))
 {
+    m_retrain->setObjectName(QStringLiteral("retrainButton"));
+    m_retrain->setToolTip(tr("Teach the agents your pinned values where they won, in the background (the Training "
+                             "dock shows the curves); Optimize then uses the retrained copy, never the shipped agents"));
+    m_retrain->setVisible(false);
+    connect(m_retrain, &QPushButton::clicked, this, &AgentsPanel::retrainRequested);
     m_override->setToolTip(tr("Pin the selected value and let the agents decide the rest around it"));
     m_override->setEnabled(false);
     connect(m_override, &QPushButton::clicked, this, [this] {
@@ -93,6 +99,7 @@ AgentsPanel::AgentsPanel(QWidget *parent)
     overrides->addWidget(m_override);
     overrides->addWidget(m_pins, 1);
     overrides->addWidget(m_clearPins);
+    overrides->addWidget(m_retrain);
     inspectorLayout->addLayout(overrides);
     connect(m_options, &QTreeWidget::currentItemChanged, this, &AgentsPanel::updateOverrideButton);
     auto *split = new QSplitter(Qt::Vertical, this);
@@ -114,6 +121,21 @@ void AgentsPanel::setMessage(const QString &text)
     m_back->setEnabled(false);
     m_forward->setEnabled(false);
     m_codeChanges->setEnabled(false);
+    updateRetrainButton();
+}
+
+void AgentsPanel::setRetraining(bool running)
+{
+    m_retraining = running;
+    updateRetrainButton();
+}
+
+void AgentsPanel::updateRetrainButton()
+{
+    const bool pinned = m_result && !m_result->trace.pins.empty();
+    // Shown with every result, so that it is found; it needs an override to learn from.
+    m_retrain->setVisible(m_result != nullptr);
+    m_retrain->setEnabled(pinned && !m_retraining);
 }
 
 void AgentsPanel::setResult(std::shared_ptr<const agents::SourceResult> result)
@@ -127,6 +149,7 @@ void AgentsPanel::setResult(std::shared_ptr<const agents::SourceResult> result)
     // Shares the result's lifetime: the model reads the trace the result holds.
     m_model->setTrace(std::shared_ptr<const agents::Trace>(m_result, &m_result->trace));
     m_announcedRow = -1;
+    updateRetrainButton();
     m_timeline->resizeColumnsToContents();
     // The input's own code where the model times it (a .cu), else its lifted form's generic schedule.
     const double inputMs = t.asWrittenMs ? *t.asWrittenMs : t.inputMs;

@@ -48,6 +48,10 @@ public:
     QString rationale() const;
     QPushButton *overrideButton() const { return m_override; }
     QToolButton *codeChangesButton() const { return m_codeChanges; }
+    /// "Retrain with my overrides": enabled when the result shown was made with pins and no
+    /// retraining runs (setRetraining).
+    QPushButton *retrainButton() const { return m_retrain; }
+    void setRetraining(bool running);
     /// The pins the last run was made with (shown, and cleared by "Clear overrides").
     void setPins(const QStringList &pins);
     /// Picks option `option` of the selected decision in the inspector (what a click does); false
@@ -59,6 +63,8 @@ signals:
     /// "AGENT.DECISION@GROUP=VALUE" (agents::parsePin's syntax).
     void overrideRequested(const QString &pin);
     void clearOverridesRequested();
+    /// Teach the agents the pinned values of the result shown (the Training dock shows the run).
+    void retrainRequested();
     /// The timeline row shown now (a new selection, or a new result): the other docks follow it.
     void stepShown(int row);
     /// Show what the step at timeline row `row` changed in the program (the Code view): the
@@ -69,6 +75,7 @@ private:
     void showStep(int row);
     void fillInspector(int row);
     void updateOverrideButton();
+    void updateRetrainButton();
 
     std::shared_ptr<const agents::SourceResult> m_result;
     AgentsModel *m_model;
@@ -80,6 +87,8 @@ private:
     QPushButton *m_override;
     QLabel *m_pins;
     QPushButton *m_clearPins;
+    QPushButton *m_retrain;
+    bool m_retraining = false;
     int m_announcedRow = -1; ///< the row stepShown last named (once per selection)
 };
 

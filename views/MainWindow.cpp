@@ -66,6 +66,7 @@ MainWindow::MainWindow(SyntaxRepository &syntax, const ArchDatabase &database, R
     createActions();
     createDocks();
     createAgents();
+    createTraining();
     createProject();
     createMenus();
     createToolBar();
@@ -141,6 +142,7 @@ void MainWindow::createMenus()
     file->addAction(m_newAction);
     file->addAction(m_openAction);
     file->addAction(m_openProjectAction);
+    file->addAction(m_openTrainingLogAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(m_saveProjectAction);

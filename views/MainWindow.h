@@ -67,6 +67,8 @@ class KernelOutlineModel;
 class KernelResourcesModel;
 class RecentFiles;
 class ResourcesPanel;
+class RetrainController;
+class TrainingPanel;
 class RubricPanel;
 class SyntaxRepository;
 struct AsWrittenScores;
@@ -174,6 +176,14 @@ public:
     /// recovery prompt); true when it was restored.
     bool offerRecovery();
 
+    // Training (MainWindowTraining.cpp): the Training dock and Retrain with my overrides.
+    TrainingPanel *trainingPanel() const { return m_trainingPanel; }
+    RetrainController *retrainer() const { return m_retrainer; }
+    QAction *openTrainingLogAction() const { return m_openTrainingLogAction; }
+    /// Retrains the agents in use from the Agents dock's result (its pins) in the background, for
+    /// the Training dock's number of updates; false with the reason in that dock when it cannot.
+    bool retrainWithOverrides();
+
 signals:
     /// The current compile job's outcome has been shown in every dock.
     void compileSettled();
@@ -200,6 +210,8 @@ private:
     void createStatusBar();
     void createAgents();
     void createCodeDiff();
+    void createTraining();
+    void showAgentsInUse();
     void onOptimizeProgress(quint64 runId, const QString &stage, const QString &agent, int decisions, int candidates,
                             int budget);
     void endOptimize(const QString &status);
@@ -320,6 +332,10 @@ private:
     QLabel *m_optimizeStatus = nullptr;
     QProgressBar *m_optimizeProgress = nullptr;
     QStringList m_pins;
+    TrainingPanel *m_trainingPanel = nullptr;
+    QDockWidget *m_trainingDock = nullptr;
+    RetrainController *m_retrainer = nullptr;
+    QAction *m_openTrainingLogAction = nullptr;
 
     QString m_currentFile; ///< empty for an untitled document
     bool m_compileShown = false;

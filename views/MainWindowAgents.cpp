@@ -8,6 +8,7 @@
 #include "views/CodeEditor.h"
 #include "views/GeneratedPanel.h"
 #include "views/OptimizeController.h"
+#include "views/RetrainController.h"
 #include "views/RubricPanel.h"
 
 #include <QAction>
@@ -122,6 +123,8 @@ bool MainWindow::optimize()
     request.fileName = compileFileName().toStdString();
     request.arch = architecture().toStdString();
     request.source = m_sourceOptions;
+    // The retrained copy once Retrain with my overrides succeeded (MainWindowTraining.cpp), else the shipped agents.
+    request.checkpoint = m_retrainer->agentsInUse(architecture()).toStdString();
     for (const QString &text : m_pins) {
         auto pin = agents::parsePin(text.toStdString());
         if (!pin) { // pins come from the dock's own decisions; a stale one is dropped with a note

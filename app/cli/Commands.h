@@ -202,6 +202,7 @@ struct RetrainOptions {
     unsigned long long seed = 1;
     std::string baselines;
     bool noHeldOut = false;
+    std::string csv;   ///< the curves, one row per update (train's CSV format)
 };
 /// Retrains the agents toward the overrides of traces that won (docs/AGENTS.md).
 int runRetrain(const RetrainOptions &options);

@@ -18,6 +18,7 @@ int runRetrain(const RetrainOptions &options)
     r.seed = options.seed;
     r.baselines = options.baselines;
     r.heldOut = !options.noHeldOut;
+    r.csv = options.csv;
     r.checkpoint = options.checkpoint;
     if (r.checkpoint.empty()) {
         auto found = agents::findCheckpoint(options.arch);

@@ -234,6 +234,7 @@ int main(int argc, char **argv)
     retrainCmd->add_option("--seed", retrainOpts.seed, "Seed")->capture_default_str();
     retrainCmd->add_option("--baselines", retrainOpts.baselines, "The held-out search baselines (JSON, kept between runs)");
     retrainCmd->add_flag("--no-held-out", retrainOpts.noHeldOut, "Skip the held-out figure before and after");
+    retrainCmd->add_option("--csv", retrainOpts.csv, "Write the reward and loss curves here (train's CSV format)");
 
     try {
         app.parse(argc, argv);

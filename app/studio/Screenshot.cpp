@@ -8,6 +8,7 @@
 #include "views/GraphPanel.h"
 #include "views/GraphView.h"
 #include "views/MainWindow.h"
+#include "views/TrainingPanel.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -63,10 +64,12 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
     bool outlineDone = !options.waitForCompile;
     bool rubricDone = !options.waitForCompile;
     bool optimizeDone = !options.optimize;
+    bool logDone = options.trainingLog.isEmpty();
+    QString logError;
     auto ready = [&] {
         const bool compiled = !options.waitForCompile || window.isCompileSettled();
         // The Rubric dock settled too: the step Optimize selects below is scored after it ends.
-        return compiled && outlineDone && rubricDone && window.isRubricSettled() && optimizeDone
+        return compiled && outlineDone && rubricDone && window.isRubricSettled() && optimizeDone && logDone
                && window.devicePanel()->hasProbed() && drawing->isLaidOut() && window.codeDiff()->isSettled();
     };
 
@@ -116,6 +119,17 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
             dock->raise();
         check();
     });
+    QObject::connect(window.trainingPanel(), &views::TrainingPanel::logLoaded, &loop, [&] {
+        logDone = true;
+        check();
+    });
+    QObject::connect(window.trainingPanel(), &views::TrainingPanel::logFailed, &loop,
+                     [&](const QString &, const QString &message) {
+                         logError = message;
+                         loop.exit(2);
+                     });
+    if (!options.trainingLog.isEmpty())
+        window.trainingPanel()->openLog(options.trainingLog);
     if (options.optimize)
         QTimer::singleShot(0, &window, [&window, &optimizeDone] {
             if (!window.optimize())
@@ -123,12 +137,18 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
         });
     timeout.start(options.timeoutMs);
     QTimer::singleShot(0, &loop, check);
-    if (loop.exec() != 0) {
+    const int code = loop.exec();
+    if (code == 2) {
+        printError(QStringLiteral("cannot show the training log: %1").arg(logError));
+        return 1;
+    }
+    if (code != 0) {
         const QString what = !window.isCompileSettled() ? QStringLiteral("compile")
                              : !outlineDone             ? QStringLiteral("outline")
                              : !rubricDone || !window.isRubricSettled() ? QStringLiteral("rubric")
                              : !drawing->isLaidOut()    ? QStringLiteral("graph layout")
                              : !window.codeDiff()->isSettled() ? QStringLiteral("code diff")
+                             : !logDone                 ? QStringLiteral("training log")
                                                         : QStringLiteral("device probe");
         printError(QStringLiteral("timed out after %1 s waiting for the %2").arg(options.timeoutMs / 1000).arg(what));
         return 1;

@@ -1,4 +1,4 @@
-// stitchcuda-studio [FILE] [--arch sm_XY] [--optimize] [--screenshot PNG [--dock NAME]]: the desktop studio.
+// stitchcuda-studio [FILE] [--arch sm_XY] [--optimize] [--training-log CSV] [--screenshot PNG [--dock NAME]]: the desktop studio.
 //   command line -> MainWindow (views/) -> event loop, or -> headless capture (Screenshot.cpp)
 #include "Screenshot.h"
 
@@ -7,6 +7,7 @@
 #include "views/ProjectController.h"
 #include "views/RecentFiles.h"
 #include "views/SyntaxRepository.h"
+#include "views/TrainingPanel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -82,6 +83,9 @@ int main(int argc, char **argv)
     const QCommandLineOption defineOption(QStringList{QStringLiteral("D"), QStringLiteral("define")},
                                           QStringLiteral("Macro for a .cu (repeatable, as nvcc -D)"),
                                           QStringLiteral("NAME[=VALUE]"));
+    const QCommandLineOption trainingLogOption(
+        QStringLiteral("training-log"), QStringLiteral("Show this training CSV in the Training dock"), QStringLiteral("CSV"));
+    parser.addOption(trainingLogOption);
     parser.addOption(includeOption);
     parser.addOption(defineOption);
     parser.addOption(optimizeOption);
@@ -140,12 +144,15 @@ int main(int argc, char **argv)
         capture.waitForCompile = !files.isEmpty();
         capture.optimize = parser.isSet(optimizeOption) && !files.isEmpty();
         capture.dock = parser.value(dockOption);
+        capture.trainingLog = parser.value(trainingLogOption);
         return stitch::studio::captureScreenshot(window, capture);
     }
 
     window.show();
     // A session that ended without a clean exit left its autosave: offered once the window is up.
     QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
+    if (parser.isSet(trainingLogOption))
+        window.trainingPanel()->openLog(parser.value(trainingLogOption));
     if (opened && !files.isEmpty() && parser.isSet(optimizeOption))
         QTimer::singleShot(0, &window, [&window] { window.optimize(); });
     if (!opened) {

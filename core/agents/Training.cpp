@@ -21,6 +21,23 @@ const char *trainingCsvHeader()
            "explained_variance,samples,seconds,held_out,held_out_lowest";
 }
 
+std::string trainingCsvRow(const TrainProgress &p)
+{
+    const UpdateStats &stats = p.stats;
+    char line[512];
+    std::snprintf(line, sizeof line, "%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.1f,", p.update, p.episode,
+                  p.meanFinalReward, p.meanReturn, stats.policyLoss, stats.valueLoss, stats.entropy, stats.approxKl,
+                  stats.clipFraction, stats.explainedVariance, stats.samples, p.seconds);
+    std::string row = line;
+    if (p.heldOut) {
+        std::snprintf(line, sizeof line, "%.4f,%.4f", p.heldOut->geomean, p.heldOut->lowest);
+        row += line;
+    } else {
+        row += ",";
+    }
+    return row;
+}
+
 Result<std::vector<double>> heldOutBaselines(const std::string &archName, int evaluations, std::uint64_t seed,
                                              const std::string &path, bool fullModel, const MeasuredTimes *measured)
 {
@@ -280,20 +297,8 @@ Result<TrainSummary> train(const TrainOptions &options, const std::function<void
                         collected->meanReturn, stats, summary.seconds, std::nullopt};
         if (options.evalEvery > 0 && ((u + 1) % options.evalEvery == 0 || u + 1 == updates))
             p.heldOut = heldOutFigure(*nets, options.arch, baselines, options.fullModel, options.measured);
-        if (csv) {
-            char line[512];
-            std::snprintf(line, sizeof line, "%d,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%d,%.1f,", p.update, p.episode,
-                          p.meanFinalReward, p.meanReturn, stats.policyLoss, stats.valueLoss, stats.entropy,
-                          stats.approxKl, stats.clipFraction, stats.explainedVariance, stats.samples, p.seconds);
-            csv << line;
-            if (p.heldOut) {
-                std::snprintf(line, sizeof line, "%.4f,%.4f", p.heldOut->geomean, p.heldOut->lowest);
-                csv << line;
-            } else {
-                csv << ",";
-            }
-            csv << "\n" << std::flush;
-        }
+        if (csv)
+            csv << trainingCsvRow(p) << "\n" << std::flush;
         if (progress)
             progress(p);
     }

@@ -107,7 +107,10 @@ Result<std::vector<double>> heldOutBaselines(const std::string &arch, int evalua
 HeldOutFigure heldOutFigure(const AgentNetworks &networks, const std::string &arch, const std::vector<double> &baselines,
                             bool fullModel = false, const MeasuredTimes *measured = nullptr);
 
-/// The CSV header train writes.
+/// The CSV header train (and retrain) write: one row per update, read back by TrainingLog.h.
 const char *trainingCsvHeader();
+/// One update's row under trainingCsvHeader() (no newline); the held-out columns empty when
+/// `progress.heldOut` is not set.
+std::string trainingCsvRow(const TrainProgress &progress);
 
 } // namespace stitch::agents
