@@ -48,6 +48,9 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
     QDockWidget *dock = nullptr;
     // "Code" is the central area's Code tab, not a dock.
     const bool codeTab = options.dock.compare(QStringLiteral("Code"), Qt::CaseInsensitive) == 0;
+    // "Run" with optimize: the Run dock after a Run of the agents' program (F5).
+    const bool runDock = options.optimize && options.dock.compare(QStringLiteral("Run"), Qt::CaseInsensitive) == 0;
+    bool runDone = !runDock;
     if (codeTab)
         window.showCodeTab(true);
     if (!options.dock.isEmpty() && !codeTab) {
@@ -67,7 +70,7 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
         const bool compiled = !options.waitForCompile || window.isCompileSettled();
         // The Rubric dock settled too: the step Optimize selects below is scored after it ends.
         return compiled && outlineDone && rubricDone && window.isRubricSettled() && optimizeDone
-               && window.devicePanel()->hasProbed() && drawing->isLaidOut() && window.codeDiff()->isSettled();
+               && window.devicePanel()->hasProbed() && drawing->isLaidOut() && window.codeDiff()->isSettled() && runDone;
     };
 
     QEventLoop loop;
@@ -114,6 +117,12 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
             }
         if (dock) // Optimize raised the Agents dock
             dock->raise();
+        if (runDock && !window.runPrograms())
+            runDone = true; // nothing to run: the dock says why
+        check();
+    });
+    QObject::connect(&window, &views::MainWindow::runSettled, &loop, [&] {
+        runDone = true;
         check();
     });
     if (options.optimize)
@@ -129,6 +138,7 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
                              : !rubricDone || !window.isRubricSettled() ? QStringLiteral("rubric")
                              : !drawing->isLaidOut()    ? QStringLiteral("graph layout")
                              : !window.codeDiff()->isSettled() ? QStringLiteral("code diff")
+                             : !runDone ? QStringLiteral("run")
                                                         : QStringLiteral("device probe");
         printError(QStringLiteral("timed out after %1 s waiting for the %2").arg(options.timeoutMs / 1000).arg(what));
         return 1;

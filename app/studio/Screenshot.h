@@ -20,6 +20,7 @@ struct ScreenshotOptions {
     bool optimize = false;      ///< run Optimize first, wait for it, show a decision in the Agents dock
     QString dock;               ///< raise this dock (its title or object name, e.g. "Graph") before the capture;
                                 ///< "Code": the central Code tab (with optimize: the chosen step beside the one before)
+                                ///< "Run" with optimize: the Run dock after a Run (F5) of the agents' program
 };
 
 /// Shows the window, waits until every dock has its result, and saves it. Returns the process

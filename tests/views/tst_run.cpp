@@ -1,0 +1,302 @@
+// The Run dock: the last Optimize's programs through the runner. Without a GPU (the real worker
+// with no driver) every figure is the performance model's and says so; with the fake worker
+// standing in for a GPU (tests/runner/fake_worker.cpp: C = A + B like a GPU would), the measured
+// path fills the verification table and CUPTI's rows. Real core results of the bundled examples.
+#include "TestUtil.h"
+
+#include "core/arch/ArchDatabase.h"
+#include "views/AgentsPanel.h"
+#include "views/DevicePanel.h"
+#include "views/MainWindow.h"
+#include "views/OptimizeController.h"
+#include "views/RecentFiles.h"
+#include "views/RunCharts.h"
+#include "views/RunController.h"
+#include "views/RunModels.h"
+#include "views/RunPanel.h"
+#include "views/SyntaxRepository.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QLabel>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace stitch;
+using namespace stitch::views;
+
+namespace {
+
+QString example(const char *name) { return QStringLiteral(STITCHCUDA_SOURCE_DIR "/examples/") + QLatin1String(name); }
+
+agents::SourceRequest request(const QString &path, ir::SizeBindings sizes = {})
+{
+    QFile f(path);
+    f.open(QIODevice::ReadOnly);
+    agents::SourceRequest r;
+    r.text = f.readAll().toStdString();
+    r.fileName = path.toStdString();
+    r.sizes = std::move(sizes);
+    return r;
+}
+
+std::shared_ptr<const agents::SourceResult> optimized(const agents::SourceRequest &r)
+{
+    OptimizeController controller;
+    QSignalSpy finished(&controller, &OptimizeController::finished);
+    controller.start(r);
+    if (!finished.wait(test::CompileTimeoutMs))
+        return nullptr;
+    return finished.first().at(1).value<std::shared_ptr<const agents::SourceResult>>();
+}
+
+/// The real worker on a machine "without a driver": what a studio without a GPU gets, also on a GPU machine.
+RunController::Settings noGpu()
+{
+    RunController::Settings s;
+    s.worker.workerPath = STITCHCUDA_WORKER_PATH;
+    s.worker.environment = {{"STITCHCUDA_LIBCUDA", "/nonexistent/libcuda.so.1"}};
+    s.cache = false;
+    return s;
+}
+
+RunController::Settings fakeGpu()
+{
+    RunController::Settings s;
+    s.worker.workerPath = STITCHCUDA_FAKE_WORKER_PATH;
+    s.cache = false;
+    return s;
+}
+
+std::shared_ptr<const RunReport> runWith(const RunController::Settings &settings, std::shared_ptr<const agents::SourceResult> result)
+{
+    RunController controller(ArchDatabase::builtin());
+    controller.setSettings(settings);
+    QSignalSpy finished(&controller, &RunController::finished);
+    RunInput input;
+    input.optimized = std::move(result);
+    controller.run(std::move(input));
+    if (!finished.wait(test::CompileTimeoutMs))
+        return nullptr;
+    return finished.first().at(1).value<std::shared_ptr<const RunReport>>();
+}
+
+int kernelsOnLogAxes(const ProgramRun &run)
+{
+    int n = 0;
+    for (const auto &p : run.kernels)
+        n += p.intensity() > 0 && p.gflops() > 0 ? 1 : 0;
+    return n;
+}
+
+struct Studio {
+    SyntaxRepository syntax;
+    RecentFiles recent;
+    std::unique_ptr<MainWindow> window;
+    Studio() : window(std::make_unique<MainWindow>(syntax, ArchDatabase::builtin(), recent))
+    {
+        window->devicePanel()->setProbeFunction([] {
+            DeviceProbe probe;
+            probe.problem = QStringLiteral("test probe: no driver");
+            return probe;
+        });
+        window->runController()->setSettings(noGpu());
+    }
+};
+
+} // namespace
+
+class TestRun final : public QObject {
+    Q_OBJECT
+private slots:
+    void withoutAGpuEveryFigureIsMarkedEstimated_data();
+    void withoutAGpuEveryFigureIsMarkedEstimated();
+    void aProgramThatCannotRunAsWrittenSaysWhereAndWhy();
+    void theFakeWorkerStandsForAGpu();
+    void mainWindowRunsAfterOptimizeAndNamesTheDevice();
+};
+
+void TestRun::withoutAGpuEveryFigureIsMarkedEstimated_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("before"); // the program the optimized one is compared with
+    QTest::addColumn<bool>("gemm");
+    QTest::newRow("matmul_naive.cu") << example("matmul_naive.cu") << QStringLiteral("as written") << true;
+    QTest::newRow("softmax.te") << example("softmax.te") << QStringLiteral("generic schedule") << false;
+    QTest::newRow("gemm_bias_gelu.te") << example("gemm_bias_gelu.te") << QStringLiteral("generic schedule") << true;
+}
+
+void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, before);
+    QFETCH(bool, gemm);
+    auto result = optimized(request(file));
+    QVERIFY(result);
+    auto report = runWith(noGpu(), result);
+    QVERIFY(report);
+    QVERIFY(!report->gpu);
+    QVERIFY2(QString::fromStdString(report->device).startsWith(QStringLiteral("no GPU: ")), report->device.c_str());
+    QCOMPARE(report->programs.size(), std::size_t(2));
+    QCOMPARE(QString::fromStdString(report->before()->name), before);
+    QCOMPARE(QString::fromStdString(report->optimized()->name), QStringLiteral("optimized"));
+    for (const ProgramRun &p : report->programs) {
+        QVERIFY2(p.result, p.error.c_str());
+        QVERIFY(p.estimated());
+        QVERIFY(p.timing() && p.timing()->medianMs > 0);
+        QVERIFY(!p.result->verification);
+        QVERIFY(!p.kernels.empty());
+        QVERIFY(!p.metrics.empty());
+    }
+    // The optimized program's estimate is the model's time of that program (the agents' clock).
+    QVERIFY(report->optimized()->timing()->medianMs <= report->before()->timing()->medianMs * 1.0001);
+    QCOMPARE(!report->libraryNote.empty(), gemm);
+
+    RunPanel panel(nullptr, nullptr);
+    panel.resize(1200, 700);
+    panel.setReport(report);
+    QAbstractItemModelTester t1(panel.timesModel()), t2(panel.verificationModel()), t3(panel.metricsModel());
+    QVERIFY2(panel.message().startsWith(QStringLiteral("ESTIMATED")), qPrintable(panel.message()));
+    RunTimesModel *times = panel.timesModel();
+    QCOMPARE(times->rowCount(), 2);
+    for (int row = 0; row < 2; ++row) {
+        QVERIFY(times->index(row, RunTimesModel::MedianColumn).data().toString().endsWith(QStringLiteral("(estimated)")));
+        QVERIFY(times->index(row, RunTimesModel::SourceColumn).data().toString().startsWith(QStringLiteral("ESTIMATED")));
+        QVERIFY(times->index(row, RunTimesModel::MedianColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("ESTIMATED")));
+    }
+    QCOMPARE(panel.verificationModel()->rowCount(), 2);
+    for (const auto &r : panel.verificationModel()->rows())
+        QVERIFY(r.result.contains(QStringLiteral("estimated")));
+    // No CUPTI without a GPU: the metrics table holds the static rubric's evidence, labelled.
+    QCOMPARE(panel.metricsModel()->measuredRows(), 0);
+    QVERIFY(panel.metricsModel()->index(0, RunMetricsModel::SourceColumn).data().toString().startsWith(QStringLiteral("static rubric")));
+
+    RunTimeChart *chart = panel.timeChart();
+    QVERIFY(chart->title().contains(QStringLiteral("ESTIMATED")));
+    QCOMPARE(chart->bars()->barSets().size(), 1);
+    QCOMPARE(chart->bars()->barSets().first()->count(), 2);
+    QVERIFY(chart->bars()->barSets().first()->label().contains(QStringLiteral("estimated")));
+    QVERIFY(chart->spreads().isEmpty()); // an estimate has no spread
+    QVERIFY(chart->barToolTip(0).contains(QStringLiteral("ESTIMATED")));
+
+    RooflineChart *roofline = panel.roofline();
+    QVERIFY(roofline->title().contains(QStringLiteral("ESTIMATED")));
+    const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor("sm_90");
+    QVERIFY(gpu);
+    QVERIFY(roofline->ceilings().size() >= 2);
+    // The DRAM slope at the datasheet bandwidth, the FP32 roof at its peak.
+    const QPointF slope = roofline->ceilings().at(0)->at(0);
+    QVERIFY(qAbs(slope.y() / slope.x() - gpu->memoryBandwidthGBs) < 1e-6 * gpu->memoryBandwidthGBs);
+    QCOMPARE(roofline->ceilings().at(1)->at(0).y(), gpu->fp32Tflops * 1e3);
+    QVERIFY(roofline->beforePoints() && roofline->afterPoints());
+    QCOMPARE(roofline->beforePoints()->count(), kernelsOnLogAxes(*report->before()));
+    QCOMPARE(roofline->afterPoints()->count(), kernelsOnLogAxes(*report->optimized()));
+    QCOMPARE(roofline->beforePoints()->count() + roofline->afterPoints()->count() + roofline->omitted().size(),
+             static_cast<qsizetype>(report->before()->kernels.size() + report->optimized()->kernels.size()));
+    QVERIFY(roofline->afterPoints()->count() >= 1);
+    QVERIFY(roofline->afterPoints()->name().contains(QStringLiteral("estimated")));
+    const QString tip = roofline->pointToolTip(roofline->afterPoints(), roofline->afterPoints()->at(0));
+    QVERIFY2(tip.contains(QStringLiteral("ESTIMATED")), qPrintable(tip));
+}
+
+void TestRun::aProgramThatCannotRunAsWrittenSaysWhereAndWhy()
+{
+    // A kernel alone has no host code: its launch is inferred, so it cannot run as written.
+    auto result = optimized(request(example("matmul_kernel_only.cu"), {{"M", 256}, {"N", 128}, {"K", 64}}));
+    QVERIFY(result);
+    auto report = runWith(noGpu(), result);
+    QVERIFY(report);
+    QCOMPARE(report->programs.size(), std::size_t(3));
+    const ProgramRun &asWritten = report->programs[0];
+    QCOMPARE(asWritten.role, ProgramRun::Role::AsWritten);
+    QVERIFY(!asWritten.result);
+    QVERIFY2(asWritten.error.find("matmul_kernel_only.cu:") != std::string::npos, asWritten.error.c_str());
+    QCOMPARE(report->before()->role, ProgramRun::Role::Generic);
+    QVERIFY(report->before()->estimated());
+    RunPanel panel(nullptr, nullptr);
+    panel.setReport(report);
+    QAbstractItemModelTester tester(panel.verificationModel());
+    QVERIFY(panel.message().contains(QStringLiteral("as written not run")));
+    QCOMPARE(panel.timesModel()->index(0, RunTimesModel::VerifiedColumn).data().toString(), QStringLiteral("not run"));
+}
+
+void TestRun::theFakeWorkerStandsForAGpu()
+{
+    auto result = optimized(request(test::dataPath("add.te")));
+    QVERIFY(result);
+    auto report = runWith(fakeGpu(), result);
+    QVERIFY(report);
+    QVERIFY(report->gpu);
+    QCOMPARE(QString::fromStdString(report->device), QStringLiteral("Fake GPU (sm_90)"));
+    for (const ProgramRun &p : report->programs) {
+        QVERIFY2(p.result, p.error.c_str());
+        QVERIFY(!p.estimated());
+        QVERIFY(p.result->verification);
+        QVERIFY(p.result->verification->verified);
+        QCOMPARE(p.timing()->samplesMs.size(), std::size_t(3));
+    }
+    RunPanel panel(nullptr, nullptr);
+    panel.setReport(report);
+    QAbstractItemModelTester t1(panel.timesModel()), t2(panel.verificationModel()), t3(panel.metricsModel());
+    QVERIFY2(panel.message().startsWith(QStringLiteral("Measured on Fake GPU")), qPrintable(panel.message()));
+    // One row per program and output, each verified against the CPU interpreter.
+    const auto &rows = panel.verificationModel()->rows();
+    QCOMPARE(rows.size(), std::size_t(2));
+    for (const auto &r : rows) {
+        QCOMPARE(r.output, QStringLiteral("C"));
+        QCOMPARE(r.result, QStringLiteral("verified"));
+        QVERIFY(r.tooltip.contains(QStringLiteral("CPU interpreter")));
+    }
+    QCOMPARE(panel.timesModel()->index(1, RunTimesModel::MedianColumn).data().toString(), QStringLiteral("0.5100 ms"));
+    QVERIFY(panel.timesModel()->index(1, RunTimesModel::SourceColumn).data().toString().startsWith(QStringLiteral("measured on Fake GPU")));
+    // CUPTI's counters first, then the static rubric beside them.
+    QVERIFY(panel.metricsModel()->measuredRows() > 0);
+    QCOMPARE(panel.metricsModel()->index(0, RunMetricsModel::SourceColumn).data().toString(), QStringLiteral("CUPTI (measured)"));
+    QVERIFY(panel.metricsModel()->measuredRows() < panel.metricsModel()->rowCount());
+    QCOMPARE(panel.timeChart()->spreads().size(), 2);
+    QCOMPARE(panel.timeChart()->spreads().first()->at(0).y(), 0.5);
+    QCOMPARE(panel.timeChart()->spreads().first()->at(1).y(), 0.52);
+    QVERIFY(!panel.timeChart()->title().contains(QStringLiteral("ESTIMATED")));
+    // The fake worker gives no CUPTI kernel records: the kernels' own times stay the model's, said so.
+    QVERIFY(panel.roofline()->title().contains(QStringLiteral("ESTIMATED")));
+}
+
+void TestRun::mainWindowRunsAfterOptimizeAndNamesTheDevice()
+{
+    Studio studio;
+    MainWindow &window = *studio.window;
+    QCOMPARE(window.runAction()->shortcut(), QKeySequence(Qt::Key_F5));
+    QVERIFY(!window.runAction()->isEnabled());
+    QSignalSpy ran(&window, &MainWindow::runSettled);
+    QVERIFY(!window.runPrograms()); // nothing optimized yet: said, never a crash
+    QCOMPARE(ran.count(), 1);
+    QVERIFY(window.runPanel()->message().contains(QStringLiteral("Optimize first")));
+
+    auto *status = window.findChild<QLabel *>(QStringLiteral("deviceStatus"));
+    QVERIFY(status);
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith(QStringLiteral("No GPU: ")), 30000);
+
+    QVERIFY(window.openFile(example("matmul_naive.cu")));
+    QSignalSpy optimizedSpy(&window, &MainWindow::optimizeSettled);
+    QVERIFY(window.optimize());
+    QVERIFY(optimizedSpy.wait(test::CompileTimeoutMs));
+    QVERIFY(window.runAction()->isEnabled());
+    window.runAction()->trigger();
+    QVERIFY(ran.wait(test::CompileTimeoutMs));
+    QVERIFY(window.isRunSettled());
+    const RunReport *report = window.runPanel()->report();
+    QVERIFY(report);
+    QCOMPARE(report->programs.size(), std::size_t(2));
+    QVERIFY(window.runPanel()->message().startsWith(QStringLiteral("ESTIMATED")));
+    QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("runDock")));
+    // The dock is part of the window's state.
+    const QByteArray state = window.saveState();
+    QVERIFY(state.contains("runDock"));
+}
+
+QTEST_MAIN(TestRun)
+#include "tst_run.moc"
