@@ -60,7 +60,7 @@ void MainWindow::createRun()
 
     m_deviceStatus = new QLabel(tr("GPU: asking the runner..."), this);
     m_deviceStatus->setObjectName(QStringLiteral("deviceStatus"));
-    statusBar()->insertPermanentWidget(0, m_deviceStatus);
+    statusBar()->addPermanentWidget(m_deviceStatus);
     connect(m_runController, &RunController::deviceProbed, this, [this] {
         const DeviceStatus *d = m_runController->device();
         if (!d)
@@ -83,7 +83,7 @@ void MainWindow::createRun()
                 m_runPanel->setReport(report);
                 const ProgramRun *after = report->optimized();
                 m_optimizeStatus->setText(after && after->timing()
-                                              ? tr("Run: optimized %1%2").arg(qs(formatMs(after->timing()->medianMs)),
+                                              ? tr("Run: optimized %1%2").arg(qs(runMsText(after->timing()->medianMs)),
                                                                                after->estimated() ? tr(" (estimated)") : QString())
                                               : tr("Run: nothing timed (the Run dock says why)"));
                 Q_EMIT runSettled();

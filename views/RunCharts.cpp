@@ -124,8 +124,9 @@ void RunTimeChart::setReport(std::shared_ptr<const RunReport> report)
         chart->addSeries(whisker);
         whisker->attachAxis(x);
         whisker->attachAxis(y);
-        if (!m_spreads.isEmpty())
-            chart->legend()->markers(whisker).value(0)->setVisible(false);
+        if (!m_spreads.isEmpty()) // one legend entry for all whiskers
+            for (QLegendMarker *marker : chart->legend()->markers(whisker))
+                marker->setVisible(false);
         m_spreads << whisker;
         if (!samples) {
             samples = new QScatterSeries;
@@ -158,10 +159,10 @@ QString RunTimeChart::barToolTip(int index) const
     const runner::Timing *t = run.timing();
     if (!t)
         return {};
-    QString tip = run.estimated() ? tr("%1: %2 ESTIMATED (not measured)").arg(qs(run.name), qs(formatMs(t->medianMs)))
+    QString tip = run.estimated() ? tr("%1: %2 ESTIMATED (not measured)").arg(qs(run.name), qs(runMsText(t->medianMs)))
                                   : tr("%1: median %2, min %3, max %4 over %5 runs")
-                                        .arg(qs(run.name), qs(formatMs(t->medianMs)), qs(formatMs(t->minMs)),
-                                             qs(formatMs(t->maxMs)))
+                                        .arg(qs(run.name), qs(runMsText(t->medianMs)), qs(runMsText(t->minMs)),
+                                             qs(runMsText(t->maxMs)))
                                         .arg(t->samplesMs.size());
     tip += QLatin1Char('\n') + timeSource(run);
     if (!run.note.empty())
@@ -318,7 +319,7 @@ QString RooflineChart::pointToolTip(QScatterSeries *series, const QPointF &value
         .arg(p.intensity(), 0, 'g', 3)
         .arg(p.bytesMeasured ? tr("DRAM bytes measured by CUPTI") : tr("bytes: every tensor once, the model's count"))
         .arg(gflopsText(p.gflops()), p.measured ? tr("achieved") : tr("ESTIMATED"))
-        .arg(qs(formatMs(p.ms)), p.measured ? tr("measured (CUPTI)") : tr("estimated by the performance model"))
+        .arg(qs(runMsText(p.ms)), p.measured ? tr("measured (CUPTI)") : tr("estimated by the performance model"))
         .arg(p.bound.empty() ? QString() : tr("; the model says %1-bound").arg(qs(p.bound)));
 }
 

@@ -115,11 +115,12 @@ void RunController::probe()
 
 quint64 RunController::run(RunInput input)
 {
-    cancel();
     const quint64 id = m_nextId++;
     auto flag = std::make_shared<std::atomic<bool>>(false);
     {
         std::lock_guard lock(m_mutex);
+        if (m_cancel) // superseded: its worker is stopped and its outcome dropped, without a signal
+            m_cancel->store(true);
         m_cancel = flag;
     }
     m_current = id;

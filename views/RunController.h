@@ -41,8 +41,9 @@ public:
     void setSettings(Settings settings);
     /// Asks the runner for its device (starting the worker); deviceProbed() answers.
     void probe();
-    /// Starts a run; returns its id. A run in flight is cancelled and its outcome dropped.
+    /// Starts a run; returns its id. A run in flight is cancelled and its outcome dropped (no signal).
     quint64 run(RunInput input);
+    /// Cancels the run in flight: cancelled() follows at once, its outcome is dropped.
     void cancel();
     bool isRunning() const { return m_current != 0; }
     /// The last device the runner reported (after probe() or a run).

@@ -176,7 +176,8 @@ void runGenerated(ProgramRun &run, const schedule::Problem &problem, const codeg
 }
 
 /// The .cu input as its host code runs it; an Unsupported refusal is the row's located reason.
-/// False when it cannot run as written (the generic schedule then stands in as "before").
+/// False when it cannot run as written. Without a result (refused, or no GPU and no estimate of its
+/// own code) the generic schedule stands in as "before".
 bool runAsWritten(ProgramRun &run, const agents::SourceResult &source, Context &ctx)
 {
     const std::string &text = source.trace.sourceText;
@@ -200,9 +201,8 @@ bool runAsWritten(ProgramRun &run, const agents::SourceResult &source, Context &
     options.arch = ctx.arch;
     options.sizes = source.sizes;
     options.source = ctx.input.source;
-    auto compiled = rubric::compileSourceAsWritten(detail->source, file, *detail, options);
-    auto report = rubric::scoreAsWritten(*detail, file, compiled ? &*compiled : nullptr, options,
-                                         compiled ? std::string() : compiled.error().message);
+    // As Optimize weighed it (agents::SourceOptimizer): lifted and compiled by the rubric itself.
+    auto report = rubric::scoreAsWritten(text, file, options);
     std::optional<runner::ModelEstimate> estimate;
     if (report && report->predictedMs)
         estimate = runner::ModelEstimate{*report->predictedMs, modelSource(ctx.arch, {})};
@@ -287,7 +287,7 @@ DeviceStatus probeDevice(runner::Runner &runner)
     return s;
 }
 
-std::string formatMs(double ms)
+std::string runMsText(double ms)
 {
     if (!(ms > 0) || !std::isfinite(ms))
         return "-";
@@ -345,14 +345,19 @@ RunReport runPrograms(const RunInput &input, runner::Runner &runner, const ArchD
     const schedule::Problem problem{graph, source.sizes, *ctx.limits, source.program.schedule.precision};
     const bool cuda = source.lifted.language == "cuda";
     bool asWritten = false;
+    std::string whyNot;
     if (cuda) {
         say("the input as written");
         ProgramRun run;
         run.role = ProgramRun::Role::AsWritten;
         run.name = "as written";
-        asWritten = runAsWritten(run, source, ctx);
+        const bool ran = runAsWritten(run, source, ctx);
+        asWritten = run.result.has_value();
+        whyNot = ran ? "the model cannot time its own code" : "it cannot run as written";
         out.programs.push_back(std::move(run));
     }
+    // The generic schedule is what the agents compare with when the code as written has no time
+    // (Trace::inputMs): it stands in, said so.
     if (!asWritten && !(ctx.cancelled && ctx.cancelled())) {
         say("the generic schedule");
         ProgramRun run;
@@ -364,7 +369,7 @@ RunReport runPrograms(const RunInput &input, runner::Runner &runner, const ArchD
         else
             run.error = "not generated: " + program.error().toString();
         if (cuda)
-            run.note = "stands in for the program as written, which cannot run (see its row)";
+            run.note = "stands in for the program as written: " + whyNot + " (see its row)";
         out.programs.push_back(std::move(run));
     }
     if (!(ctx.cancelled && ctx.cancelled())) {
@@ -372,11 +377,14 @@ RunReport runPrograms(const RunInput &input, runner::Runner &runner, const ArchD
         ProgramRun run;
         run.role = ProgramRun::Role::Optimized;
         run.name = "optimized";
-        if (source.trace.keptInput)
+        if (source.trace.keptInput && cuda) {
             run.error = "the agents kept the input as written (Stitch's notes in the Agents dock say why): there is "
                         "no other program to run";
-        else
+        } else {
             runGenerated(run, problem, source.program, ctx);
+            if (source.trace.keptInput) // a .te: nothing beat the generic schedule, which is what runs
+                run.note = "the agents kept the generic schedule: nothing was predicted faster";
+        }
         out.programs.push_back(std::move(run));
     }
     if (usesGemm(source.program.schedule))

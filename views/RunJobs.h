@@ -101,6 +101,6 @@ RunReport runPrograms(const RunInput &input, runner::Runner &runner, const ArchD
                       const std::function<void(const std::string &)> &progress = {});
 
 /// "0.1234 ms" with the precision a kernel time needs.
-std::string formatMs(double ms);
+std::string runMsText(double ms);
 
 } // namespace stitch::views

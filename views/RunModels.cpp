@@ -66,9 +66,9 @@ QVariant RunTimesModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case ProgramColumn: return programTitle(run);
-        case MedianColumn: return t ? qs(formatMs(t->medianMs)) + mark : tr("-");
-        case MinColumn: return t && !estimated ? qs(formatMs(t->minMs)) : tr("-");
-        case MaxColumn: return t && !estimated ? qs(formatMs(t->maxMs)) : tr("-");
+        case MedianColumn: return t ? qs(runMsText(t->medianMs)) + mark : tr("-");
+        case MinColumn: return t && !estimated ? qs(runMsText(t->minMs)) : tr("-");
+        case MaxColumn: return t && !estimated ? qs(runMsText(t->maxMs)) : tr("-");
         case RunsColumn: return t && !estimated ? QString::number(t->samplesMs.size()) : tr("-");
         case VerifiedColumn:
             if (!run.result)

