@@ -58,7 +58,7 @@ void execute(ProgramRun &run, runner::RunRequest request, Context &ctx, const st
 {
     if (!ctx.gpu) {
         if (!estimate) {
-            run.error = "no GPU here (" + ctx.why + ") and the model gives no estimate for it";
+            run.error = "not timed: no GPU here, and the model gives no estimate for it";
             return;
         }
         if (!ctx.noDeviceKind) { // the worker could not even be asked: the same answer, made here

@@ -45,11 +45,11 @@ RunPanel::RunPanel(QAction *runAction, QAction *cancelAction, QWidget *parent)
         button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
         top->addWidget(button);
     }
+    top->addStretch(1);
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("runMessage"));
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    top->addWidget(m_message, 1);
 
     m_timeChart = new RunTimeChart(this);
     m_timeChart->setObjectName(QStringLiteral("runTimeChart"));
@@ -65,18 +65,20 @@ RunPanel::RunPanel(QAction *runAction, QAction *cancelAction, QWidget *parent)
     m_tabs->setTabToolTip(2, tr("CUPTI's counters per kernel when a GPU measured them, beside the static rubric's "
                                 "evidence (the numbers the performance model reads), each labelled"));
 
-    auto *left = new QSplitter(Qt::Vertical, this);
-    left->addWidget(m_timeChart);
-    left->addWidget(m_tabs);
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(left);
-    split->addWidget(m_roofline);
+    // The two charts side by side over the tables.
+    auto *charts = new QSplitter(Qt::Horizontal, this);
+    charts->addWidget(m_timeChart);
+    charts->addWidget(m_roofline);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(charts);
+    split->addWidget(m_tabs);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
+    layout->addWidget(m_message);
     layout->addWidget(split, 1);
     setMessage(tr("Optimize a program (Ctrl+R), then Run (F5): the program before and the optimized one are verified "
                   "and timed on the local GPU, or estimated by the performance model without one."));

@@ -60,6 +60,8 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
             return 1;
         }
         dock->raise();
+        if (runDock) // two charts and the tables: the width the editor otherwise has
+            window.resizeDocks({dock}, {options.size.width() * 62 / 100}, Qt::Horizontal);
     }
     const views::GraphView *drawing = window.graphPanel()->drawing();
 
