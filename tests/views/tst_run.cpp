@@ -119,6 +119,7 @@ private slots:
     void aProgramThatCannotRunAsWrittenSaysWhereAndWhy();
     void theFakeWorkerStandsForAGpu();
     void mainWindowRunsAfterOptimizeAndNamesTheDevice();
+    void onAGpuBothProgramsAreVerifiedAndTimed();
 };
 
 void TestRun::withoutAGpuEveryFigureIsMarkedEstimated_data()
@@ -307,6 +308,44 @@ void TestRun::mainWindowRunsAfterOptimizeAndNamesTheDevice()
     for (char c : QByteArray("runDock"))
         name.append('\0').append(c);
     QVERIFY(window.saveState().contains(name));
+}
+
+// The real worker on the local GPU (skips without one): the program as written and the optimized
+// one verified against the CPU interpreter, timed with their spread, their kernels on the roofline
+// from CUPTI's records.
+void TestRun::onAGpuBothProgramsAreVerifiedAndTimed()
+{
+    RunController::Settings gpu;
+    gpu.worker.workerPath = STITCHCUDA_WORKER_PATH;
+    gpu.cache = false;
+    {
+        RunController probe(ArchDatabase::builtin());
+        probe.setSettings(gpu);
+        QSignalSpy probed(&probe, &RunController::deviceProbed);
+        probe.probe();
+        QVERIFY(probed.wait(test::CompileTimeoutMs));
+        if (!probe.device()->gpu)
+            QSKIP(qPrintable(QStringLiteral("no GPU: ") + QString::fromStdString(probe.device()->why)));
+    }
+    auto result = optimized(request(example("matmul_naive.cu")));
+    QVERIFY(result);
+    auto report = runWith(gpu, result);
+    QVERIFY(report);
+    QVERIFY(report->gpu);
+    QCOMPARE(report->programs.size(), std::size_t(2));
+    for (const ProgramRun &p : report->programs) {
+        QVERIFY2(p.result, p.error.c_str());
+        QVERIFY(!p.estimated());
+        QVERIFY(p.result->verification && p.result->verification->verified);
+        QVERIFY(p.timing()->samplesMs.size() >= 3 && p.timing()->minMs <= p.timing()->maxMs);
+        for (const RooflinePoint &k : p.kernels)
+            QVERIFY2(k.measured || !p.result->profile || !p.result->profile->available, k.kernel.c_str());
+    }
+    RunPanel panel(nullptr, nullptr);
+    panel.setReport(report);
+    QAbstractItemModelTester t1(panel.timesModel()), t2(panel.verificationModel()), t3(panel.metricsModel());
+    QCOMPARE(panel.timeChart()->spreads().size(), 2);
+    QVERIFY(!panel.timeChart()->title().contains(QStringLiteral("ESTIMATED")));
 }
 
 QTEST_MAIN(TestRun)
