@@ -118,6 +118,8 @@ private slots:
     void withoutAGpuEveryFigureIsMarkedEstimated();
     void aProgramThatCannotRunAsWrittenSaysWhereAndWhy();
     void theFakeWorkerStandsForAGpu();
+    void aFaultingKernelCostsTheWorkerNotTheStudio();
+    void cancelStopsTheRun();
     void mainWindowRunsAfterOptimizeAndNamesTheDevice();
     void onAGpuBothProgramsAreVerifiedAndTimed();
 };
@@ -273,6 +275,55 @@ void TestRun::theFakeWorkerStandsForAGpu()
     QVERIFY(!panel.timeChart()->title().contains(QStringLiteral("ESTIMATED")));
     // The fake worker gives no CUPTI kernel records: the kernels' own times stay the model's, said so.
     QVERIFY(panel.roofline()->title().contains(QStringLiteral("ESTIMATED")));
+}
+
+void TestRun::aFaultingKernelCostsTheWorkerNotTheStudio()
+{
+    auto faulting = optimized(request(test::dataPath("fault.te")));
+    QVERIFY(faulting);
+    QCOMPARE(QString::fromStdString(faulting->program.kernels.at(0).code.name), QStringLiteral("fault"));
+    RunController controller(ArchDatabase::builtin());
+    controller.setSettings(fakeGpu());
+    QSignalSpy finished(&controller, &RunController::finished);
+    RunInput input;
+    input.optimized = faulting;
+    controller.run(input);
+    QVERIFY(finished.wait(test::CompileTimeoutMs));
+    auto report = finished.last().at(1).value<std::shared_ptr<const RunReport>>();
+    for (const ProgramRun &p : report->programs) {
+        QVERIFY(!p.result);
+        QVERIFY2(p.error.rfind("fault: ", 0) == 0, p.error.c_str());
+    }
+    RunPanel panel(nullptr, nullptr);
+    panel.setReport(report);
+    QVERIFY(panel.message().contains(QStringLiteral("not run: fault")));
+    // The same controller runs again on a fresh worker.
+    input.optimized = optimized(request(test::dataPath("add.te")));
+    controller.run(input);
+    QVERIFY(finished.wait(test::CompileTimeoutMs));
+    report = finished.last().at(1).value<std::shared_ptr<const RunReport>>();
+    QVERIFY(report->optimized()->result && report->optimized()->result->verification->verified);
+}
+
+void TestRun::cancelStopsTheRun()
+{
+    auto result = optimized(request(example("softmax.te")));
+    QVERIFY(result);
+    RunController controller(ArchDatabase::builtin());
+    controller.setSettings(noGpu());
+    QSignalSpy finished(&controller, &RunController::finished);
+    QSignalSpy cancelled(&controller, &RunController::cancelled);
+    RunInput input;
+    input.optimized = result;
+    const quint64 id = controller.run(input);
+    QVERIFY(controller.isRunning());
+    controller.cancel();
+    QVERIFY(!controller.isRunning());
+    QVERIFY(cancelled.wait(5000));
+    QCOMPARE(cancelled.first().at(0).toULongLong(), id);
+    controller.waitForIdle();
+    QTest::qWait(100); // the cancelled run's outcome is dropped
+    QCOMPARE(finished.count(), 0);
 }
 
 void TestRun::mainWindowRunsAfterOptimizeAndNamesTheDevice()
