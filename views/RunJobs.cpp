@@ -201,8 +201,8 @@ bool runAsWritten(ProgramRun &run, const agents::SourceResult &source, Context &
     options.arch = ctx.arch;
     options.sizes = source.sizes;
     options.source = ctx.input.source;
-    // As Optimize weighed it (agents::SourceOptimizer): lifted and compiled by the rubric itself.
-    auto report = rubric::scoreAsWritten(text, file, options);
+    // As Optimize weighs it (agents::SourceOptimizer), from the lift above.
+    auto report = rubric::scoreAsWritten(*detail, file, options);
     std::optional<runner::ModelEstimate> estimate;
     if (report && report->predictedMs)
         estimate = runner::ModelEstimate{*report->predictedMs, modelSource(ctx.arch, {})};

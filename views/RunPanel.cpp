@@ -114,9 +114,11 @@ void RunPanel::setReport(std::shared_ptr<const RunReport> report)
                      .arg(qs(m_report->device));
     const ProgramRun *before = m_report->before(), *after = m_report->optimized();
     if (before && after && before->timing() && after->timing() && after->timing()->medianMs > 0)
-        lines << tr("Optimized: %1x over the %2%3.")
+        lines << tr("Optimized: %1x over %2%3.")
                      .arg(before->timing()->medianMs / after->timing()->medianMs, 0, 'f', 2)
-                     .arg(qs(before->name), before->estimated() || after->estimated() ? tr(" (estimated)") : QString());
+                     .arg(before->role == ProgramRun::Role::AsWritten ? tr("the program as written")
+                                                                      : tr("the %1").arg(qs(before->name)),
+                          before->estimated() || after->estimated() ? tr(" (estimated)") : QString());
     for (const ProgramRun &p : m_report->programs)
         if (!p.result)
             lines << tr("%1 not run: %2").arg(qs(p.name), qs(p.error));
