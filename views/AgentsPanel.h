@@ -42,6 +42,7 @@ public:
     AgentsModel *model() const { return m_model; }
     /// The result shown (null before the first Optimize and after a failure).
     const agents::SourceResult *result() const { return m_result.get(); }
+    std::shared_ptr<const agents::SourceResult> sharedResult() const { return m_result; }
     QTableView *timeline() const { return m_timeline; }
     QTreeWidget *options() const { return m_options; }
     QString summary() const;

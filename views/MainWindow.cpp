@@ -72,6 +72,7 @@ MainWindow::MainWindow(SyntaxRepository &syntax, const ArchDatabase &database, R
     createToolBar();
     createStatusBar();
     createCodeDiff();
+    createRun();
 
     m_compiler->setDocument(m_editor->document());
     connect(m_compiler, &CompileController::started, this, &MainWindow::onCompileStarted);

@@ -70,6 +70,8 @@ class ResourcesPanel;
 class RetrainController;
 class TrainingPanel;
 class RubricPanel;
+class RunController;
+class RunPanel;
 class SyntaxRepository;
 struct AsWrittenScores;
 
@@ -163,6 +165,14 @@ public:
     bool isCodeTabShown() const;
     QString compileStatus() const;
 
+    // Run and profile (MainWindowRun.cpp): the last Optimize's programs through the runner.
+    RunPanel *runPanel() const { return m_runPanel; }
+    RunController *runController() const { return m_runController; }
+    QAction *runAction() const { return m_runAction; }
+    /// Runs (F5) the optimized program and the one before it; false, said in the Run dock, before an Optimize.
+    bool runPrograms();
+    bool isRunSettled() const;
+
     // Projects (.stitchproj; MainWindowProject.cpp, ProjectController): the whole session in one file.
     /// Opens a project (openFile does too, for a .stitchproj); false with the reason, the damaged
     /// place listed in Problems and the current work untouched when it cannot be read.
@@ -196,6 +206,8 @@ signals:
     void rubricUpdated();
     /// An Optimize run ended: the Agents dock shows its trace, or why there is none.
     void optimizeSettled();
+    /// A Run ended (shown in the Run dock), was cancelled, or had nothing to run.
+    void runSettled();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -212,6 +224,7 @@ private:
     void createCodeDiff();
     void createTraining();
     void showAgentsInUse();
+    void createRun();
     void onOptimizeProgress(quint64 runId, const QString &stage, const QString &agent, int decisions, int candidates,
                             int budget);
     void endOptimize(const QString &status);
@@ -336,6 +349,11 @@ private:
     QDockWidget *m_trainingDock = nullptr;
     RetrainController *m_retrainer = nullptr;
     QAction *m_openTrainingLogAction = nullptr;
+    RunController *m_runController = nullptr;
+    RunPanel *m_runPanel = nullptr;
+    QDockWidget *m_runDock = nullptr;
+    QAction *m_runAction = nullptr;
+    QLabel *m_deviceStatus = nullptr;
 
     QString m_currentFile; ///< empty for an untitled document
     bool m_compileShown = false;

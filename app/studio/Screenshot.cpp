@@ -49,6 +49,9 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
     QDockWidget *dock = nullptr;
     // "Code" is the central area's Code tab, not a dock.
     const bool codeTab = options.dock.compare(QStringLiteral("Code"), Qt::CaseInsensitive) == 0;
+    // "Run" with optimize: the Run dock after a Run of the agents' program (F5).
+    const bool runDock = options.optimize && options.dock.compare(QStringLiteral("Run"), Qt::CaseInsensitive) == 0;
+    bool runDone = !runDock;
     if (codeTab)
         window.showCodeTab(true);
     if (!options.dock.isEmpty() && !codeTab) {
@@ -58,6 +61,8 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
             return 1;
         }
         dock->raise();
+        if (runDock) // two charts and the tables: the width the editor otherwise has
+            window.resizeDocks({dock}, {options.size.width() * 62 / 100}, Qt::Horizontal);
     }
     const views::GraphView *drawing = window.graphPanel()->drawing();
 
@@ -70,7 +75,7 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
         const bool compiled = !options.waitForCompile || window.isCompileSettled();
         // The Rubric dock settled too: the step Optimize selects below is scored after it ends.
         return compiled && outlineDone && rubricDone && window.isRubricSettled() && optimizeDone && logDone
-               && window.devicePanel()->hasProbed() && drawing->isLaidOut() && window.codeDiff()->isSettled();
+               && window.devicePanel()->hasProbed() && drawing->isLaidOut() && window.codeDiff()->isSettled() && runDone;
     };
 
     QEventLoop loop;
@@ -117,6 +122,12 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
             }
         if (dock) // Optimize raised the Agents dock
             dock->raise();
+        if (runDock && !window.runPrograms())
+            runDone = true; // nothing to run: the dock says why
+        check();
+    });
+    QObject::connect(&window, &views::MainWindow::runSettled, &loop, [&] {
+        runDone = true;
         check();
     });
     QObject::connect(window.trainingPanel(), &views::TrainingPanel::logLoaded, &loop, [&] {
@@ -149,6 +160,7 @@ int captureScreenshot(views::MainWindow &window, const ScreenshotOptions &option
                              : !drawing->isLaidOut()    ? QStringLiteral("graph layout")
                              : !window.codeDiff()->isSettled() ? QStringLiteral("code diff")
                              : !logDone                 ? QStringLiteral("training log")
+                             : !runDone ? QStringLiteral("run")
                                                         : QStringLiteral("device probe");
         printError(QStringLiteral("timed out after %1 s waiting for the %2").arg(options.timeoutMs / 1000).arg(what));
         return 1;

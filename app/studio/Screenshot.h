@@ -21,6 +21,7 @@ struct ScreenshotOptions {
     QString dock;               ///< raise this dock (its title or object name, e.g. "Graph") before the capture;
                                 ///< "Code": the central Code tab (with optimize: the chosen step beside the one before)
     QString trainingLog;        ///< a training CSV shown in the Training dock (the capture waits for it)
+                                ///< "Run" with optimize: the Run dock after a Run (F5) of the agents' program
 };
 
 /// Shows the window, waits until every dock has its result, and saves it. Returns the process

@@ -5,6 +5,7 @@
 #include "core/arch/ArchDatabase.h"
 #include "views/MainWindow.h"
 #include "views/ProjectController.h"
+#include "views/RunController.h"
 #include "views/RecentFiles.h"
 #include "views/SyntaxRepository.h"
 #include "views/TrainingPanel.h"
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
     const QCommandLineOption optimizeOption(
         QStringLiteral("optimize"), QStringLiteral("Run Optimize on FILE once it is open (with --screenshot: wait for it)"));
     const QCommandLineOption dockOption(QStringLiteral("dock"),
-                                        QStringLiteral("With --screenshot: raise this dock first (e.g. Graph), or Code for the Code tab"),
+                                        QStringLiteral("With --screenshot: raise this dock first (e.g. Graph), or Code for the Code tab; Run with --optimize runs the program"),
                                         QStringLiteral("NAME"));
     const QCommandLineOption includeOption(QStringList{QStringLiteral("I"), QStringLiteral("include-dir")},
                                            QStringLiteral("Folder for quoted includes of a .cu (repeatable, as nvcc -I)"),
@@ -123,6 +124,8 @@ int main(int argc, char **argv)
     // Autosave and recovery in the user's folder; a capture leaves it alone, as it does the recent files.
     if (!screenshot)
         window.project()->setRecoveryDirectory(stitch::views::ProjectController::defaultRecoveryDirectory());
+    else // nor into your measurement cache
+        window.runController()->setSettings(stitch::views::RunController::Settings{{}, false});
 
     if (parser.isSet(archOption) && !window.setArchitecture(parser.value(archOption))) {
         return usageError(QStringLiteral("unknown architecture '%1'; available: %2")

@@ -1,0 +1,395 @@
+// The Run dock: the last Optimize's programs through the runner. Without a GPU (the real worker
+// with no driver) every figure is the performance model's and says so; with the fake worker
+// standing in for a GPU (tests/runner/fake_worker.cpp: C = A + B like a GPU would), the measured
+// path fills the verification table and CUPTI's rows. Real core results of the bundled examples.
+#include "TestUtil.h"
+
+#include "core/arch/ArchDatabase.h"
+#include "views/AgentsPanel.h"
+#include "views/DevicePanel.h"
+#include "views/MainWindow.h"
+#include "views/OptimizeController.h"
+#include "views/RecentFiles.h"
+#include "views/RunCharts.h"
+#include "views/RunController.h"
+#include "views/RunModels.h"
+#include "views/RunPanel.h"
+#include "views/SyntaxRepository.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QDockWidget>
+#include <QLabel>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace stitch;
+using namespace stitch::views;
+
+namespace {
+
+QString example(const char *name) { return QStringLiteral(STITCHCUDA_SOURCE_DIR "/examples/") + QLatin1String(name); }
+
+agents::SourceRequest request(const QString &path, ir::SizeBindings sizes = {})
+{
+    QFile f(path);
+    f.open(QIODevice::ReadOnly);
+    agents::SourceRequest r;
+    r.text = f.readAll().toStdString();
+    r.fileName = path.toStdString();
+    r.sizes = std::move(sizes);
+    return r;
+}
+
+std::shared_ptr<const agents::SourceResult> optimized(const agents::SourceRequest &r)
+{
+    OptimizeController controller;
+    QSignalSpy finished(&controller, &OptimizeController::finished);
+    controller.start(r);
+    if (!finished.wait(test::CompileTimeoutMs))
+        return nullptr;
+    return finished.first().at(1).value<std::shared_ptr<const agents::SourceResult>>();
+}
+
+/// The real worker on a machine "without a driver": what a studio without a GPU gets, also on a GPU machine.
+RunController::Settings noGpu()
+{
+    RunController::Settings s;
+    s.worker.workerPath = STITCHCUDA_WORKER_PATH;
+    s.worker.environment = {{"STITCHCUDA_LIBCUDA", "/nonexistent/libcuda.so.1"}};
+    s.cache = false;
+    return s;
+}
+
+RunController::Settings fakeGpu()
+{
+    RunController::Settings s;
+    s.worker.workerPath = STITCHCUDA_FAKE_WORKER_PATH;
+    s.cache = false;
+    return s;
+}
+
+std::shared_ptr<const RunReport> runWith(const RunController::Settings &settings, std::shared_ptr<const agents::SourceResult> result)
+{
+    RunController controller(ArchDatabase::builtin());
+    controller.setSettings(settings);
+    QSignalSpy finished(&controller, &RunController::finished);
+    RunInput input;
+    input.optimized = std::move(result);
+    controller.run(std::move(input));
+    if (!finished.wait(test::CompileTimeoutMs))
+        return nullptr;
+    return finished.first().at(1).value<std::shared_ptr<const RunReport>>();
+}
+
+int kernelsOnLogAxes(const ProgramRun &run)
+{
+    int n = 0;
+    for (const auto &p : run.kernels)
+        n += p.intensity() > 0 && p.gflops() > 0 ? 1 : 0;
+    return n;
+}
+
+struct Studio {
+    SyntaxRepository syntax;
+    RecentFiles recent;
+    std::unique_ptr<MainWindow> window;
+    Studio() : window(std::make_unique<MainWindow>(syntax, ArchDatabase::builtin(), recent))
+    {
+        window->devicePanel()->setProbeFunction([] {
+            DeviceProbe probe;
+            probe.problem = QStringLiteral("test probe: no driver");
+            return probe;
+        });
+        window->runController()->setSettings(noGpu());
+    }
+};
+
+} // namespace
+
+class TestRun final : public QObject {
+    Q_OBJECT
+private slots:
+    void withoutAGpuEveryFigureIsMarkedEstimated_data();
+    void withoutAGpuEveryFigureIsMarkedEstimated();
+    void aProgramThatCannotRunAsWrittenSaysWhereAndWhy();
+    void theFakeWorkerStandsForAGpu();
+    void aFaultingKernelCostsTheWorkerNotTheStudio();
+    void cancelStopsTheRun();
+    void mainWindowRunsAfterOptimizeAndNamesTheDevice();
+    void onAGpuBothProgramsAreVerifiedAndTimed();
+};
+
+void TestRun::withoutAGpuEveryFigureIsMarkedEstimated_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("before"); // the program the optimized one is compared with
+    QTest::addColumn<bool>("gemm");
+    QTest::addColumn<int>("programs");
+    QTest::newRow("matmul_naive.cu") << example("matmul_naive.cu") << QStringLiteral("as written") << true << 2;
+    QTest::newRow("softmax.te") << example("softmax.te") << QStringLiteral("generic schedule") << false << 2;
+    QTest::newRow("gemm_bias_gelu.te") << example("gemm_bias_gelu.te") << QStringLiteral("generic schedule") << true << 2;
+}
+
+void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, before);
+    QFETCH(bool, gemm);
+    QFETCH(int, programs);
+    auto result = optimized(request(file));
+    QVERIFY(result);
+    auto report = runWith(noGpu(), result);
+    QVERIFY(report);
+    QVERIFY(!report->gpu);
+    QVERIFY2(QString::fromStdString(report->device).startsWith(QStringLiteral("no GPU: ")), report->device.c_str());
+    QCOMPARE(report->programs.size(), std::size_t(programs));
+    QCOMPARE(QString::fromStdString(report->before()->name), before);
+    QCOMPARE(QString::fromStdString(report->optimized()->name), QStringLiteral("optimized"));
+    for (const ProgramRun &p : report->programs) {
+        QVERIFY2(p.result, (p.error + "; " + p.note).c_str());
+        QVERIFY(p.estimated());
+        QVERIFY(p.timing() && p.timing()->medianMs > 0);
+        QVERIFY(!p.result->verification);
+        QVERIFY(!p.kernels.empty());
+        QVERIFY(!p.metrics.empty());
+    }
+    QCOMPARE(!report->libraryNote.empty(), gemm);
+
+    RunPanel panel(nullptr, nullptr);
+    panel.resize(1200, 700);
+    panel.setReport(report);
+    QAbstractItemModelTester t1(panel.timesModel()), t2(panel.verificationModel()), t3(panel.metricsModel());
+    QVERIFY2(panel.message().startsWith(QStringLiteral("ESTIMATED")), qPrintable(panel.message()));
+    RunTimesModel *times = panel.timesModel();
+    QCOMPARE(times->rowCount(), programs);
+    for (int row = programs - 2; row < programs; ++row) {
+        QVERIFY(times->index(row, RunTimesModel::MedianColumn).data().toString().endsWith(QStringLiteral("(estimated)")));
+        QVERIFY(times->index(row, RunTimesModel::SourceColumn).data().toString().startsWith(QStringLiteral("ESTIMATED")));
+        QVERIFY(times->index(row, RunTimesModel::MedianColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("ESTIMATED")));
+    }
+    QCOMPARE(panel.verificationModel()->rowCount(), programs);
+    for (const auto &r : panel.verificationModel()->rows())
+        QVERIFY(r.result.contains(QStringLiteral("estimated")) || r.result == QStringLiteral("not run"));
+    // No CUPTI without a GPU: the metrics table holds the static rubric's evidence, labelled.
+    QCOMPARE(panel.metricsModel()->measuredRows(), 0);
+    QVERIFY(panel.metricsModel()->index(0, RunMetricsModel::SourceColumn).data().toString().startsWith(QStringLiteral("static rubric")));
+
+    RunTimeChart *chart = panel.timeChart();
+    QVERIFY(chart->title().contains(QStringLiteral("ESTIMATED")));
+    QCOMPARE(chart->bars()->barSets().size(), 1);
+    QCOMPARE(chart->bars()->barSets().first()->count(), 2);
+    QVERIFY(chart->bars()->barSets().first()->label().contains(QStringLiteral("estimated")));
+    QVERIFY(chart->spreads().isEmpty()); // an estimate has no spread
+    QVERIFY(chart->barToolTip(0).contains(QStringLiteral("ESTIMATED")));
+
+    RooflineChart *roofline = panel.roofline();
+    QVERIFY(roofline->title().contains(QStringLiteral("ESTIMATED")));
+    const GpuSpec *gpu = ArchDatabase::builtin().defaultGpuFor("sm_90");
+    QVERIFY(gpu);
+    QVERIFY(roofline->ceilings().size() >= 2);
+    // The DRAM slope at the datasheet bandwidth, the FP32 roof at its peak.
+    const QPointF slope = roofline->ceilings().at(0)->at(0);
+    QVERIFY(qAbs(slope.y() / slope.x() - gpu->memoryBandwidthGBs) < 1e-6 * gpu->memoryBandwidthGBs);
+    QCOMPARE(roofline->ceilings().at(1)->at(0).y(), gpu->fp32Tflops * 1e3);
+    QVERIFY(roofline->beforePoints() && roofline->afterPoints());
+    QCOMPARE(roofline->beforePoints()->count(), kernelsOnLogAxes(*report->before()));
+    QCOMPARE(roofline->afterPoints()->count(), kernelsOnLogAxes(*report->optimized()));
+    QCOMPARE(roofline->beforePoints()->count() + roofline->afterPoints()->count() + roofline->omitted().size(),
+             static_cast<qsizetype>(report->before()->kernels.size() + report->optimized()->kernels.size()));
+    QVERIFY(roofline->afterPoints()->count() >= 1);
+    QVERIFY(roofline->afterPoints()->name().contains(QStringLiteral("estimated")));
+    const QString tip = roofline->pointToolTip(roofline->afterPoints(), roofline->afterPoints()->at(0));
+    QVERIFY2(tip.contains(QStringLiteral("ESTIMATED")), qPrintable(tip));
+}
+
+void TestRun::aProgramThatCannotRunAsWrittenSaysWhereAndWhy()
+{
+    // A kernel alone has no host code: its launch is inferred, so it cannot run as written.
+    auto result = optimized(request(example("matmul_kernel_only.cu"), {{"M", 256}, {"N", 128}, {"K", 64}}));
+    QVERIFY(result);
+    auto report = runWith(noGpu(), result);
+    QVERIFY(report);
+    QCOMPARE(report->programs.size(), std::size_t(3));
+    const ProgramRun &asWritten = report->programs[0];
+    QCOMPARE(asWritten.role, ProgramRun::Role::AsWritten);
+    QVERIFY(!asWritten.result);
+    QVERIFY2(asWritten.error.find("matmul_kernel_only.cu:") != std::string::npos, asWritten.error.c_str());
+    QCOMPARE(report->before()->role, ProgramRun::Role::Generic);
+    QVERIFY(report->before()->estimated());
+    RunPanel panel(nullptr, nullptr);
+    panel.setReport(report);
+    QAbstractItemModelTester tester(panel.verificationModel());
+    QVERIFY(panel.message().contains(QStringLiteral("as written not run")));
+    QCOMPARE(panel.timesModel()->index(0, RunTimesModel::VerifiedColumn).data().toString(), QStringLiteral("not run"));
+}
+
+void TestRun::theFakeWorkerStandsForAGpu()
+{
+    auto result = optimized(request(test::dataPath("add.te")));
+    QVERIFY(result);
+    auto report = runWith(fakeGpu(), result);
+    QVERIFY(report);
+    QVERIFY(report->gpu);
+    QCOMPARE(QString::fromStdString(report->device), QStringLiteral("Fake GPU (sm_90)"));
+    for (const ProgramRun &p : report->programs) {
+        QVERIFY2(p.result, p.error.c_str());
+        QVERIFY(!p.estimated());
+        QVERIFY(p.result->verification);
+        QVERIFY(p.result->verification->verified);
+        QCOMPARE(p.timing()->samplesMs.size(), std::size_t(3));
+    }
+    RunPanel panel(nullptr, nullptr);
+    panel.setReport(report);
+    QAbstractItemModelTester t1(panel.timesModel()), t2(panel.verificationModel()), t3(panel.metricsModel());
+    QVERIFY2(panel.message().startsWith(QStringLiteral("Measured on Fake GPU")), qPrintable(panel.message()));
+    // One row per program and output, each verified against the CPU interpreter.
+    const auto &rows = panel.verificationModel()->rows();
+    QCOMPARE(rows.size(), std::size_t(2));
+    for (const auto &r : rows) {
+        QCOMPARE(r.output, QStringLiteral("C"));
+        QCOMPARE(r.result, QStringLiteral("verified"));
+        QVERIFY(r.tooltip.contains(QStringLiteral("CPU interpreter")));
+    }
+    QCOMPARE(panel.timesModel()->index(1, RunTimesModel::MedianColumn).data().toString(), QStringLiteral("0.5100 ms"));
+    QVERIFY(panel.timesModel()->index(1, RunTimesModel::SourceColumn).data().toString().startsWith(QStringLiteral("measured on Fake GPU")));
+    // CUPTI's counters first, then the static rubric beside them.
+    QVERIFY(panel.metricsModel()->measuredRows() > 0);
+    QCOMPARE(panel.metricsModel()->index(0, RunMetricsModel::SourceColumn).data().toString(), QStringLiteral("CUPTI (measured)"));
+    QVERIFY(panel.metricsModel()->measuredRows() < panel.metricsModel()->rowCount());
+    QCOMPARE(panel.timeChart()->spreads().size(), 2);
+    QCOMPARE(panel.timeChart()->spreads().first()->at(0).y(), 0.5);
+    QCOMPARE(panel.timeChart()->spreads().first()->at(1).y(), 0.52);
+    QVERIFY(!panel.timeChart()->title().contains(QStringLiteral("ESTIMATED")));
+    // The fake worker gives no CUPTI kernel records: the kernels' own times stay the model's, said so.
+    QVERIFY(panel.roofline()->title().contains(QStringLiteral("ESTIMATED")));
+}
+
+void TestRun::aFaultingKernelCostsTheWorkerNotTheStudio()
+{
+    auto faulting = optimized(request(test::dataPath("fault.te")));
+    QVERIFY(faulting);
+    QCOMPARE(QString::fromStdString(faulting->program.kernels.at(0).code.name), QStringLiteral("fault"));
+    RunController controller(ArchDatabase::builtin());
+    controller.setSettings(fakeGpu());
+    QSignalSpy finished(&controller, &RunController::finished);
+    RunInput input;
+    input.optimized = faulting;
+    controller.run(input);
+    QVERIFY(finished.wait(test::CompileTimeoutMs));
+    auto report = finished.last().at(1).value<std::shared_ptr<const RunReport>>();
+    for (const ProgramRun &p : report->programs) {
+        QVERIFY(!p.result);
+        QVERIFY2(p.error.rfind("fault: ", 0) == 0, p.error.c_str());
+    }
+    RunPanel panel(nullptr, nullptr);
+    panel.setReport(report);
+    QVERIFY(panel.message().contains(QStringLiteral("not run: fault")));
+    // The same controller runs again on a fresh worker.
+    input.optimized = optimized(request(test::dataPath("add.te")));
+    controller.run(input);
+    QVERIFY(finished.wait(test::CompileTimeoutMs));
+    report = finished.last().at(1).value<std::shared_ptr<const RunReport>>();
+    QVERIFY(report->optimized()->result && report->optimized()->result->verification->verified);
+}
+
+void TestRun::cancelStopsTheRun()
+{
+    auto result = optimized(request(example("softmax.te")));
+    QVERIFY(result);
+    RunController controller(ArchDatabase::builtin());
+    controller.setSettings(noGpu());
+    QSignalSpy finished(&controller, &RunController::finished);
+    QSignalSpy cancelled(&controller, &RunController::cancelled);
+    RunInput input;
+    input.optimized = result;
+    const quint64 id = controller.run(input);
+    QVERIFY(controller.isRunning());
+    controller.cancel();
+    QVERIFY(!controller.isRunning());
+    QVERIFY(cancelled.wait(5000));
+    QCOMPARE(cancelled.first().at(0).toULongLong(), id);
+    controller.waitForIdle();
+    QTest::qWait(100); // the cancelled run's outcome is dropped
+    QCOMPARE(finished.count(), 0);
+}
+
+void TestRun::mainWindowRunsAfterOptimizeAndNamesTheDevice()
+{
+    Studio studio;
+    MainWindow &window = *studio.window;
+    QCOMPARE(window.runAction()->shortcut(), QKeySequence(Qt::Key_F5));
+    QVERIFY(!window.runAction()->isEnabled());
+    QSignalSpy ran(&window, &MainWindow::runSettled);
+    QVERIFY(!window.runPrograms()); // nothing optimized yet: said, never a crash
+    QCOMPARE(ran.count(), 1);
+    QVERIFY(window.runPanel()->message().contains(QStringLiteral("Optimize first")));
+
+    auto *status = window.findChild<QLabel *>(QStringLiteral("deviceStatus"));
+    QVERIFY(status);
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith(QStringLiteral("No GPU: ")), 30000);
+
+    QVERIFY(window.openFile(example("matmul_naive.cu")));
+    QSignalSpy optimizedSpy(&window, &MainWindow::optimizeSettled);
+    QVERIFY(window.optimize());
+    QVERIFY(optimizedSpy.wait(test::CompileTimeoutMs));
+    QVERIFY(window.runAction()->isEnabled());
+    window.runAction()->trigger();
+    QVERIFY(ran.wait(test::CompileTimeoutMs));
+    QVERIFY(window.isRunSettled());
+    const RunReport *report = window.runPanel()->report();
+    QVERIFY(report);
+    QCOMPARE(report->programs.size(), std::size_t(2)); // as written, optimized
+    QVERIFY(window.runPanel()->message().startsWith(QStringLiteral("ESTIMATED")));
+    QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("runDock")));
+    // The dock is part of the window's state.
+    QByteArray name; // saveState() keeps object names as QDataStream does: UTF-16, big-endian
+    for (char c : QByteArray("runDock"))
+        name.append('\0').append(c);
+    QVERIFY(window.saveState().contains(name));
+}
+
+// The real worker on the local GPU (skips without one): the program as written and the optimized
+// one verified against the CPU interpreter, timed with their spread, their kernels on the roofline
+// from CUPTI's records.
+void TestRun::onAGpuBothProgramsAreVerifiedAndTimed()
+{
+    RunController::Settings gpu;
+    gpu.worker.workerPath = STITCHCUDA_WORKER_PATH;
+    gpu.cache = false;
+    {
+        RunController probe(ArchDatabase::builtin());
+        probe.setSettings(gpu);
+        QSignalSpy probed(&probe, &RunController::deviceProbed);
+        probe.probe();
+        QVERIFY(probed.wait(test::CompileTimeoutMs));
+        if (!probe.device()->gpu)
+            QSKIP(qPrintable(QStringLiteral("no GPU: ") + QString::fromStdString(probe.device()->why)));
+    }
+    auto result = optimized(request(example("matmul_naive.cu")));
+    QVERIFY(result);
+    auto report = runWith(gpu, result);
+    QVERIFY(report);
+    QVERIFY(report->gpu);
+    QCOMPARE(report->programs.size(), std::size_t(2));
+    for (const ProgramRun &p : report->programs) {
+        QVERIFY2(p.result, p.error.c_str());
+        QVERIFY(!p.estimated());
+        QVERIFY(p.result->verification && p.result->verification->verified);
+        QVERIFY(p.timing()->samplesMs.size() >= 3 && p.timing()->minMs <= p.timing()->maxMs);
+        for (const RooflinePoint &k : p.kernels)
+            QVERIFY2(k.measured || !p.result->profile || !p.result->profile->available, k.kernel.c_str());
+    }
+    RunPanel panel(nullptr, nullptr);
+    panel.setReport(report);
+    QAbstractItemModelTester t1(panel.timesModel()), t2(panel.verificationModel()), t3(panel.metricsModel());
+    QCOMPARE(panel.timeChart()->spreads().size(), 2);
+    QVERIFY(!panel.timeChart()->title().contains(QStringLiteral("ESTIMATED")));
+}
+
+QTEST_MAIN(TestRun)
+#include "tst_run.moc"
