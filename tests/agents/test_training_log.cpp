@@ -19,7 +19,7 @@ using namespace stitch::agents::testing;
 
 TEST(TrainingLog, ReadsTheShippedRunsCurves)
 {
-    auto log = readTrainingLog(STITCHCUDA_SOURCE_DIR "/docs/agents/training-sm_90.csv");
+    auto log = readTrainingLog(STITCHCUDA_SOURCE_DIR "/docs/agents/training-sm_90.csv.gz");
     ASSERT_TRUE(log.ok()) << log.error().toString();
     ASSERT_EQ(log->rows.size(), 1500u);
     EXPECT_TRUE(log->hasHeldOut);
