@@ -32,6 +32,7 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QSettings;
 class QTimer;
 class QTreeView;
 QT_END_NAMESPACE
@@ -185,6 +186,13 @@ public:
     /// Offers the newest autosave of a session that did not end cleanly (ProjectController's
     /// recovery prompt); true when it was restored.
     bool offerRecovery();
+
+    // Layout (MainWindowLayout.cpp): docks, toolbars and the window's geometry kept between runs.
+    /// Restores the layout `settings` holds (when it was saved by this layout version) and saves the
+    /// window's layout there when it closes; null: nothing is kept (tests, screenshots).
+    void setLayoutSettings(QSettings *settings);
+    /// Writes the current layout to the layout settings (closeEvent does); false without settings.
+    bool saveLayout() const;
 
     // Training (MainWindowTraining.cpp): the Training dock and Retrain with my overrides.
     TrainingPanel *trainingPanel() const { return m_trainingPanel; }
@@ -358,6 +366,7 @@ private:
     QString m_currentFile; ///< empty for an untitled document
     bool m_compileShown = false;
     QTimer *m_outlineTimer = nullptr;
+    QSettings *m_layoutSettings = nullptr; ///< setLayoutSettings: where the layout is kept
     quint64 m_outlineJob = 0;
     quint64 m_liftJob = 0;
     /// The newest lift (success or error) the Rubric dock scores; one scoring job runs at a time and

@@ -74,6 +74,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
 {
     if (maybeSave()) {
         m_project->discardRecovery(); // a clean exit: nothing to recover at the next start
+        saveLayout();
         event->accept();
     } else
         event->ignore();

@@ -7,6 +7,7 @@
 #include "views/ProjectController.h"
 #include "views/RunController.h"
 #include "views/RecentFiles.h"
+#include "views/StallMonitor.h"
 #include "views/SyntaxRepository.h"
 #include "views/TrainingPanel.h"
 
@@ -151,6 +152,13 @@ int main(int argc, char **argv)
         return stitch::studio::captureScreenshot(window, capture);
     }
 
+    window.setLayoutSettings(settings.get()); // the docks as you left them
+    // STITCHCUDA_STALL_LOG=1: every stall of the GUI thread past 50 ms is printed (views/StallMonitor.h).
+    stitch::views::StallMonitor stalls;
+    if (qEnvironmentVariableIsSet("STITCHCUDA_STALL_LOG")) {
+        stalls.setLogThresholdMs(50);
+        stalls.start();
+    }
     window.show();
     // A session that ended without a clean exit left its autosave: offered once the window is up.
     QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });

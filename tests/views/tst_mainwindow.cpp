@@ -32,6 +32,7 @@
 #include <QTextBlock>
 #include <QTreeView>
 #include <QTreeWidget>
+#include <QSettings>
 #include <QtTest>
 
 #include <memory>
@@ -51,6 +52,7 @@ private slots:
     void architectureChangeRecompiles();
     void missingFileIsReported();
     void unsavedChangesPromptGuardsClose();
+    void layoutIsKeptBetweenRuns();
     void saveWritesFileAndRecentList();
     void devicePanelReportsProbe();
     void graphDockShowsLiftedProgram();
@@ -215,6 +217,45 @@ void TestMainWindow::missingFileIsReported()
     QVERIFY(!m_window->openFile(QStringLiteral(STITCHCUDA_VIEWS_TEST_DATA), &error));
     QVERIFY2(error.contains(QStringLiteral("not a regular file")), qPrintable(error));
     QVERIFY(m_window->currentFile().isEmpty());
+}
+
+void TestMainWindow::layoutIsKeptBetweenRuns()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QSettings settings(dir.filePath(QStringLiteral("studio.ini")), QSettings::IniFormat);
+    auto dock = [](MainWindow &w, const char *name) {
+        return w.findChild<QDockWidget *>(QLatin1String(name));
+    };
+    // A first run: the Run dock closed, the Training dock floating.
+    m_window->setLayoutSettings(&settings);
+    QDockWidget *run = dock(*m_window, "runDock");
+    QDockWidget *training = dock(*m_window, "trainingDock");
+    QVERIFY(run && training);
+    run->hide();
+    training->show();
+    training->setFloating(true);
+    QVERIFY(m_window->close()); // nothing unsaved: closes, and keeps the layout
+    QCOMPARE(settings.value(QStringLiteral("layout/version")).toInt(), 1);
+
+    // The next run finds the docks as they were left.
+    MainWindow next(m_syntax, ArchDatabase::builtin(), *m_recent);
+    next.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&next));
+    QVERIFY(dock(next, "runDock")->toggleViewAction()->isChecked()); // open by default
+    next.setLayoutSettings(&settings);
+    QVERIFY(!dock(next, "runDock")->toggleViewAction()->isChecked());
+    QVERIFY(dock(next, "trainingDock")->isFloating());
+
+    // A layout from another layout version is left alone: the default layout stands.
+    settings.setValue(QStringLiteral("layout/version"), 0);
+    MainWindow older(m_syntax, ArchDatabase::builtin(), *m_recent);
+    older.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&older));
+    older.setLayoutSettings(&settings);
+    QVERIFY(!dock(older, "trainingDock")->isFloating());
+    QVERIFY(dock(older, "runDock")->toggleViewAction()->isChecked());
+    m_window->show();
 }
 
 void TestMainWindow::unsavedChangesPromptGuardsClose()
