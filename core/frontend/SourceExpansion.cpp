@@ -2,6 +2,8 @@
 // The #if arithmetic lives in PreprocessorConditions.cpp.
 #include "core/frontend/SourceExpansion.h"
 
+#include "core/common/Files.h"
+
 #include "core/frontend/PreprocessorConditions.h"
 
 #include <algorithm>
@@ -130,20 +132,6 @@ std::string quoted(const std::string &s)
     return out + "\"";
 }
 
-std::optional<std::string> readFromDisk(const std::string &path)
-{
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec))
-        return std::nullopt;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    if (in.bad())
-        return std::nullopt;
-    return s.str();
-}
 
 /// One #if group: whether it is decided, and which branch is live.
 struct Frame {
@@ -157,7 +145,7 @@ class Expander {
 public:
     explicit Expander(const SourceOptions &options) : m_options(options)
     {
-        m_read = options.readFile ? options.readFile : readFromDisk;
+        m_read = options.readFile ? options.readFile : readRegularFile;
         m_macros.define("__CUDACC__", "1");
         m_macros.define("__NVCC__", "1");
         for (const auto &[name, value] : options.defines)

@@ -1,5 +1,7 @@
 #include "core/storage/ProjectFile.h"
 
+#include "core/common/Files.h"
+
 #include "core/storage/JsonLocations.h"
 
 #include <nlohmann/json.hpp>
@@ -269,20 +271,6 @@ Project readProject(const json &j)
     return p;
 }
 
-std::optional<std::string> readWholeFile(const std::string &path)
-{
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec))
-        return std::nullopt;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        return std::nullopt;
-    return text.str();
-}
 
 } // namespace
 
@@ -356,7 +344,7 @@ Result<Project> parseProject(const std::string &text, const std::string &fileNam
 InputChoice chooseInput(const Project &project, const std::string &projectPath,
                         const std::function<std::optional<std::string>(const std::string &)> &readFile)
 {
-    const auto read = readFile ? readFile : readWholeFile;
+    const auto read = readFile ? readFile : readRegularFile;
     InputChoice out;
     out.text = project.input.text;
     out.path = project.input.path;
