@@ -193,14 +193,8 @@ std::string describeKernel(const GeneratedKernel &kernel)
 std::vector<int> GeneratedProgram::kernelStages() const
 {
     std::vector<int> stages;
-    for (const auto &k : kernels) {
-        int stage = 0;
-        // The group's ops share one stage (analyzeGroup); the schedule does not hold the graph.
-        auto it = stageOfGroup.find(k.group.name);
-        if (it != stageOfGroup.end())
-            stage = it->second;
-        stages.push_back(stage);
-    }
+    for (const auto &k : kernels)
+        stages.push_back(k.stage);
     return stages;
 }
 
@@ -212,9 +206,6 @@ Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const
     GeneratedProgram p;
     if (carried)
         p.carried = *carried;
-    for (const auto &group : sched.groups)
-        if (const ir::ComputeOp *op = group.ops.empty() ? nullptr : problem.graph.findOp(group.ops.front()))
-            p.stageOfGroup[group.name] = op->stage;
     p.name = cIdentifier(problem.graph.name().empty() ? "program" : problem.graph.name());
     p.schedule = sched;
     const auto wide = wideTensors(problem.graph, problem.sizes);
@@ -231,7 +222,7 @@ Result<GeneratedProgram> generateProgram(const schedule::Problem &problem, const
             GenContext ctx{problem.graph, *analysis, group, problem.sizes, wide, group.name, problem.arch};
             for (KernelCode &code : generateKernels(ctx)) {
                 cooperativeGroups = cooperativeGroups || code.clusterSize > 1;
-                p.kernels.push_back({std::move(code), group});
+                p.kernels.push_back({std::move(code), group, analysis->ops.front()->stage}); // one stage per group
             }
             for (ir::TensorId id : analysis->stored)
                 buffers.insert(id);

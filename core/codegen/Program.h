@@ -23,6 +23,7 @@ namespace stitch::codegen {
 struct GeneratedKernel {
     KernelCode code;
     schedule::KernelGroup group;
+    int stage = 0; ///< its ops' ir::ComputeOp::stage (Carry.h)
 };
 
 /// One line for a kernel: its group's decisions (schedule::describe), named first when it is a
@@ -38,7 +39,6 @@ struct GeneratedProgram {
     CarriedKernels carried;                 ///< the input's opaque kernels, run unchanged between stages (Carry.h)
     /// The stage (ir::ComputeOp::stage) of each kernel's ops, like kernels.
     std::vector<int> kernelStages() const;
-    std::map<std::string, int> stageOfGroup; ///< group name -> its ops' stage
 };
 
 /// Validates the schedule for the problem, then generates. InvalidArgument (with every rule
