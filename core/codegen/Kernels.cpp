@@ -4,6 +4,8 @@
 #include "core/ir/ExprUtil.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <set>
 
 namespace stitch::codegen {
@@ -110,14 +112,23 @@ const char *floordivHelper = R"(__device__ __forceinline__ int stitch_floordiv(i
 
 std::string floorDivHelperSource() { return floordivHelper; }
 
+namespace {
+
+/// An iteration variable's C name in the generic kernel: "i_" + its name + "_". Generated locals end
+/// in '_' and never start with "i_" (acc_, t_, col_), and parameters never end in '_' (cIdentifier).
+std::string iterName(const std::string &name) { return "i_" + cIdentifier(name) + "_"; }
+
+} // namespace
+
 KernelCode generateGenericKernel(const GenContext &ctx)
 {
     const ir::ComputeOp &op = *ctx.analysis.ops.front();
-    const int threads = ctx.group.value("threads");
+    const int threads = ctx.group.value("threads"), tpr = ctx.group.value("threads_per_row");
+    const bool tiled = tpr > 0 && !op.domain.empty();
     KernelCode k;
     k.name = ctx.kernelName;
     k.params = kernelParams(ctx);
-    k.block = {threads, 1, 1};
+    k.block = tiled ? std::array<int, 3>{tpr, threads / tpr, 1} : std::array<int, 3>{threads, 1, 1};
 
     ExprScope scope;
     scope.graph = &ctx.graph;
@@ -127,26 +138,44 @@ KernelCode generateGenericKernel(const GenContext &ctx)
     w.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + k.name + "(" +
            paramList(k.params) + ")");
     w.open("");
-    std::string total = "1LL";
-    for (const auto &v : op.domain)
-        total += " * (long long)(" + emitExpr(v.extent, scope) + ")";
-    w.line("const long long total_ = " + total + ";");
-    w.open("for (long long t_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; t_ < total_; t_ += (long long)gridDim.x * blockDim.x)");
+    auto extent = [&](std::size_t d) { return "(long long)(" + emitExpr(op.domain[d].extent, scope) + ")"; };
+    // The flattened rows (every dimension but the innermost, or all of them when flat).
+    const std::size_t rowDims = tiled ? op.domain.size() - 1 : op.domain.size();
+    std::string rows = "1LL";
+    for (std::size_t d = 0; d < rowDims; ++d)
+        rows += " * " + extent(d);
+    if (tiled) {
+        // A 2-D launch: blockIdx.x over tiles of tpr columns of the innermost dimension, blockIdx.y
+        // over bands of threads / tpr of the other dimensions' rows (looping past 65535 bands).
+        const std::string rpb = std::to_string(threads / tpr);
+        w.line("const long long cols_ = " + extent(op.domain.size() - 1) + ";");
+        w.line("const long long rows_ = " + rows + ";");
+        w.line("const long long col_ = (long long)blockIdx.x * " + std::to_string(tpr) + " + threadIdx.x;");
+        w.line("if (col_ >= cols_)");
+        w.line("    return;");
+        const auto &v = op.domain.back();
+        const std::string name = iterName(v.name);
+        w.line("const int " + name + " = " + emitExpr(v.lowerBound, scope) + " + (int)col_;");
+        scope.vars[v.name] = name;
+        w.open("for (long long t_ = (long long)blockIdx.y * " + rpb + " + threadIdx.y; t_ < rows_; t_ += (long long)gridDim.y * " +
+               rpb + ")");
+    } else {
+        w.line("const long long total_ = " + rows + ";");
+        w.open("for (long long t_ = (long long)blockIdx.x * blockDim.x + threadIdx.x; t_ < total_; t_ += (long long)gridDim.x * blockDim.x)");
+    }
     w.line("long long rest_ = t_;");
-    for (std::size_t d = op.domain.size(); d-- > 0;) {
+    for (std::size_t d = rowDims; d-- > 0;) {
         const auto &v = op.domain[d];
-        const std::string name = cIdentifier(v.name) + "_";
-        const std::string ext = "(long long)(" + emitExpr(v.extent, scope) + ")";
+        const std::string name = iterName(v.name);
         if (d > 0) {
-            w.line("const int " + name + " = " + emitExpr(v.lowerBound, scope) + " + (int)(rest_ % " + ext + ");");
-            w.line("rest_ /= " + ext + ";");
+            w.line("const int " + name + " = " + emitExpr(v.lowerBound, scope) + " + (int)(rest_ % " + extent(d) + ");");
+            w.line("rest_ /= " + extent(d) + ";");
         } else {
             w.line("const int " + name + " = " + emitExpr(v.lowerBound, scope) + " + (int)rest_;");
         }
         scope.vars[v.name] = name;
     }
-    if (!op.domain.empty())
-        w.line("(void)rest_;");
+    w.line("(void)rest_;");
     const char *type = ir::cudaTypeName(op.output.dtype);
     std::string value;
     if (op.reduction) {
@@ -155,7 +184,7 @@ KernelCode generateGenericKernel(const GenContext &ctx)
         const bool wide = ctx.group.value("accumulate") == 1 && ir::isFloat(op.output.dtype);
         w.line(std::string(wide ? "double" : type) + " acc_ = " + init + ";");
         for (const auto &v : op.reduction->vars) {
-            const std::string name = cIdentifier(v.name) + "_";
+            const std::string name = iterName(v.name);
             const std::string lb = emitExpr(v.lowerBound, scope);
             w.open("for (int " + name + " = " + lb + "; " + name + " < " + lb + " + " + emitExpr(v.extent, scope) +
                    "; ++" + name + ")");
@@ -172,14 +201,43 @@ KernelCode generateGenericKernel(const GenContext &ctx)
     std::vector<std::string> idx;
     for (const auto &v : op.domain)
         idx.push_back(scope.vars[v.name]);
-    w.line(emitGlobalAccess(*ctx.graph.tensor(op.output.id), idx, scope) + " = (" + type + ")(" + value + ");");
+    // Each op's value in a register; the element-wise ops after the first read them there.
+    std::map<ir::TensorId, std::string> values;
+    auto finish = [&](const ir::ComputeOp &o, const std::string &v) {
+        const char *t = ir::cudaTypeName(o.output.dtype);
+        const std::string reg = "v" + std::to_string(values.size()) + "_";
+        w.line(std::string("const ") + t + " " + reg + " = (" + t + ")(" + v + ");");
+        values[o.output.id] = reg;
+        if (ctx.analysis.isStored(o.output.id))
+            w.line(emitGlobalAccess(*ctx.graph.tensor(o.output.id), idx, scope) + " = " + reg + ";");
+    };
+    finish(op, value);
+    for (std::size_t n = 1; n < ctx.analysis.ops.size(); ++n) {
+        const ir::ComputeOp &next = *ctx.analysis.ops[n];
+        ExprScope s = scope;
+        for (std::size_t d = 0; d < next.domain.size() && d < op.domain.size(); ++d)
+            s.vars[next.domain[d].name] = scope.vars[op.domain[d].name];
+        s.local = [&values](const Expr &read, const ExprScope &) -> std::optional<std::string> {
+            const auto it = values.find(read.tensor().id);
+            return it == values.end() ? std::nullopt : std::optional<std::string>(it->second);
+        };
+        finish(next, emitExpr(next.body, s));
+    }
     w.close();
     w.close();
     k.source = w.str();
     Expr totalExpr = Expr(1);
     for (const auto &v : op.domain)
         totalExpr = totalExpr.isIntConst(1) ? v.extent : totalExpr * v.extent;
-    k.grid = {ceilDivExpr(totalExpr, threads), Expr(1), Expr(1)};
+    if (tiled) {
+        Expr rowsExpr = Expr(1);
+        for (std::size_t d = 0; d + 1 < op.domain.size(); ++d)
+            rowsExpr = rowsExpr.isIntConst(1) ? op.domain[d].extent : rowsExpr * op.domain[d].extent;
+        k.grid = {ceilDivExpr(op.domain.back().extent, tpr),
+                  ir::min(ceilDivExpr(rowsExpr, threads / tpr), ir::intLiteralFor(rowsExpr, 65535)), Expr(1)};
+    } else {
+        k.grid = {ceilDivExpr(totalExpr, threads), Expr(1), Expr(1)};
+    }
     return k;
 }
 

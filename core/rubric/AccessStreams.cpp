@@ -360,24 +360,75 @@ void StreamBuilder::elementwise()
     facts.instructionsPerWarp = 20 + static_cast<double>(items) * vec * (static_cast<double>(a.ops.size()) * 3 + 2);
 }
 
+namespace {
+
+/// The select conditions on the way from `e` to each occurrence of `read` (by its text): one path
+/// per occurrence, each a list of (condition, the branch taken is "then"). A C ternary evaluates one
+/// branch, so a read under it runs only on the lanes whose conditions choose its side.
+void guardPaths(const ir::Expr &e, const std::string &read, std::vector<std::pair<ir::Expr, bool>> &path,
+                std::vector<std::vector<std::pair<ir::Expr, bool>>> &out)
+{
+    if (!e.defined())
+        return;
+    if (e.kind() == ir::ExprKind::Read && e.toString() == read) {
+        out.push_back(path);
+        return;
+    }
+    if (e.kind() == ir::ExprKind::Select) {
+        guardPaths(e.operand(0), read, path, out);
+        for (int side = 1; side <= 2; ++side) {
+            path.emplace_back(e.operand(0), side == 1);
+            guardPaths(e.operand(static_cast<std::size_t>(side)), read, path, out);
+            path.pop_back();
+        }
+        return;
+    }
+    for (const auto &o : e.operands())
+        guardPaths(o, read, path, out);
+}
+
+} // namespace
+
 void StreamBuilder::generic()
 {
     const ir::ComputeOp &op = *a.ops.front();
+    const auto &g = facts.kernel->group;
+    const int tpr = op.domain.empty() ? 0 : g.value("threads_per_row");
     std::vector<std::int64_t> ext;
     std::int64_t total = 1;
     for (const auto &v : op.domain) {
         ext.push_back(evalSize(v.extent, sizes()));
         total *= ext.back();
     }
+    // threads_per_row > 0: a block is a tile of tpr columns of the innermost dimension by
+    // threads / tpr rows of the others flattened, tiles x fastest (Kernels.cpp, generateGenericKernel).
+    const std::int64_t cols = ext.empty() ? 1 : ext.back();
+    const std::int64_t rows = cols > 0 ? total / cols : 0;
+    const int rpb = tpr > 0 ? facts.threads / tpr : 0;
+    const std::int64_t tilesX = tpr > 0 ? ceilDiv(cols, std::int64_t(tpr)) : 0;
+    std::vector<std::int64_t> rowExt(ext.begin(), ext.empty() ? ext.end() : ext.end() - 1);
     auto point = [&](std::int64_t block, int t, VarMap &vars) {
-        const std::int64_t flat = block * facts.threads + t;
-        if (flat >= total)
-            return false;
-        const auto idx = unflatten(flat, ext);
+        std::vector<std::int64_t> idx;
+        if (tpr > 0) {
+            const std::int64_t col = (block % tilesX) * tpr + t % tpr, row = (block / tilesX) * rpb + t / tpr;
+            if (col >= cols || row >= rows)
+                return false;
+            idx = unflatten(row, rowExt);
+            idx.push_back(col);
+        } else {
+            const std::int64_t flat = block * facts.threads + t;
+            if (flat >= total)
+                return false;
+            idx = unflatten(flat, ext);
+        }
         for (std::size_t d = 0; d < op.domain.size(); ++d) {
             auto lb = evalIndex(op.domain[d].lowerBound, sizes(), {});
             vars[op.domain[d].name] = idx[d] + (lb ? *lb : 0);
         }
+        // The element-wise ops after the first index the same element by their own names.
+        for (const auto *next : a.ops)
+            for (std::size_t d = 0; next != &op && d < next->domain.size() && d < op.domain.size(); ++d)
+                vars[next->domain[d].name] = vars[op.domain[d].name];
         if (op.reduction)
             for (const auto &r : op.reduction->vars) {
                 auto lb = evalIndex(r.lowerBound, sizes(), vars);
@@ -385,6 +436,15 @@ void StreamBuilder::generic()
             }
         return true;
     };
+    // Warps with a lane at work: flat, one per 32 elements; tiled, the warps of each row band that
+    // reach a column (a column tail's idle lanes still issue their warp).
+    double warps = static_cast<double>(ceilDiv(total, 32));
+    if (tpr > 0) {
+        const std::int64_t warpsPerRowCols =
+            tpr >= 32 ? (cols / tpr) * (tpr / 32) + ceilDiv(cols % tpr, std::int64_t(32)) : tilesX;
+        warps = tpr >= 32 ? static_cast<double>(rows * warpsPerRowCols)
+                          : static_cast<double>(warpsPerRowCols * ceilDiv(rows, std::int64_t(32 / tpr)));
+    }
     // Reduction trip counts per lane: uniform unless the range uses the lane's own indices.
     double reduce = 1, tripIdle = 0;
     if (op.reduction) {
@@ -410,37 +470,96 @@ void StreamBuilder::generic()
                 tripIdle = std::max(tripIdle, 1 - mean / mx);
         }
     }
-    const double warps = static_cast<double>(ceilDiv(total, 32));
-    for (const auto &r : globalReads(op, true, false))
-        add("read " + r.toString() + (op.reduction ? " in the reduction loop" : ""), false, false,
-            ir::dtypeSize(r.tensor().dtype), warps * reduce, [&, r](std::int64_t block, int t) -> std::int64_t {
+    // A read under a select runs on the lanes whose conditions choose its side (at the first step of
+    // a reduction), and its requests are the warps with such a lane, over up to 256 warps of the grid.
+    auto runs = [](const std::vector<std::vector<std::pair<ir::Expr, bool>>> &paths, const ir::SizeBindings &sz,
+                   const VarMap &v) {
+        for (const auto &path : paths) {
+            bool all = true;
+            for (const auto &[cond, then] : path) {
+                const auto c = evalIndex(cond, sz, v);
+                all = all && (!c || (*c != 0) == then);
+            }
+            if (all)
+                return true;
+        }
+        return false;
+    };
+    const std::int64_t launchedWarps = facts.blocks * std::max(facts.threads / 32, 1);
+    auto warpShare = [&](const std::function<bool(std::int64_t, int)> &active) {
+        const std::int64_t samples = std::min<std::int64_t>(256, launchedWarps);
+        int busy = 0, seen = 0;
+        for (std::int64_t s = 0; s < samples; ++s) {
+            const std::int64_t w = s * launchedWarps / samples;
+            const std::int64_t block = w / std::max(facts.threads / 32, 1);
+            const int first = static_cast<int>(w % std::max(facts.threads / 32, 1)) * 32;
+            bool any = false, anyPoint = false;
+            for (int l = 0; l < 32 && first + l < facts.threads; ++l) {
                 VarMap v;
-                return point(block, t, v) ? readAddress(r, v) : -1;
-            });
+                if (!point(block, first + l, v))
+                    continue;
+                anyPoint = true;
+                any = any || active(block, first + l);
+            }
+            seen += anyPoint;
+            busy += any;
+        }
+        return seen > 0 ? static_cast<double>(busy) / seen : 1.0;
+    };
+    for (const auto &r : globalReads(op, true, false)) {
+        std::vector<std::vector<std::pair<ir::Expr, bool>>> paths;
+        std::vector<std::pair<ir::Expr, bool>> path;
+        guardPaths(op.body, r.toString(), path, paths);
+        const bool guarded = !paths.empty() && std::none_of(paths.begin(), paths.end(), [](const auto &p) { return p.empty(); });
+        auto lane = [&, r, paths, guarded](std::int64_t block, int t) -> std::int64_t {
+            VarMap v;
+            if (!point(block, t, v) || (guarded && !runs(paths, sizes(), v)))
+                return -1;
+            return readAddress(r, v);
+        };
+        const double share = guarded ? warpShare([&](std::int64_t b, int t) { return lane(b, t) >= 0; }) : 1.0;
+        add("read " + r.toString() + (op.reduction ? " in the reduction loop" : "") +
+                (guarded ? " (where its select takes that side)" : ""),
+            false, false, ir::dtypeSize(r.tensor().dtype), warps * reduce * share, lane);
+    }
     for (const auto &r : globalReads(op, false, true))
         add("read " + r.toString() + " (init)", false, false, ir::dtypeSize(r.tensor().dtype), warps,
             [&, r](std::int64_t block, int t) -> std::int64_t {
                 VarMap v;
                 return point(block, t, v) ? readAddress(r, v) : -1;
             });
-    const TensorLayout out = layoutOf(tensor(op.output.id), sizes());
-    add("store " + op.output.name + ": one element per lane", false, true, out.elementBytes, warps,
-        [&, out](std::int64_t block, int t) -> std::int64_t {
-            VarMap v;
-            if (!point(block, t, v))
-                return -1;
-            std::vector<std::int64_t> idx;
-            for (const auto &d : op.domain)
-                idx.push_back(v[d.name]);
-            return out.at(idx);
-        });
+    for (std::size_t n = 1; n < a.ops.size(); ++n)
+        for (const auto &r : globalReads(*a.ops[n], true, false))
+            add("read " + r.toString() + " (" + a.ops[n]->name + ", after the first op)", false, false,
+                ir::dtypeSize(r.tensor().dtype), warps, [&, r](std::int64_t block, int t) -> std::int64_t {
+                    VarMap v;
+                    return point(block, t, v) ? readAddress(r, v) : -1;
+                });
+    for (const auto *o : a.ops) {
+        if (!a.isStored(o->output.id))
+            continue;
+        const TensorLayout out = layoutOf(tensor(o->output.id), sizes());
+        add("store " + o->output.name + ": one element per lane", false, true, out.elementBytes, warps,
+            [&, out](std::int64_t block, int t) -> std::int64_t {
+                VarMap v;
+                if (!point(block, t, v))
+                    return -1;
+                std::vector<std::int64_t> idx;
+                for (const auto &d : op.domain)
+                    idx.push_back(v[d.name]);
+                return out.at(idx);
+            });
+    }
     const double launched = static_cast<double>(facts.blocks) * facts.threads;
     const double tail = std::min(1.0, static_cast<double>(total) / std::max(1.0, launched));
     facts.usefulLaneFraction = tail * (1 - tripIdle);
     facts.boundary = std::to_string(total) + " outputs on " + std::to_string(facts.blocks) + " blocks of " +
-                     std::to_string(facts.threads) + " threads";
+                     (tpr > 0 ? std::to_string(tpr) + " x " + std::to_string(rpb) : std::to_string(facts.threads)) +
+                     " threads";
     if (tail < 1 - 1e-9)
-        facts.branches.push_back({"t_ < total_: the last block's tail", 1 - tail});
+        facts.branches.push_back({tpr > 0 ? "col_ >= cols_ || t_ >= rows_: the tiles past the edges"
+                                          : "t_ < total_: the last block's tail",
+                                  1 - tail});
     if (tripIdle > 1e-9)
         facts.branches.push_back({"the reduction's length depends on the lane's indices", tripIdle});
     facts.ilp = 1;

@@ -147,6 +147,33 @@ Result<GroupAnalysis> analyzeElementwise(const ir::Graph &graph, GroupAnalysis g
     return g;
 }
 
+/// One op (any: its reduction is a loop), then element-wise ops over the same domain that read the
+/// group's results at their own point: the thread that computed an element finishes it (avg_pool's
+/// division after its window sum).
+Result<GroupAnalysis> analyzeGeneric(const ir::Graph &graph, GroupAnalysis g)
+{
+    const ComputeOp &head = *g.ops.front();
+    g.domain = extentsOf(head.domain);
+    std::set<TensorId> groupTensors = {head.output.id};
+    for (std::size_t n = 1; n < g.ops.size(); ++n) {
+        const ComputeOp &op = *g.ops[n];
+        if (op.reduction)
+            return refuse(op, "is a reduction: the generic strategy runs one op per kernel, then element-wise ops "
+                              "over its outputs");
+        if (!sameExtents(extentsOf(op.domain), g.domain))
+            return refuse(op, "runs over " + op.domainString() + ", not " + head.name + "'s domain");
+        for (std::size_t d = 0; d < op.domain.size(); ++d)
+            if (!op.domain[d].lowerBound.equals(head.domain[d].lowerBound))
+                return refuse(op, "starts its domain elsewhere than " + head.name + "'s");
+        if (auto st = localReadsAtPoint(op, groupTensors, names(op.domain, op.domain.size()), "at its own point"); !st)
+            return st.error();
+        groupTensors.insert(op.output.id);
+    }
+    if (auto st = classify(graph, g); !st)
+        return st.error();
+    return g;
+}
+
 /// body is A[..] * B[..] (either order), possibly through casts to the output type.
 bool splitProduct(const Expr &body, Expr &lhs, Expr &rhs)
 {
@@ -336,14 +363,7 @@ Result<GroupAnalysis> analyzeGroup(const ir::Graph &graph, const std::vector<std
             return refuse(*op, "runs after a kernel carried unchanged that '" + g.ops.front()->name +
                                    "' runs before: one kernel cannot hold both");
     switch (strategy) {
-    case Strategy::Generic: {
-        if (g.ops.size() != 1)
-            return refuse(*g.ops[1], "the generic strategy runs one op per kernel");
-        g.domain = extentsOf(g.ops.front()->domain);
-        if (auto st = classify(graph, g); !st)
-            return st.error();
-        return g;
-    }
+    case Strategy::Generic: return analyzeGeneric(graph, std::move(g));
     case Strategy::Elementwise: return analyzeElementwise(graph, std::move(g));
     case Strategy::Gemm: return analyzeGemm(graph, std::move(g));
     case Strategy::RowReduction: return analyzeRows(graph, std::move(g));
@@ -377,7 +397,7 @@ std::vector<KernelGroup> fuseGroups(const ir::Graph &graph, const FusionDecider 
             }
         }
         std::set<TensorId> inGroup = {ops[n].output.id};
-        if (g.strategy != Strategy::Generic) {
+        {
             for (std::size_t m = n + 1; m < ops.size(); ++m) {
                 const ComputeOp &next = ops[m];
                 if (assigned.contains(next.name))

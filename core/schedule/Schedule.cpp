@@ -210,6 +210,12 @@ std::vector<DecisionDef> elementwiseDefs()
 std::vector<DecisionDef> genericDefs()
 {
     return {{"threads", C::ParallelMapping, "threads per block", {64, 128, 256, 512}, {}, 256},
+            // The same concept as the row strategy's key (threads along one row): one observation
+            // slot for the agents.
+            {"threads_per_row", C::ParallelMapping,
+             "threads along the innermost dimension, each block a tile of threads / threads_per_row rows "
+             "(0: the block runs over the flattened domain)",
+             {0, 8, 16, 32, 64}, {}, 0},
             {"accumulate", C::InstructionScheduling,
              "type of reduction accumulators: the output's own, or float64 (for references)", {0, 1},
              {"native", "float64"}, 0}};

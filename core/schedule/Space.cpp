@@ -22,6 +22,32 @@ std::int64_t sizeValue(const ir::Expr &e, const Problem &p)
     return v.ok() ? *v : -1;
 }
 
+namespace {
+
+/// threads_per_row > 0 (generic): 2-D tiles over [rows, innermost dimension], each row of the tile a
+/// full row of threads.
+void checkGenericTiles(const GroupAnalysis &a, const KernelGroup &g, const Problem &p, std::vector<Violation> &out)
+{
+    const int threads = g.value("threads"), tpr = g.value("threads_per_row");
+    if (tpr > threads) {
+        out.push_back({{"threads_per_row", "threads"}, "threads_per_row > threads: a block holds less than one row"});
+        return;
+    }
+    if (a.domain.size() < 2) {
+        out.push_back({{"threads_per_row"}, "a one-dimensional domain is one row: the tile's other rows would stay idle"});
+        return;
+    }
+    std::int64_t rows = 1;
+    for (std::size_t d = 0; d + 1 < a.domain.size(); ++d)
+        rows *= sizeValue(a.domain[d], p);
+    if (threads / tpr > rows)
+        out.push_back({{"threads_per_row", "threads"},
+                       "tiles of " + std::to_string(threads / tpr) + " rows over " + std::to_string(rows) +
+                           ": more rows per block than the domain has"});
+}
+
+} // namespace
+
 std::vector<Violation> checkGroup(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem)
 {
     std::vector<Violation> out;
@@ -46,6 +72,8 @@ std::vector<Violation> checkGroup(const GroupAnalysis &analysis, const KernelGro
     case Strategy::Generic:
         if (group.value("threads") > problem.arch.maxThreadsPerBlock)
             out.push_back({{"threads"}, "threads per block > the limit"});
+        if (group.strategy == Strategy::Generic && group.value("threads_per_row") > 0)
+            checkGenericTiles(analysis, group, problem, out);
         break;
     }
     if (group.strategy != Strategy::Generic && group.value("erf") == 1 && !computesOnePlusErf(analysis))
@@ -125,11 +153,25 @@ Result<GroupResources> groupResources(const GroupAnalysis &a, const KernelGroup 
         const int perThread = g.strategy == Strategy::Elementwise ? g.value("vector") * g.value("items") : 1;
         r.threadsPerBlock = threads;
         r.estimatedRegisters = 32;
-        r.blocks = std::max<std::int64_t>(1, ceilDiv(total, std::int64_t(threads) * perThread));
+        r.blocks = g.strategy == Strategy::Generic ? genericBlocks(a, g, p)
+                                                   : std::max<std::int64_t>(1, ceilDiv(total, std::int64_t(threads) * perThread));
         break;
     }
     }
     return r;
+}
+
+std::int64_t genericBlocks(const GroupAnalysis &a, const KernelGroup &g, const Problem &p)
+{
+    const int threads = g.value("threads"), tpr = g.value("threads_per_row");
+    std::int64_t total = 1;
+    for (const auto &e : a.domain)
+        total *= std::max<std::int64_t>(sizeValue(e, p), 0);
+    if (tpr <= 0 || a.domain.empty())
+        return std::max<std::int64_t>(1, ceilDiv(total, std::int64_t(threads)));
+    const std::int64_t inner = std::max<std::int64_t>(sizeValue(a.domain.back(), p), 0);
+    const std::int64_t outer = inner > 0 ? total / inner : 0;
+    return std::max<std::int64_t>(1, ceilDiv(inner, std::int64_t(tpr)) * ceilDiv(outer, std::int64_t(threads / tpr)));
 }
 
 Status validateSchedule(const Schedule &schedule, const Problem &problem)

@@ -136,6 +136,11 @@ std::int64_t rowCount(const GroupAnalysis &analysis, const ir::SizeBindings &siz
 /// Whether a row_reduction group's blocks walk several rows (row_steps > 1 or grid=resident): the
 /// row-step loop, its alternating shared slots and the waits between rows.
 inline bool rowStepped(const KernelGroup &group) { return group.value("row_steps") > 1 || group.value("grid") == 1; }
+/// The generic kernel's blocks: flat (threads_per_row 0), ceil(total / threads); tiled, the tiles of
+/// threads_per_row x (threads / threads_per_row) over [outer dimensions flattened, innermost]
+/// (core/codegen/Kernels.cpp, generateGenericKernel, launches one block per tile).
+std::int64_t genericBlocks(const GroupAnalysis &analysis, const KernelGroup &group, const Problem &problem);
+
 /// grid=resident (row_reduction): the clusters (blocks, where cluster=1) the target's default GPU
 /// holds at once with min_blocks blocks per SM (residentClusters), at most one per rows_per_block
 /// rows; 0 where the target has no known GPU. The kernel walks the rows with the stride of the grid
