@@ -1,6 +1,7 @@
 #include "core/agents/Optimizer.h"
 
 #include "core/agents/Features.h"
+#include "core/rubric/CheckedDefault.h"
 #include "core/rubric/PerfModel.h"
 
 #include <algorithm>
@@ -313,9 +314,10 @@ void Optimizer::integrate(const std::function<void(const OptimizeProgress &)> &p
         std::string origin;
         bool ok = true;
         if (i == m_options.budget - 1 && m_options.budget >= 4 && m_options.pins.empty()) {
-            // The last slot: the heuristics' schedule (the default the agents are measured against),
-            // a strong prior the search then has to beat, not a value the agents must reach.
-            if (auto h = schedule::defaultSchedule(m_problem); h && seen.insert(schedule::toJson(*h)).second)
+            // The last slot: the default schedule (the heuristics', checked by the model: the default
+            // `rubric` and the studio show), a strong prior the search then has to beat, not a value
+            // the agents must reach.
+            if (auto h = rubric::modelCheckedDefault(m_problem); h && seen.insert(schedule::toJson(*h)).second)
                 candidates.push_back({"heuristics", *h, m_evaluator.estimate(m_problem, *h)});
             if (progress)
                 progress({"search", AgentKind::Stitch, static_cast<int>(m_trace.decisions.size()), i + 1, m_options.budget});

@@ -17,8 +17,9 @@
 namespace stitch::rubric {
 
 /// defaultSchedule, then each one-op group whose generic form the model (estimate, no NVRTC)
-/// predicts faster for the whole program takes that form; `notes` (optional) gets a sentence per
-/// group changed, with both times. Errors: defaultSchedule's.
+/// predicts faster for the whole program takes that form, and each generic group the block shape
+/// (threads_per_row, then threads) predicted fastest; `notes` (optional) gets a sentence per group
+/// changed, with both times. Errors: defaultSchedule's.
 Result<schedule::Schedule> modelCheckedDefault(const schedule::Problem &problem, std::vector<std::string> *notes = nullptr);
 
 } // namespace stitch::rubric

@@ -5,8 +5,11 @@
 #include "core/frontend/Lift.h"
 #include "core/rubric/CheckedDefault.h"
 #include "core/rubric/PerfModel.h"
+#include "core/schedule/Space.h"
 
 #include <gtest/gtest.h>
+
+#include <optional>
 
 using namespace stitch;
 
@@ -62,8 +65,11 @@ TEST(CheckedDefault, AStencilTooSmallForTheVectorKernelTakesOneThreadPerOutput)
     // The model's view at this size: the vector kernel's shifted reads and a grid under one wave.
     ASSERT_LT(generic, vector);
     EXPECT_EQ(checked->groups[0].strategy, schedule::Strategy::Generic);
-    ASSERT_EQ(notes.size(), 1u);
+    // The strategy's note, then (where the model prefers another block) the block's.
+    ASSERT_GE(notes.size(), 1u);
     EXPECT_NE(notes[0].find("one thread per output (generic) is predicted faster"), std::string::npos) << notes[0];
+    for (std::size_t i = 1; i < notes.size(); ++i)
+        EXPECT_NE(notes[i].find("blocks of"), std::string::npos) << notes[i];
     EXPECT_EQ(checked->groups[0].name, heuristics->groups[0].name);
     EXPECT_TRUE(schedule::validateSchedule(*checked, problem).ok());
 }
@@ -81,6 +87,57 @@ TEST(CheckedDefault, ALargeElementwiseOpKeepsTheVectorKernel)
     EXPECT_EQ(*checked, *heuristics);
     EXPECT_TRUE(notes.empty());
     EXPECT_EQ(checked->groups[0].strategy, schedule::Strategy::Elementwise);
+}
+
+// A batched GEMM written one thread per output (the corpus' matmul_batched): flat blocks of 256
+// threads span rows of 96 columns; the model prefers tiles along the columns, as the input's 16 x 16
+// blocks are, and the default takes the fastest legal shape, with a note.
+constexpr const char *kBatched = R"(
+size B = 8
+size M = 128
+size N = 96
+size K = 64
+input a: f32[B, M, K]
+input b: f32[B, K, N]
+output c: f32[B, M, N]
+c[z, i, j] = sum(k) a[z, i, k] * b[z, k, j]
+)";
+
+TEST(CheckedDefault, AGenericKernelTakesTheBlockShapeTheModelPredictsFastest)
+{
+    const Checked c = liftTe(kBatched);
+    const ArchLimits &arch = *ArchDatabase::builtin().arch("sm_90");
+    const schedule::Problem problem{c.graph, c.sizes, arch, schedule::Precision::FP32};
+    std::vector<std::string> notes;
+    auto checked = rubric::modelCheckedDefault(problem, &notes);
+    ASSERT_TRUE(checked.ok()) << checked.error().toString();
+    ASSERT_EQ(checked->groups.size(), 1u);
+    const schedule::KernelGroup &g = checked->groups[0];
+    ASSERT_EQ(g.strategy, schedule::Strategy::Generic);
+    EXPECT_TRUE(schedule::validateSchedule(*checked, problem).ok());
+    const rubric::PerfModel model;
+    const double chosen = *model.predictSchedule(problem, *checked);
+    auto predictShape = [&](int threads, int tpr) -> std::optional<double> {
+        schedule::Schedule other = *checked;
+        other.groups[0].set("threads", threads);
+        other.groups[0].set("threads_per_row", tpr);
+        if (!schedule::validateSchedule(other, problem).ok())
+            return std::nullopt;
+        return *model.predictSchedule(problem, other);
+    };
+    // Faster than flat blocks of 256 (the heuristics' shape), and than every other block size of
+    // the shape chosen (the search's second pass: threads_per_row first, then threads).
+    EXPECT_LT(chosen, *predictShape(256, 0));
+    for (int threads : schedule::findDecision(schedule::Strategy::Generic, "threads")->candidates) {
+        if (auto ms = predictShape(threads, g.value("threads_per_row"))) {
+            EXPECT_LE(chosen, *ms) << threads << " threads";
+        }
+    }
+    EXPECT_GT(g.value("threads_per_row"), 0);
+    bool noted = false;
+    for (const auto &n : notes)
+        noted = noted || n.find("blocks of " + std::to_string(g.value("threads_per_row")) + " x ") != std::string::npos;
+    EXPECT_TRUE(noted);
 }
 
 } // namespace
