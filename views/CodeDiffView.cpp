@@ -222,9 +222,7 @@ void CodeDiffView::setMessage(const QString &text)
 
 void CodeDiffView::resetPane(CodeEditor *pane)
 {
-    pane->setLineHighlights({});
-    pane->setTextHighlights({});
-    pane->setFillerLines({});
+    pane->setMarks({}, {}, {});
     pane->setLineNumbers({});
     pane->flushHighlighting(); // its queued work names blocks that clear() removes
     pane->clear();
@@ -268,12 +266,8 @@ void CodeDiffView::paintMarks()
             rightText.append({line, start, qtPosition(text, range.end) - start, t.addedText});
         }
     }
-    m_left->setLineHighlights(leftLines);
-    m_right->setLineHighlights(rightLines);
-    m_left->setTextHighlights(leftText);
-    m_right->setTextHighlights(rightText);
-    m_left->setFillerLines(leftFiller);
-    m_right->setFillerLines(rightFiller);
+    m_left->setMarks(leftLines, leftText, leftFiller);
+    m_right->setMarks(rightLines, rightText, rightFiller);
 }
 
 void CodeDiffView::applyTheme()
