@@ -5,8 +5,9 @@
 // (views/StallMonitor) measures how long the GUI thread stalled in each phase. The figures are
 // printed (and written to $STITCHCUDA_WALK_REPORT as JSON): a benchmark reports them
 // (scripts/bench/studio_walk.sh, docs/PERFORMANCE.md); no speed is asserted here.
-// With $STITCHCUDA_WALK_SCREENSHOTS=DIR the walk also renders the window (1280x800) after the Run
-// and each view to DIR/studio*.png (scripts/docs/studio_screenshots.sh: the README's gallery).
+// With $STITCHCUDA_WALK_SCREENSHOTS=DIR the walk also renders the window (1280x800, or its minimum
+// width if wider) after the Run, each view (the side docks closed) and, at the end, the welcome
+// page to DIR/studio*.png (scripts/docs/studio_screenshots.sh: the README's gallery).
 #include "TestUtil.h"
 
 #include "core/arch/ArchDatabase.h"
@@ -87,13 +88,23 @@ bool renderWindow(MainWindow &window, const QString &name)
     return saved;
 }
 
-// The window with one dock raised and given `percent` of the width, rendered; the layout restored.
+// The outline, device, resources and problems docks closed: the room goes to the view shown.
+void closeSideDocks(MainWindow &window)
+{
+    for (const char *name : {"outlineDock", "deviceDock", "resourcesDock", "problemsDock"})
+        if (auto *dock = window.findChild<QDockWidget *>(QLatin1String(name)))
+            dock->close();
+}
+
+// The window with one dock raised and given `percent` of the width (the side docks closed),
+// rendered; the layout restored.
 bool renderDock(MainWindow &window, const QString &dockName, int percent, const QString &name)
 {
     auto *dock = window.findChild<QDockWidget *>(dockName);
     if (!dock)
         return false;
     const QByteArray state = window.saveState();
+    closeSideDocks(window);
     dock->show();
     dock->raise();
     window.resizeDocks({dock}, {window.width() * percent / 100}, Qt::Horizontal);
@@ -206,16 +217,20 @@ void TestWalk::theMainFlowWorksAndIsMeasured()
     }
     QCOMPARE(shown.size(), 2 * (rows - 1));
 
-    // Override: the first decision with another legal value, pinned; the agents decide around it.
+    // Override: in the last decision with another legal value, the agents' runner-up (the legal
+    // value they gave the most probability after their choice), pinned; the agents decide around it.
     stalls.setPhase(QStringLiteral("override"));
     int row = -1, option = -1;
-    for (std::size_t d = 0; d < trace.decisions.size() && row < 0; ++d)
-        for (std::size_t o = 0; o < trace.decisions[d].options.size(); ++o)
-            if (trace.decisions[d].options[o].legal && static_cast<int>(o) != trace.decisions[d].chosen) {
+    for (std::size_t d = trace.decisions.size(); d-- > 0 && row < 0;)
+        for (std::size_t o = 0; o < trace.decisions[d].options.size(); ++o) {
+            const auto &candidate = trace.decisions[d].options[o];
+            if (!candidate.legal || static_cast<int>(o) == trace.decisions[d].chosen)
+                continue;
+            if (option < 0 || candidate.probability > trace.decisions[d].options[static_cast<std::size_t>(option)].probability) {
                 row = static_cast<int>(d) + 1;
                 option = static_cast<int>(o);
-                break;
             }
+        }
     QVERIFY(row > 0);
     const agents::TraceDecision pinned = trace.decisions[static_cast<std::size_t>(row - 1)];
     QVERIFY(agents->selectStep(row));
@@ -264,7 +279,12 @@ void TestWalk::theMainFlowWorksAndIsMeasured()
         window->codeDiff()->showStepChanges(step);
         window->showCodeTab(true);
         QTRY_VERIFY_WITH_TIMEOUT(window->codeDiff()->isSettled(), test::CompileTimeoutMs);
+        const QByteArray state = window->saveState();
+        closeSideDocks(*window);
+        window->resizeDocks({window->findChild<QDockWidget *>(QStringLiteral("runDock"))},
+                            {window->width() * 30 / 100}, Qt::Horizontal);
         QVERIFY(renderWindow(*window, QStringLiteral("studio-diff")));
+        window->restoreState(state);
         window->showCodeTab(false);
         stalls.start();
     }
@@ -295,6 +315,7 @@ void TestWalk::theMainFlowWorksAndIsMeasured()
         reopened.welcomeAction()->trigger();
         QVERIFY(reopened.isWelcomeShown());
         QVERIFY(reopened.welcomePage()->recent()->rowCount() >= 2);
+        closeSideDocks(reopened);
         QVERIFY(renderWindow(reopened, QStringLiteral("studio-welcome")));
     }
 
