@@ -3,15 +3,15 @@
 #include "views/WelcomeModels.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDir>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
-#include <QToolButton>
-#include <QApplication>
 #include <QListView>
 #include <QPainter>
 #include <QStyledItemDelegate>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <functional>
