@@ -160,6 +160,52 @@ CodeDiffView::CodeDiffView(SyntaxRepository &syntax, QWidget *parent)
 
 void CodeDiffView::setDiff(const QString &leftTitle, const QString &rightTitle, TextDiff diff, Language language)
 {
+    if (!isVisible()) {
+        m_pending = Pending{leftTitle, rightTitle, std::move(diff), language};
+        emit shown();
+        return;
+    }
+    m_pending.reset();
+    applyDiff(leftTitle, rightTitle, std::move(diff), language);
+    emit shown();
+}
+
+void CodeDiffView::ensureFresh() const
+{
+    if (!m_pending)
+        return;
+    auto *self = const_cast<CodeDiffView *>(this);
+    Pending p = std::move(*self->m_pending);
+    self->m_pending.reset();
+    self->applyDiff(p.leftTitle, p.rightTitle, std::move(p.diff), p.language);
+}
+
+void CodeDiffView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    ensureFresh();
+}
+
+const TextDiff &CodeDiffView::diff() const
+{
+    ensureFresh();
+    return m_diff;
+}
+
+CodeEditor *CodeDiffView::leftPane() const
+{
+    ensureFresh();
+    return m_left;
+}
+
+CodeEditor *CodeDiffView::rightPane() const
+{
+    ensureFresh();
+    return m_right;
+}
+
+void CodeDiffView::applyDiff(const QString &leftTitle, const QString &rightTitle, TextDiff diff, Language language)
+{
     m_diff = std::move(diff);
     m_language = language;
     const KSyntaxHighlighting::Definition definition =
@@ -198,7 +244,6 @@ void CodeDiffView::setDiff(const QString &leftTitle, const QString &rightTitle, 
                                  .arg(m_diff.addedRows));
     if (!goToChange(0))
         moveToRow(0);
-    emit shown();
 }
 
 void CodeDiffView::setTexts(const QString &leftTitle, const QString &left, const QString &rightTitle,
@@ -209,6 +254,7 @@ void CodeDiffView::setTexts(const QString &leftTitle, const QString &left, const
 
 void CodeDiffView::setMessage(const QString &text)
 {
+    m_pending.reset(); // the message replaces a diff still waiting to be shown
     m_diff = {};
     for (CodeEditor *e : {m_left, m_right})
         resetPane(e);
@@ -222,9 +268,7 @@ void CodeDiffView::setMessage(const QString &text)
 
 void CodeDiffView::resetPane(CodeEditor *pane)
 {
-    pane->setLineHighlights({});
-    pane->setTextHighlights({});
-    pane->setFillerLines({});
+    pane->setMarks({}, {}, {});
     pane->setLineNumbers({});
     pane->flushHighlighting(); // its queued work names blocks that clear() removes
     pane->clear();
@@ -268,12 +312,8 @@ void CodeDiffView::paintMarks()
             rightText.append({line, start, qtPosition(text, range.end) - start, t.addedText});
         }
     }
-    m_left->setLineHighlights(leftLines);
-    m_right->setLineHighlights(rightLines);
-    m_left->setTextHighlights(leftText);
-    m_right->setTextHighlights(rightText);
-    m_left->setFillerLines(leftFiller);
-    m_right->setFillerLines(rightFiller);
+    m_left->setMarks(leftLines, leftText, leftFiller);
+    m_right->setMarks(rightLines, rightText, rightFiller);
 }
 
 void CodeDiffView::applyTheme()
@@ -343,21 +383,25 @@ void CodeDiffView::setRepresentation(Representation r)
 
 QString CodeDiffView::leftTitle() const
 {
+    ensureFresh();
     return m_leftTitle->text();
 }
 
 QString CodeDiffView::rightTitle() const
 {
+    ensureFresh();
     return m_rightTitle->text();
 }
 
 QString CodeDiffView::summary() const
 {
+    ensureFresh();
     return m_summary->text();
 }
 
 int CodeDiffView::currentRow() const
 {
+    ensureFresh();
     return m_left->textCursor().blockNumber();
 }
 
@@ -378,6 +422,7 @@ void CodeDiffView::moveToRow(int row)
 
 bool CodeDiffView::goToChange(int hunk)
 {
+    ensureFresh();
     if (hunk < 0 || hunk >= static_cast<int>(m_diff.hunks.size())) {
         updateNavigation();
         return false;
@@ -388,6 +433,7 @@ bool CodeDiffView::goToChange(int hunk)
 
 bool CodeDiffView::nextChange()
 {
+    ensureFresh();
     const int row = currentRow();
     for (std::size_t h = 0; h < m_diff.hunks.size(); ++h)
         if (m_diff.hunks[h].firstRow > row)
@@ -397,6 +443,7 @@ bool CodeDiffView::nextChange()
 
 bool CodeDiffView::previousChange()
 {
+    ensureFresh();
     const int row = currentRow();
     for (std::size_t h = m_diff.hunks.size(); h-- > 0;)
         if (m_diff.hunks[h].firstRow < row)
@@ -406,6 +453,7 @@ bool CodeDiffView::previousChange()
 
 int CodeDiffView::currentChange() const
 {
+    ensureFresh();
     const int row = currentRow();
     const int h = m_diff.hunkAtOrAfter(row);
     return h >= 0 && m_diff.hunks[std::size_t(h)].firstRow <= row ? h : -1;

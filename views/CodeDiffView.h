@@ -10,6 +10,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 QT_BEGIN_NAMESPACE
 class QAction;
 class QComboBox;
@@ -34,6 +36,9 @@ public:
     explicit CodeDiffView(SyntaxRepository &syntax, QWidget *parent = nullptr);
 
     /// Shows a diff of two texts: `left` titled `leftTitle`, and so on. Goes to the first change.
+    /// While the view is hidden (the Code tab behind the source) the panes are filled when it is
+    /// shown, or when an accessor below is called: filling and highlighting two programs of hundreds
+    /// of lines is tens of milliseconds on the GUI thread, and each Optimize, step and override sets one.
     void setDiff(const QString &leftTitle, const QString &rightTitle, TextDiff diff, Language language);
     /// The same, diffing here (small texts; the controller diffs on its worker).
     void setTexts(const QString &leftTitle, const QString &left, const QString &rightTitle, const QString &right,
@@ -55,9 +60,9 @@ public:
     Representation representation() const;
     void setRepresentation(Representation r);
 
-    const TextDiff &diff() const { return m_diff; }
-    CodeEditor *leftPane() const { return m_left; }
-    CodeEditor *rightPane() const { return m_right; }
+    const TextDiff &diff() const;
+    CodeEditor *leftPane() const;
+    CodeEditor *rightPane() const;
     QString leftTitle() const;
     QString rightTitle() const;
     QString summary() const;
@@ -83,9 +88,19 @@ signals:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void applyTheme();
+    /// What setDiff does on screen (setDiff defers it while hidden).
+    void applyDiff(const QString &leftTitle, const QString &rightTitle, TextDiff diff, Language language);
+    /// A diff set while hidden: applied now.
+    void ensureFresh() const;
+    struct Pending {
+        QString leftTitle, rightTitle;
+        TextDiff diff;
+        Language language;
+    };
     /// Empties a pane: its marks, its numbers, its text (pending highlighting run first).
     void resetPane(CodeEditor *pane);
     void paintMarks();
@@ -108,6 +123,7 @@ private:
     TextDiff m_diff;
     Language m_language = Language::Cuda;
     bool m_syncing = false;
+    std::optional<Pending> m_pending; ///< set while hidden, applied when shown
 };
 
 } // namespace stitch::views

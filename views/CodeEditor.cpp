@@ -131,6 +131,13 @@ void CodeEditor::updateLineNumberArea(const QRect &rect, int dy)
         updateLineNumberAreaWidth();
 }
 
+void CodeEditor::showEvent(QShowEvent *event)
+{
+    QPlainTextEdit::showEvent(event);
+    if (m_selectionsStale)
+        updateExtraSelections();
+}
+
 void CodeEditor::resizeEvent(QResizeEvent *event)
 {
     QPlainTextEdit::resizeEvent(event);
@@ -211,6 +218,15 @@ void CodeEditor::setFillerLines(const QList<int> &lines)
     updateExtraSelections();
 }
 
+void CodeEditor::setMarks(const QList<QPair<int, QColor>> &lines, const QList<TextHighlight> &ranges,
+                          const QList<int> &filler)
+{
+    m_lineHighlights = lines;
+    m_textHighlights = ranges;
+    m_fillerLines = filler;
+    updateExtraSelections();
+}
+
 void CodeEditor::setLineNumbers(const QList<int> &numbers)
 {
     m_lineNumbers = numbers;
@@ -228,6 +244,14 @@ int CodeEditor::lineNumberShown(int line) const
 void CodeEditor::updateExtraSelections()
 {
     m_wasEmpty = document()->isEmpty();
+    // Each selection costs its line's layout (QPlainTextEdit asks for its rectangle): thousands of
+    // them for a diff are tens of milliseconds on the GUI thread. A hidden editor (the Code tab
+    // behind the source, a dock's tab behind another) builds them when it is shown.
+    if (!isVisible()) {
+        m_selectionsStale = true;
+        return;
+    }
+    m_selectionsStale = false;
     QList<QTextEdit::ExtraSelection> selections;
     // First, so a marked line's colour (a diff's change) shows on the cursor's line too.
     // An empty document shows its placeholder text, which a full-width line highlight would hide.

@@ -56,6 +56,8 @@ public:
     QList<TextHighlight> textHighlights() const { return m_textHighlights; }
     /// Lines (1-based) that stand for no line of the text (a diff's filler rows): hatched, unnumbered.
     void setFillerLines(const QList<int> &lines);
+    /// The three above at once (a diff's marks), the editor's selections rebuilt once, not three times.
+    void setMarks(const QList<QPair<int, QColor>> &lines, const QList<TextHighlight> &ranges, const QList<int> &filler);
     /// The number the gutter shows for each line (0: none); empty (the default): 1, 2, 3, ...
     /// A diff's pane numbers each side's own lines, skipping its filler rows.
     void setLineNumbers(const QList<int> &numbers);
@@ -77,6 +79,7 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
     bool viewportEvent(QEvent *event) override;
 
 private:
@@ -104,6 +107,8 @@ private:
     QList<int> m_fillerLines;
     QList<int> m_lineNumbers;
     bool m_wasEmpty = true;
+    /// The marks changed while the editor was hidden: its selections are built when it shows.
+    bool m_selectionsStale = false;
 };
 
 } // namespace stitch::views

@@ -71,25 +71,61 @@ void GeneratedPanel::setProgram(const QString &source)
 
 void GeneratedPanel::setMessage(const QString &text)
 {
+    m_stale = false; // the message replaces a refresh still waiting
     if (!m_currentSource.isEmpty())
         m_previousSource = m_currentSource;
     m_currentSource.clear();
     m_previous->setVisible(false); // nothing to compare with
     m_current->setLineNumbers({});
-    m_current->setTextHighlights({});
-    m_current->setLineHighlights({});
+    m_current->setMarks({}, {}, {});
     m_current->setPlainText(QStringLiteral("// %1").arg(text));
     m_summary->setText(text);
 }
 
+CodeEditor *GeneratedPanel::current() const
+{
+    ensureFresh();
+    return m_current;
+}
+
+CodeEditor *GeneratedPanel::previous() const
+{
+    ensureFresh();
+    return m_previous;
+}
+
+void GeneratedPanel::ensureFresh() const
+{
+    if (m_stale)
+        const_cast<GeneratedPanel *>(this)->refreshNow();
+}
+
+void GeneratedPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    ensureFresh();
+}
+
 void GeneratedPanel::refresh()
 {
+    // The diff of two programs of hundreds of lines and their highlighting are tens of
+    // milliseconds on the GUI thread: not spent for a panel no one sees (every step of the Agents
+    // dock and every rescoring sets a program).
+    if (!isVisible()) {
+        m_stale = true;
+        return;
+    }
+    refreshNow();
+}
+
+void GeneratedPanel::refreshNow()
+{
+    m_stale = false;
     const bool compare = m_compare->isChecked() && !m_previousSource.isEmpty() && !m_currentSource.isEmpty();
     m_previous->setVisible(compare);
     if (!compare) {
         m_current->setLineNumbers({});
-        m_current->setTextHighlights({});
-        m_current->setLineHighlights({});
+        m_current->setMarks({}, {}, {});
         m_current->setPlainText(m_currentSource);
         const int lines = m_currentSource.isEmpty() ? 0 : int(splitLines(m_currentSource.toStdString()).size());
         m_summary->setText(m_currentSource.isEmpty() ? tr("No program yet.") : tr("%1 lines generated.").arg(lines));
@@ -135,10 +171,8 @@ void GeneratedPanel::refresh()
     m_current->setPlainText(rightText.join(QLatin1Char('\n')));
     m_previous->setLineNumbers(leftNumbers);
     m_current->setLineNumbers(rightNumbers);
-    m_previous->setLineHighlights(leftMarks);
-    m_current->setLineHighlights(rightMarks);
-    m_previous->setTextHighlights(leftChars);
-    m_current->setTextHighlights(rightChars);
+    m_previous->setMarks(leftMarks, leftChars, {});
+    m_current->setMarks(rightMarks, rightChars, {});
     m_summary->setText(changed + removed + added == 0
                            ? tr("The same program as before (%1 lines).").arg(right.size())
                            : tr("Left: the previous program; right: this one. %1 changed, %2 removed, %3 added "
@@ -150,6 +184,7 @@ void GeneratedPanel::refresh()
 
 QString GeneratedPanel::summary() const
 {
+    ensureFresh();
     return m_summary->text();
 }
 

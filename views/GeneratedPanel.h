@@ -28,14 +28,21 @@ public:
     void setMessage(const QString &text);
 
     /// The current program (with blank filler rows where the previous had lines, when comparing).
-    CodeEditor *current() const { return m_current; }
-    CodeEditor *previous() const { return m_previous; }
+    CodeEditor *current() const;
+    CodeEditor *previous() const;
     QCheckBox *compareBox() const { return m_compare; }
     QString summary() const;
     QString currentSource() const { return m_currentSource; }
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
+    /// Shows the programs now, or, while the panel is hidden (a tab behind another), when it shows.
     void refresh();
+    void refreshNow();
+    /// A refresh waits for the panel to show: the views' accessors bring it forward.
+    void ensureFresh() const;
 
     CodeEditor *m_previous;
     CodeEditor *m_current;
@@ -43,6 +50,7 @@ private:
     QLabel *m_summary;
     QString m_previousSource;
     QString m_currentSource;
+    bool m_stale = false;
 };
 
 } // namespace stitch::views

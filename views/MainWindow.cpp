@@ -72,6 +72,7 @@ MainWindow::MainWindow(SyntaxRepository &syntax, const ArchDatabase &database, R
     createToolBar();
     createStatusBar();
     createCodeDiff();
+    createWelcome();
     createRun();
 
     m_compiler->setDocument(m_editor->document());
@@ -122,6 +123,11 @@ void MainWindow::createActions()
         new QAction(themeIcon("document-save-as", QStyle::SP_DialogSaveButton), tr("Save Source &As…"), this);
     connect(m_saveAsAction, &QAction::triggered, this, &MainWindow::saveAs);
 
+    m_welcomeAction = new QAction(tr("&Welcome"), this);
+    m_welcomeAction->setObjectName(QStringLiteral("welcomeAction"));
+    m_welcomeAction->setToolTip(tr("The bundled examples and the recent files"));
+    connect(m_welcomeAction, &QAction::triggered, this, &MainWindow::showWelcome);
+
     m_quitAction = new QAction(tr("&Quit"), this);
     m_quitAction->setShortcut(QKeySequence::Quit);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
@@ -140,6 +146,8 @@ void MainWindow::createActions()
 void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_welcomeAction);
+    file->addSeparator();
     file->addAction(m_newAction);
     file->addAction(m_openAction);
     file->addAction(m_openProjectAction);

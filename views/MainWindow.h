@@ -33,6 +33,8 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QSettings;
+class QStackedWidget;
+class QTabWidget;
 class QTimer;
 class QTreeView;
 QT_END_NAMESPACE
@@ -71,6 +73,7 @@ class ResourcesPanel;
 class RetrainController;
 class TrainingPanel;
 class RubricPanel;
+class WelcomePage;
 class RunController;
 class RunPanel;
 class SyntaxRepository;
@@ -166,6 +169,14 @@ public:
     bool isCodeTabShown() const;
     QString compileStatus() const;
 
+    // The welcome page (MainWindowWelcome.cpp): the bundled examples and the recent files.
+    /// Shows the welcome page in the central area (the studio started without a file, File > Welcome);
+    /// the open document, if any, stays as it is behind it.
+    void showWelcome();
+    bool isWelcomeShown() const;
+    WelcomePage *welcomePage() const { return m_welcome; }
+    QAction *welcomeAction() const { return m_welcomeAction; }
+
     // Run and profile (MainWindowRun.cpp): the last Optimize's programs through the runner.
     RunPanel *runPanel() const { return m_runPanel; }
     RunController *runController() const { return m_runController; }
@@ -230,6 +241,9 @@ private:
     void createStatusBar();
     void createAgents();
     void createCodeDiff();
+    void createWelcome();
+    /// The central area shows the document's tabs (Source / Code) instead of the welcome page.
+    void showDocument();
     void createTraining();
     void showAgentsInUse();
     void createRun();
@@ -350,6 +364,10 @@ private:
     QDockWidget *m_agentsDock = nullptr;
     CodeDiffView *m_codeDiffView = nullptr;
     CodeDiffController *m_codeDiff = nullptr;
+    QTabWidget *m_centralTabs = nullptr;
+    QStackedWidget *m_centralStack = nullptr;
+    WelcomePage *m_welcome = nullptr;
+    QAction *m_welcomeAction = nullptr;
     QLabel *m_optimizeStatus = nullptr;
     QProgressBar *m_optimizeProgress = nullptr;
     QStringList m_pins;

@@ -35,6 +35,7 @@ void MainWindow::createCodeDiff()
     tabs->setTabToolTip(1, tr("The program as written beside the optimized one, or a step of the agents beside the "
                               "step before, changed lines and characters marked (Ctrl+Shift+D)"));
     setCentralWidget(tabs);
+    m_centralTabs = tabs;
 
     // OptimizeController::finished reaches the controller in MainWindowAgents.cpp, before the Agents dock.
     connect(m_optimizer, &OptimizeController::failed, this,
@@ -50,7 +51,7 @@ void MainWindow::createCodeDiff()
             [this] { m_codeDiff->setArchitecture(architecture()); });
     // A jump to a line of the source (a diagnostic, an outline item, a graph op) needs the editor in view.
     connect(m_editor, &QPlainTextEdit::cursorPositionChanged, this, [this] {
-        if (isCodeTabShown())
+        if (isCodeTabShown() || isWelcomeShown())
             showCodeTab(false);
     });
 
@@ -70,17 +71,15 @@ void MainWindow::createCodeDiff()
 
 void MainWindow::showCodeTab(bool code)
 {
-    if (auto *tabs = qobject_cast<QTabWidget *>(centralWidget())) {
-        tabs->setCurrentWidget(code ? static_cast<QWidget *>(m_codeDiffView) : static_cast<QWidget *>(m_editor));
-        if (code)
-            m_codeDiffView->leftPane()->setFocus(Qt::OtherFocusReason);
-    }
+    showDocument();
+    m_centralTabs->setCurrentWidget(code ? static_cast<QWidget *>(m_codeDiffView) : static_cast<QWidget *>(m_editor));
+    if (code)
+        m_codeDiffView->leftPane()->setFocus(Qt::OtherFocusReason);
 }
 
 bool MainWindow::isCodeTabShown() const
 {
-    const auto *tabs = qobject_cast<const QTabWidget *>(centralWidget());
-    return tabs && tabs->currentWidget() == m_codeDiffView;
+    return !isWelcomeShown() && m_centralTabs->currentWidget() == m_codeDiffView;
 }
 
 } // namespace stitch::views

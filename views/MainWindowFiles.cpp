@@ -91,6 +91,7 @@ void MainWindow::newFile()
     m_resourcesPanel->setSummary(tr("Compile a file to see the resources of its kernels."));
     setCurrentFile({});
     m_project->closeProject();
+    showDocument();
 }
 
 void MainWindow::openWithDialog()
@@ -149,6 +150,7 @@ bool MainWindow::openFile(const QString &path, QString *errorMessage)
     setCurrentFile(info.absoluteFilePath());
     m_project->closeProject(); // a source opened on its own is no project's
     m_recentFiles.add(info.absoluteFilePath());
+    showDocument();
     // Opening is an explicit request: show results without waiting for the edit debounce.
     compileIfCuda();
     runOutline();

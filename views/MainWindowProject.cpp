@@ -327,6 +327,7 @@ void MainWindow::restoreProject(const storage::Project &project, const storage::
                                              : tr("No Optimize in this project yet."));
     m_editor->setPlainText(QString::fromStdString(input.text));
     setCurrentFile(QString::fromStdString(input.path));
+    showDocument();
     if (!setArchitecture(QString::fromStdString(project.arch)))
         notes.push_back(Diagnostic{Severity::Warning, where,
                                    "architecture " + project.arch +

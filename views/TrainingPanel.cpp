@@ -16,6 +16,7 @@
 #include <QPen>
 #include <QPointer>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -244,6 +245,15 @@ void TrainingPanel::endRun(const QString &message, const std::vector<agents::Pin
     m_pins->setPins(pins);
     m_pinsView->parentWidget()->setVisible(!pins.empty());
     m_pinsView->resizeColumnsToContents();
+    // The table as tall as its rows (a pin or two): the curves keep the rest of the height, which
+    // Qt Charts needs for its axis labels (a short chart elides them to "...").
+    int height = m_pinsView->horizontalHeader()->sizeHint().height() + 2 * m_pinsView->frameWidth();
+    for (int row = 0; row < m_pins->rowCount(); ++row)
+        height += m_pinsView->verticalHeader()->sectionSizeHint(row);
+    height += m_pinsView->horizontalScrollBar()->sizeHint().height();
+    m_pinsView->setMaximumHeight(height);
+    m_pinsView->parentWidget()->setMaximumHeight(height + m_pinsTitle->heightForWidth(m_pinsView->width()) +
+                                                 m_pinsView->parentWidget()->layout()->spacing());
     redrawNow();
 }
 
@@ -393,7 +403,13 @@ void TrainingPanel::redrawNow()
     const double last = n ? m_curves->value(n - 1, TrainingCurveModel::UpdateColumn) : 1;
     for (QValueAxis *x : {m_rewardX, m_lossX}) {
         x->setRange(first, std::max(last, first + 1));
-        x->applyNiceNumbers();
+        // A short run (a retraining of a few updates): one tick per update, each a whole number;
+        // nice numbers would put ticks between updates, which the "%d" labels cannot show.
+        const double span = std::max(last, first + 1) - first;
+        if (span <= 10)
+            x->setTickCount(static_cast<int>(span) + 1);
+        else
+            x->applyNiceNumbers();
     }
     // The held-out axis only where the run measured it.
     const bool hasHeldOut = m_heldOut->count() > 0;

@@ -140,6 +140,8 @@ int main(int argc, char **argv)
 
     QString openError;
     const bool opened = files.isEmpty() || window.openFile(files.first(), &openError);
+    if (files.isEmpty()) // nothing to open: the bundled examples and the recent files
+        window.showWelcome();
     if (screenshot) {
         if (!opened) {
             std::fprintf(stderr, "stitchcuda-studio: %s\n", qPrintable(openError));
