@@ -95,6 +95,9 @@ GraphView::~GraphView()
 {
     // A layout in flight finds itself stale and its result is never delivered (the watcher is ours).
     m_latestJob->store(0);
+    // The scene is our child, destroyed after this destructor: deleting a selected item then emits
+    // selectionChanged, which must not reach onSelectionChanged on a view that is no longer a GraphView.
+    disconnect(scene(), nullptr, this, nullptr);
 }
 
 void GraphView::setProgram(std::shared_ptr<const frontend::LiftedProgram> program)

@@ -1,5 +1,6 @@
 // The lifter never crashes or hangs: truncated and mutated corpus programs, pathological nesting
 // and huge constants all come back as a Result (lifted, partly opaque, or a located error).
+#include "tests/TimeScale.h"
 #include "tests/lift/LiftCorpus.h"
 
 #include "core/frontend/Lift.h"
@@ -20,7 +21,7 @@ void expectAnswers(const std::string &source, const std::string &what)
     const auto start = std::chrono::steady_clock::now();
     auto lifted = frontend::liftCudaProgram(source, "fuzz.cu");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_LT(seconds, 5.0) << what;
+    EXPECT_LT(seconds, 5.0 * kTimeScale) << what;
     if (lifted.ok())
         EXPECT_TRUE(lifted->graph.validate().ok()) << what << "\n" << lifted->graph.toString();
     else
@@ -110,7 +111,7 @@ TEST(LiftRobustness, OversizedOrUnparsableInputIsALocatedErrorNotAHang)
     limits.budgetPerByte = std::chrono::nanoseconds(0);
     const auto start = std::chrono::steady_clock::now();
     auto noise = frontend::cudalift::liftCudaProgramDetailed(slowGarbage(256 * 1024), "noise.cu", limits);
-    EXPECT_LT(secondsSince(start), 1.0);
+    EXPECT_LT(secondsSince(start), 1.0 * kTimeScale);
     ASSERT_FALSE(noise.ok());
     EXPECT_EQ(noise.error().kind, ErrorKind::Timeout);
     ASSERT_TRUE(noise.error().location.has_value());
@@ -134,7 +135,7 @@ TEST(LiftRobustness, MacroBodiesShareTheFileParseBudget)
     limits.budgetPerByte = std::chrono::nanoseconds(0);
     const auto start = std::chrono::steady_clock::now();
     auto lifted = frontend::cudalift::liftCudaProgramDetailed(src, "macros.cu", limits);
-    EXPECT_LT(secondsSince(start), 0.6);
+    EXPECT_LT(secondsSince(start), 0.6 * kTimeScale);
     ASSERT_FALSE(lifted.ok());
     EXPECT_EQ(lifted.error().kind, ErrorKind::Timeout) << lifted.error().toString();
     ASSERT_TRUE(lifted.error().location.has_value());
