@@ -108,7 +108,7 @@ void DecisionsPanel::setDecisions(std::vector<GroupDecisions> groups, const std:
     m_tree->expandAll();
     m_reset->setEnabled(!overridden.empty());
     m_summary->setText(overridden.empty()
-                           ? tr("Default schedule (the measured heuristics; the trained agents run in stitchcuda optimize, not yet here): %1 decisions in %2 kernel(s). "
+                           ? tr("Default schedule (the heuristics, checked by the performance model; Optimize runs the agents): %1 decisions in %2 kernel(s). "
                                  "Pick another value to override one.")
                                  .arg(decisions)
                                  .arg(m_groups.size())
