@@ -426,9 +426,9 @@ void StreamBuilder::generic()
             vars[op.domain[d].name] = idx[d] + (lb ? *lb : 0);
         }
         // The element-wise ops after the first index the same element by their own names.
-        for (const auto *next : a.ops)
-            for (std::size_t d = 0; next != &op && d < next->domain.size() && d < op.domain.size(); ++d)
-                vars[next->domain[d].name] = vars[op.domain[d].name];
+        for (std::size_t n = 1; n < a.ops.size(); ++n)
+            for (std::size_t d = 0; d < a.ops[n]->domain.size() && d < op.domain.size(); ++d)
+                vars[a.ops[n]->domain[d].name] = vars[op.domain[d].name];
         if (op.reduction)
             for (const auto &r : op.reduction->vars) {
                 auto lb = evalIndex(r.lowerBound, sizes(), vars);
