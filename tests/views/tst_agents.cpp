@@ -2,6 +2,7 @@
 // cancel, superseded runs dropped), AgentsModel under QAbstractItemModelTester, the Agents panel's
 // timeline and inspector, and MainWindow's Ctrl+R on the bundled examples.
 #include "TestUtil.h"
+#include "TestWindows.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "core/codegen/Program.h"
@@ -40,21 +41,6 @@ agents::SourceRequest request(const char *name)
     r.fileName = example(name).toStdString();
     return r;
 }
-
-/// A main window with its repositories, the device probe answering "no driver".
-struct Studio {
-    SyntaxRepository syntax;
-    RecentFiles recent;
-    std::unique_ptr<MainWindow> window;
-    Studio() : window(std::make_unique<MainWindow>(syntax, ArchDatabase::builtin(), recent))
-    {
-        window->devicePanel()->setProbeFunction([] {
-            DeviceProbe probe;
-            probe.problem = QStringLiteral("test probe: no driver");
-            return probe;
-        });
-    }
-};
 
 } // namespace
 
@@ -172,7 +158,7 @@ void TestAgents::panelStepsThroughTheDecisions()
 
 void TestAgents::mainWindowOptimizesTheOpenFile()
 {
-    Studio studio;
+    test::Studio studio;
     MainWindow &window = *studio.window;
     QString error;
     QVERIFY2(window.openFile(example("elementwise_chain.te"), &error), qPrintable(error));
@@ -198,7 +184,7 @@ void TestAgents::mainWindowOptimizesTheOpenFile()
 
 void TestAgents::anOverrideRunsTheAgentsAgainAroundThePin()
 {
-    Studio studio;
+    test::Studio studio;
     MainWindow &window = *studio.window;
     QVERIFY(window.openFile(example("matmul.te")));
     QSignalSpy settled(&window, &MainWindow::optimizeSettled);
@@ -240,7 +226,7 @@ void TestAgents::anOverrideRunsTheAgentsAgainAroundThePin()
 
 void TestAgents::theDocksFollowTheSelectedStep()
 {
-    Studio studio;
+    test::Studio studio;
     MainWindow &window = *studio.window;
     QVERIFY(window.openFile(example("softmax.te")));
     QSignalSpy settled(&window, &MainWindow::optimizeSettled);

@@ -4,6 +4,7 @@
 // results of the bundled examples, the program as written beside the optimized one, a step beside
 // the step before (CUDA and PTX), the jump from a decision in the Agents dock to what it changed.
 #include "TestUtil.h"
+#include "TestWindows.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "views/AgentsPanel.h"
@@ -343,11 +344,7 @@ void TestCodeDiff::aDecisionInTheAgentsDockJumpsToItsChanges()
     SyntaxRepository syntax;
     RecentFiles recent;
     MainWindow window(syntax, ArchDatabase::builtin(), recent);
-    window.devicePanel()->setProbeFunction([] {
-        DeviceProbe probe;
-        probe.problem = QStringLiteral("test probe: no driver");
-        return probe;
-    });
+    test::answerNoDriver(window);
     QString error;
     QVERIFY2(window.openFile(example("layernorm.te"), &error), qPrintable(error));
     QVERIFY(!window.isCodeTabShown());

@@ -1,5 +1,6 @@
 // MainWindow end to end with the real compiler: docks fill, clicks navigate, work is never lost.
 #include "TestUtil.h"
+#include "TestWindows.h"
 
 #include "views/CodeEditor.h"
 #include "views/CompileController.h"
@@ -78,11 +79,7 @@ void TestMainWindow::init()
 {
     m_recent = std::make_unique<RecentFiles>();
     m_window = std::make_unique<MainWindow>(m_syntax, ArchDatabase::builtin(), *m_recent);
-    m_window->devicePanel()->setProbeFunction([] {
-        DeviceProbe probe;
-        probe.problem = QStringLiteral("test probe: no driver");
-        return probe;
-    });
+    test::answerNoDriver(*m_window);
     const auto mode = QAbstractItemModelTester::FailureReportingMode::QtTest;
     m_testers[0] = std::make_unique<QAbstractItemModelTester>(m_window->diagnosticsModel(), mode);
     m_testers[1] = std::make_unique<QAbstractItemModelTester>(m_window->resourcesModel(), mode);

@@ -2,6 +2,7 @@
 // window, damaged and newer files refused with the session untouched, autosave and recovery after
 // a crash, atomic saves, and the core's errors in Problems with a click to the place.
 #include "TestUtil.h"
+#include "TestWindows.h"
 
 #include "views/AgentsModel.h"
 #include "views/AgentsPanel.h"
@@ -118,11 +119,7 @@ void TestProject::cleanup()
 std::unique_ptr<MainWindow> TestProject::makeWindow()
 {
     auto window = std::make_unique<MainWindow>(m_syntax, ArchDatabase::builtin(), m_recent);
-    window->devicePanel()->setProbeFunction([] {
-        DeviceProbe probe;
-        probe.problem = QStringLiteral("test probe: no driver");
-        return probe;
-    });
+    test::answerNoDriver(*window);
     window->setUnsavedChangesPrompt([](const QString &) { return QMessageBox::Discard; });
     window->project()->setRecoveryDirectory(path(QStringLiteral("recovery")));
     window->project()->setMessageSink(

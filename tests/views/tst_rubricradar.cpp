@@ -3,6 +3,7 @@
 // the agents' previous step and the current one (the trace's scores) overlaid; it follows the Agents
 // dock's selected step, and each spoke's tooltip carries the table's sentence and evidence.
 #include "TestUtil.h"
+#include "TestWindows.h"
 
 #include "core/agents/Evaluator.h"
 #include "core/arch/ArchDatabase.h"
@@ -42,18 +43,10 @@ std::string readText(const QString &path)
     return f.readAll().toStdString();
 }
 
-/// A main window with its repositories, the device probe answering "no driver".
-struct Studio {
-    SyntaxRepository syntax;
-    RecentFiles recent;
-    std::unique_ptr<MainWindow> window;
-    Studio() : window(std::make_unique<MainWindow>(syntax, ArchDatabase::builtin(), recent))
+/// The shared test window, shown at a size the radar reads at.
+struct Studio : test::Studio {
+    Studio()
     {
-        window->devicePanel()->setProbeFunction([] {
-            DeviceProbe probe;
-            probe.problem = QStringLiteral("test probe: no driver");
-            return probe;
-        });
         window->resize(1400, 900);
         window->show();
     }

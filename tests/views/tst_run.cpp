@@ -3,6 +3,7 @@
 // standing in for a GPU (tests/runner/fake_worker.cpp: C = A + B like a GPU would), the measured
 // path fills the verification table and CUPTI's rows. Real core results of the bundled examples.
 #include "TestUtil.h"
+#include "TestWindows.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "views/AgentsPanel.h"
@@ -55,16 +56,6 @@ std::shared_ptr<const agents::SourceResult> optimized(const agents::SourceReques
     return finished.first().at(1).value<std::shared_ptr<const agents::SourceResult>>();
 }
 
-/// The real worker on a machine "without a driver": what a studio without a GPU gets, also on a GPU machine.
-RunController::Settings noGpu()
-{
-    RunController::Settings s;
-    s.worker.workerPath = STITCHCUDA_WORKER_PATH;
-    s.worker.environment = {{"STITCHCUDA_LIBCUDA", "/nonexistent/libcuda.so.1"}};
-    s.cache = false;
-    return s;
-}
-
 RunController::Settings fakeGpu()
 {
     RunController::Settings s;
@@ -94,19 +85,9 @@ int kernelsOnLogAxes(const ProgramRun &run)
     return n;
 }
 
-struct Studio {
-    SyntaxRepository syntax;
-    RecentFiles recent;
-    std::unique_ptr<MainWindow> window;
-    Studio() : window(std::make_unique<MainWindow>(syntax, ArchDatabase::builtin(), recent))
-    {
-        window->devicePanel()->setProbeFunction([] {
-            DeviceProbe probe;
-            probe.problem = QStringLiteral("test probe: no driver");
-            return probe;
-        });
-        window->runController()->setSettings(noGpu());
-    }
+/// The shared test window, its Run dock on the worker "without a driver".
+struct Studio : test::Studio {
+    Studio() { window->runController()->setSettings(test::noGpu()); }
 };
 
 } // namespace
@@ -143,7 +124,7 @@ void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
     QFETCH(int, programs);
     auto result = optimized(request(file));
     QVERIFY(result);
-    auto report = runWith(noGpu(), result);
+    auto report = runWith(test::noGpu(), result);
     QVERIFY(report);
     QVERIFY(!report->gpu);
     QVERIFY2(QString::fromStdString(report->device).startsWith(QStringLiteral("no GPU: ")), report->device.c_str());
@@ -212,7 +193,7 @@ void TestRun::aProgramThatCannotRunAsWrittenSaysWhereAndWhy()
     // A kernel alone has no host code: its launch is inferred, so it cannot run as written.
     auto result = optimized(request(example("matmul_kernel_only.cu"), {{"M", 256}, {"N", 128}, {"K", 64}}));
     QVERIFY(result);
-    auto report = runWith(noGpu(), result);
+    auto report = runWith(test::noGpu(), result);
     QVERIFY(report);
     QCOMPARE(report->programs.size(), std::size_t(3));
     const ProgramRun &asWritten = report->programs[0];
@@ -302,7 +283,7 @@ void TestRun::cancelStopsTheRun()
     auto result = optimized(request(example("softmax.te")));
     QVERIFY(result);
     RunController controller(ArchDatabase::builtin());
-    controller.setSettings(noGpu());
+    controller.setSettings(test::noGpu());
     QSignalSpy finished(&controller, &RunController::finished);
     QSignalSpy cancelled(&controller, &RunController::cancelled);
     RunInput input;

@@ -4,6 +4,7 @@
 // the networks before and after, Optimize using the retrained copy, the shipped checkpoint
 // untouched), its cancel, and the dock in the window state.
 #include "TestUtil.h"
+#include "TestWindows.h"
 
 #include "core/agents/Checkpoints.h"
 #include "core/agents/TrainingLog.h"
@@ -41,20 +42,6 @@ namespace {
 QString example(const char *name) { return QStringLiteral(STITCHCUDA_SOURCE_DIR "/examples/") + QLatin1String(name); }
 
 const QString kShippedLog = QStringLiteral(STITCHCUDA_SOURCE_DIR "/docs/agents/training-sm_90.csv.gz");
-
-struct Studio {
-    SyntaxRepository syntax;
-    RecentFiles recent;
-    std::unique_ptr<MainWindow> window;
-    Studio() : window(std::make_unique<MainWindow>(syntax, ArchDatabase::builtin(), recent))
-    {
-        window->devicePanel()->setProbeFunction([] {
-            DeviceProbe probe;
-            probe.problem = QStringLiteral("test probe: no driver");
-            return probe;
-        });
-    }
-};
 
 QByteArray sha256(const QString &path)
 {
@@ -233,7 +220,7 @@ void TestTraining::retrainWithMyOverridesShowsTheCurvesAndTheTable()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    Studio studio;
+    test::Studio studio;
     MainWindow &window = *studio.window;
     window.retrainer()->setAgentsDirectory(dir.path());
     const auto shipped = agents::findCheckpoint("sm_90");
@@ -338,7 +325,7 @@ void TestTraining::cancelStopsARetraining()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    Studio studio;
+    test::Studio studio;
     MainWindow &window = *studio.window;
     window.retrainer()->setAgentsDirectory(dir.path());
     QVERIFY(!optimizeWithAnOverride(window).isEmpty());
@@ -366,7 +353,7 @@ void TestTraining::cancelStopsARetraining()
 
 void TestTraining::theDockIsInTheMenusAndTheWindowState()
 {
-    Studio studio;
+    test::Studio studio;
     MainWindow &window = *studio.window;
     auto *dock = window.findChild<QDockWidget *>(QStringLiteral("trainingDock"));
     QVERIFY(dock);

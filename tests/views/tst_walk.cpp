@@ -9,6 +9,7 @@
 // width if wider) after the Run, each view (the side docks closed) and, at the end, the welcome
 // page to DIR/studio*.png (scripts/docs/studio_screenshots.sh: the README's gallery).
 #include "TestUtil.h"
+#include "TestWindows.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "views/AgentsModel.h"
@@ -48,24 +49,6 @@ using namespace stitch::views;
 namespace {
 
 constexpr int kSlowMs = 300000; // Optimize and retraining on a loaded 2-core machine
-
-RunController::Settings noGpu()
-{
-    RunController::Settings s;
-    s.worker.workerPath = STITCHCUDA_WORKER_PATH;
-    s.worker.environment = {{"STITCHCUDA_LIBCUDA", "/nonexistent/libcuda.so.1"}};
-    s.cache = false; // never the user's measurement cache
-    return s;
-}
-
-void noDriverProbe(MainWindow &window)
-{
-    window.devicePanel()->setProbeFunction([] {
-        DeviceProbe probe;
-        probe.problem = QStringLiteral("test probe: no driver");
-        return probe;
-    });
-}
 
 // Where the screenshots go ($STITCHCUDA_WALK_SCREENSHOTS), empty: none are taken.
 QString screenshotDir()
@@ -157,8 +140,8 @@ void TestWalk::theMainFlowWorksAndIsMeasured()
     QElapsedTimer startClock;
     startClock.start();
     auto window = std::make_unique<MainWindow>(syntax, ArchDatabase::builtin(), recent);
-    noDriverProbe(*window);
-    window->runController()->setSettings(noGpu());
+    test::answerNoDriver(*window);
+    window->runController()->setSettings(test::noGpu());
     window->retrainer()->setAgentsDirectory(dir.path());
     const bool shots = !screenshotDir().isEmpty();
     if (shots)
@@ -299,7 +282,7 @@ void TestWalk::theMainFlowWorksAndIsMeasured()
 
     stalls.setPhase(QStringLiteral("reopen"));
     MainWindow reopened(syntax, ArchDatabase::builtin(), recent);
-    noDriverProbe(reopened);
+    test::answerNoDriver(reopened);
     if (shots)
         reopened.resize(kShotSize);
     reopened.show();

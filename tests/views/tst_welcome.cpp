@@ -2,6 +2,7 @@
 // a click (the editor shows its text, the title its name), the recent files as the settings hold
 // them, and the Open / Open Project actions. The models run under QAbstractItemModelTester.
 #include "TestUtil.h"
+#include "TestWindows.h"
 
 #include "core/arch/ArchDatabase.h"
 #include "views/CodeEditor.h"
@@ -74,11 +75,7 @@ private:
 std::unique_ptr<MainWindow> TestWelcome::makeWindow(RecentFiles &recent)
 {
     auto window = std::make_unique<MainWindow>(m_syntax, ArchDatabase::builtin(), recent);
-    window->devicePanel()->setProbeFunction([] {
-        DeviceProbe probe;
-        probe.problem = QStringLiteral("test probe: no driver");
-        return probe;
-    });
+    test::answerNoDriver(*window);
     window->setUnsavedChangesPrompt([](const QString &) { return QMessageBox::Discard; });
     window->welcomePage()->setExamplesDirectory(ExamplesDir);
     window->resize(1280, 800);
