@@ -5,6 +5,9 @@
 # epilogue math, the GELU by erfcf, the GELU by an erfc-based rational (Numerical Recipes' erfcc).
 # Each variant is verified at 1024x1024x128 against the interpreter, then timed at 8192x8192x128
 # (30 runs, L2 flushed); Nsight Compute on the generated one and the no-epilogue one; baselines.
+# Issue 34: the record keeps variants/'s programs as diffs (the twins) and a commit (the generated
+# fused_gelu.cu: git show 6e96cd5:bench/results/2026-11-30/run13-fused/variants/fused_gelu.cu).
+# First, from the repository root: bench/tools/restore_twins.sh bench/results/2026-11-30/run13-fused/variants
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 BUILD_TARGETS="stitchcuda stitchcuda-worker" source scripts/device/build-gpu.sh || exit 1

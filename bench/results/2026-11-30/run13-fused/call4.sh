@@ -5,6 +5,9 @@
 # GEMM + bias + GELU winner (64x128, 8x8, stream-K, 3 stages, 3 blocks per SM) as generated
 # (`base`) and with 8 lanes along k and 4 along m per warp (`cf`: 32 distinct banks, and still 4
 # sectors per global request). Each verified at 512^3, then timed at 4096^3 in three rounds.
+# Issue 34: the record keeps variants4096/'s programs as diffs (the twins) and a commit (the generated
+# *_base.cu and gemm4096_sk64.cu: git show 9594308:bench/results/2026-11-30/run13-fused/variants4096/NAME.cu).
+# First, from the repository root: bench/tools/restore_twins.sh bench/results/2026-11-30/run13-fused/variants4096
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 BUILD_TARGETS="stitchcuda stitchcuda-worker" source scripts/device/build-gpu.sh || exit 1

@@ -4,6 +4,9 @@
 # the plain GEMM with the same schedule measured 2.93 (run 11), though their k-loops are the same
 # source and both compile to 167 registers. Time the plain one (`gemm4096_sk64`) interleaved with
 # the fused one and the plain sweep's winner (256x128) on random inputs, and compare the SASS.
+# Issue 34: the record keeps variants4096/'s programs as diffs (the twins) and a commit (the generated
+# *_base.cu and gemm4096_sk64.cu: git show 9594308:bench/results/2026-11-30/run13-fused/variants4096/NAME.cu).
+# First, from the repository root: bench/tools/restore_twins.sh bench/results/2026-11-30/run13-fused/variants4096
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 BUILD_TARGETS="stitchcuda stitchcuda-worker" source scripts/device/build-gpu.sh || exit 1

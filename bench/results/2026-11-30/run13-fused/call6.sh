@@ -5,6 +5,9 @@
 # the order of the FMAs in the source move that? variants4096/*_jmajor (columns outer) and
 # *_snake (rows, each other row's columns reversed) of the plain 64x128 stream-K kernel and the
 # plain sweep's winner (256x128, 16x8): times interleaved (3 rounds) and FFMA bank statistics.
+# Issue 34: the record keeps variants4096/'s programs as diffs (the twins) and a commit (the generated
+# *_base.cu and gemm4096_sk64.cu: git show 9594308:bench/results/2026-11-30/run13-fused/variants4096/NAME.cu).
+# First, from the repository root: bench/tools/restore_twins.sh bench/results/2026-11-30/run13-fused/variants4096
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 BUILD_TARGETS="stitchcuda stitchcuda-worker" source scripts/device/build-gpu.sh || exit 1

@@ -7,6 +7,10 @@
 # values. Variants (variants/): *_s1 four 32-bit stores, *_s2 two 64-bit stores, *_fadd the float4
 # store of acc + 0.0f. Times interleaved with the run-13 kernels (3 rounds), FFMA bank statistics,
 # and cuBLAS 4096^3 in the same call.
+# Issue 34: this record's variants/ and run 13's variants4096/ keep their programs as diffs (the
+# twins) and a commit (run 13's generated ones: git show 9594308:bench/results/2026-11-30/run13-fused/variants4096/NAME.cu).
+# First, from the repository root (run 13's folder too: this call also times its fused4096_base.cu):
+#   bench/tools/restore_twins.sh bench/results/2026-11-30/run14-store/variants bench/results/2026-11-30/run13-fused/variants4096
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 BUILD_TARGETS="stitchcuda stitchcuda-worker" source scripts/device/build-gpu.sh || exit 1
