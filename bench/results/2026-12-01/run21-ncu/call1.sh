@@ -10,6 +10,10 @@
 #    hand-edited variant whose clusters take rows c, c + 7, c + 14 (programs/layernorm_spread.cu: the
 #    last round's four rows on four clusters instead of two), each beside the prototype (mode lngen
 #    of bench/tools/long_row_l2.cu), then the generated kernel and the prototype under ncu.
+# Issue 34: the record keeps programs/layernorm_spread.cu as a diff against the generated layernorm.cu,
+# which it does not keep either (git show 6c4069f:bench/results/2026-12-01/run21-ncu/programs/layernorm.cu);
+# first, from the repository root: bench/tools/restore_twins.sh bench/results/2026-12-01/run21-ncu/programs
+# (writes both). The matmul.cu programs: the README's "Generated programs not kept".
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 R=bench/results/2026-12-01/run21-ncu

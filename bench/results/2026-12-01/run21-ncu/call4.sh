@@ -5,6 +5,9 @@
 # per row (call 3: the generated kernel executes 26.0 M instructions where the prototype executes
 # 19.1 M, 1.1% slower); layernorm_bases.cu indexes every item from per-thread float4 bases.
 # Each beside the prototype in mode lngen (flush by writes, then by reads, twice), then ncu counts.
+# Issue 34: the record keeps programs/layernorm_hoist.cu and layernorm_bases.cu as diffs against the
+# generated layernorm.cu, which it does not keep either (git show 6c4069f:bench/results/2026-12-01/run21-ncu/programs/layernorm.cu);
+# first, from the repository root: bench/tools/restore_twins.sh bench/results/2026-12-01/run21-ncu/programs (writes them).
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 for v in layernorm layernorm_hoist layernorm_bases; do
