@@ -7,6 +7,9 @@
 # times (20 runs, L2 flushed); the shapes under 4096 also verify against the CPU interpreter; the
 # large shapes run twice, interleaved. cuBLAS TF32 in the same call.
 # VARIANTS (default "rs ss") picks the variants; BASELINES=0 skips cuBLAS.
+# Issue 34: variants/rs.cu (generated) and the twins mk.py writes from it are not kept; first, from the
+# repository root: V=bench/results/2026-12-01/run17-wgmma-ss/variants; git show 1c86eca:$V/rs.cu > $V/rs.cu;
+#   python3 $V/mk.py $V/ss.cu; python3 $V/mk.py $V/ssf.cu 4 fast
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 BUILD_TARGETS="stitchcuda stitchcuda-worker" source scripts/device/build-gpu.sh || exit 1

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Run 17, call 2: Nsight Compute on the two variants of call 1 at 4096^3 (one launch each, clocks
 # left alone): where the SS twin's time goes.
+# Issue 34: variants/rs.cu (generated) and the twins mk.py writes from it are not kept; first, from the
+# repository root: V=bench/results/2026-12-01/run17-wgmma-ss/variants; git show 1c86eca:$V/rs.cu > $V/rs.cu;
+#   python3 $V/mk.py $V/ss.cu; python3 $V/mk.py $V/ssf.cu 4 fast
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 BUILD_TARGETS="stitchcuda stitchcuda-worker" source scripts/device/build-gpu.sh || exit 1

@@ -5,6 +5,9 @@
 # (tr), against the kernel as generated (run 17's rs.cu). Each plan times 20 runs, L2 flushed; the
 # small shapes verify against the CPU interpreter; the large shapes run twice, interleaved. cuBLAS
 # TF32 in the same call. VARIANTS picks the variants; BASELINES=0 skips cuBLAS.
+# Issue 34: variants/sst.cu and run 17's rs.cu and ssf.cu are not kept; first, from the repository root:
+# V=bench/results/2026-12-01/run17-wgmma-ss/variants; git show 1c86eca:$V/rs.cu > $V/rs.cu; python3 $V/mk.py $V/ssf.cu 4 fast;
+#   python3 bench/results/2026-12-01/run18-pretransposed/variants/mk.py (as the README of this run says)
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 BUILD_TARGETS="stitchcuda stitchcuda-worker" source scripts/device/build-gpu.sh || exit 1

@@ -1,4 +1,5 @@
 # python3 mk.py variants/ss.cu [swizzle]: reads variants/rs.cu (the generated kernel), writes the SS twin.
+# rs.cu is not kept (issue 34): git show 1c86eca:bench/results/2026-12-01/run17-wgmma-ss/variants/rs.cu restores it.
 # Builds the SS-mode prototype of the TF32 wgmma GEMM (both operands by descriptor, B transposed on its copy).
 import re, sys
 src = open(sys.argv[1].rsplit('/', 1)[0] + '/rs.cu' if '/' in sys.argv[1] else 'rs.cu').read()
