@@ -5,6 +5,8 @@
 # (exact spans, one row per block). The prototype harness times the new generated variants beside
 # its own kernels; then the row GPU tests (the new decisions, shared-memory prefetch, the sampled
 # softmax and layer-norm schedules), and the bench over the long rows with PyTorch and the copy.
+# Issue 34: generated_variants_call3.cuh is not kept; first, from the repository root:
+#   git show 89706d4:bench/results/2026-11-30/run12-long-rows/generated_variants_call3.cuh > bench/results/2026-11-30/run12-long-rows/generated_variants_call3.cuh
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 mkdir -p "$OUT"
