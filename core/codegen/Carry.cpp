@@ -3,6 +3,7 @@
 #include "core/codegen/AsWritten.h"
 #include "core/frontend/CudaSourceIndex.h"
 #include "core/frontend/DeviceCode.h"
+#include "core/frontend/cudalift/CudaLift.h"
 
 #include <algorithm>
 #include <cctype>

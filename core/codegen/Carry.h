@@ -13,7 +13,6 @@
 // what one wrote, and everything computed from it, is left unchecked (uncheckedBuffers).
 
 #include "core/common/Result.h"
-#include "core/frontend/cudalift/CudaLift.h"
 #include "core/ir/Graph.h"
 #include "core/ir/Shape.h"
 #include "core/runner/Job.h"
@@ -22,6 +21,10 @@
 #include <set>
 #include <string>
 #include <vector>
+
+namespace stitch::frontend::cudalift {
+struct CudaLiftDetail; // core/frontend/cudalift/CudaLift.h, whose includes reach tree-sitter's headers
+} // namespace stitch::frontend::cudalift
 
 namespace stitch::codegen {
 
