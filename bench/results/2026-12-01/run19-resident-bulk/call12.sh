@@ -5,6 +5,9 @@
 # left out on a resident grid: bulk_on, bulk_off, and two hand edits of bulk_on: _fold (one multiply
 # per output, c_rowSum_ * rc0_0_ taken once per row) and _fold_wait (also the wait for the copy
 # engine's reads moved before the row's first barrier, one __syncthreads less per row).
+# Issue 34: generated_variants_call12.cuh is kept as a diff against call 10's header, which is not
+# kept either (git show 8016dee:bench/results/2026-12-01/run19-resident-bulk/generated_variants_call10.cuh);
+# first, from the repository root: bench/tools/restore_twins.sh bench/results/2026-12-01/run19-resident-bulk (writes both)
 set -uo pipefail
 OUT=${OUT:-/tmp/stitch-out}
 R=bench/results/2026-12-01/run19-resident-bulk
