@@ -226,8 +226,8 @@ void CodeDiffView::applyDiff(const QString &leftTitle, const QString &rightTitle
         resetPane(e);
         e->setDefinition(definition); // on an empty document: nothing to re-highlight
     }
-    m_left->setPlainText(left.join(QLatin1Char('\n')));
-    m_right->setPlainText(right.join(QLatin1Char('\n')));
+    m_right->replaceText(right.join(QLatin1Char('\n'))); // the side coloured first
+    m_left->replaceText(left.join(QLatin1Char('\n')));
     m_left->setLineNumbers(leftNumbers);
     m_right->setLineNumbers(rightNumbers);
     m_syncing = false;

@@ -9,6 +9,7 @@
 #include <QHelpEvent>
 #include <QPaintEvent>
 #include <QPainter>
+#include <QPointer>
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QToolTip>
@@ -53,6 +54,63 @@ bool isIdentifierChar(QChar c)
     return c.isLetterOrNumber() || c == QLatin1Char('_');
 }
 
+/// Lines a viewport of `height` pixels shows at `lineHeight` (one more for a partial line).
+int pageLines(int height, int lineHeight)
+{
+    return std::max(1, height / std::max(1, lineHeight) + 1);
+}
+
+/// The editors whose colours replaceText left for later, highlighted one per turn of the event
+/// loop (a posted event: those posted while Qt delivers a batch wait for the next batch, so the
+/// GUI thread returns to its loop between two editors). Visible editors go first.
+class HighlightQueue final : public QObject {
+public:
+    static HighlightQueue &instance()
+    {
+        static QPointer<HighlightQueue> queue;
+        if (!queue)
+            queue = new HighlightQueue(QCoreApplication::instance());
+        return *queue;
+    }
+
+    void add(CodeEditor *editor)
+    {
+        if (!m_editors.contains(editor))
+            m_editors.append(editor);
+        schedule();
+    }
+    void remove(CodeEditor *editor) { m_editors.removeAll(editor); }
+
+private:
+    using QObject::QObject;
+
+    void schedule()
+    {
+        if (m_scheduled || m_editors.isEmpty())
+            return;
+        m_scheduled = true;
+        QMetaObject::invokeMethod(this, [this] { runOne(); }, Qt::QueuedConnection);
+    }
+
+    void runOne()
+    {
+        m_scheduled = false;
+        m_editors.removeAll(nullptr);
+        if (!m_editors.isEmpty()) {
+            auto it = std::find_if(m_editors.begin(), m_editors.end(), [](const QPointer<CodeEditor> &e) { return e->isVisible(); });
+            if (it == m_editors.end())
+                it = m_editors.begin();
+            const QPointer<CodeEditor> editor = *it;
+            m_editors.erase(it);
+            editor->finishHighlighting();
+        }
+        schedule();
+    }
+
+    QList<QPointer<CodeEditor>> m_editors;
+    bool m_scheduled = false;
+};
+
 } // namespace
 
 CodeEditor::CodeEditor(SyntaxRepository &syntax, QWidget *parent)
@@ -71,22 +129,51 @@ CodeEditor::CodeEditor(SyntaxRepository &syntax, QWidget *parent)
         if (document()->isEmpty() != m_wasEmpty)
             updateExtraSelections();
     });
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &CodeEditor::followSelectionWindow);
 
     setDefinition(m_syntax.cudaDefinition());
     setTheme(m_syntax.themeFor(palette()));
     updateLineNumberAreaWidth();
 }
 
-CodeEditor::~CodeEditor() = default;
+CodeEditor::~CodeEditor()
+{
+    if (m_highlightPending)
+        HighlightQueue::instance().remove(this);
+}
 
 void CodeEditor::setDefinition(const KSyntaxHighlighting::Definition &definition)
 {
-    m_highlighter->setDefinition(definition);
+    m_definition = definition;
+    if (!m_highlightPending)
+        m_highlighter->setDefinition(definition);
 }
 
 KSyntaxHighlighting::Definition CodeEditor::definition() const
 {
-    return m_highlighter->definition();
+    return m_definition;
+}
+
+void CodeEditor::replaceText(const QString &text)
+{
+    flushHighlighting();
+    if (!m_highlightPending) {
+        // Emptied first, so dropping the language re-highlights one empty line, not the old text.
+        clear();
+        m_highlighter->setDefinition({});
+        m_highlightPending = true;
+    }
+    setPlainText(text); // without a language: each line's formats stay empty
+    HighlightQueue::instance().add(this);
+}
+
+void CodeEditor::finishHighlighting()
+{
+    if (!m_highlightPending)
+        return;
+    m_highlightPending = false;
+    HighlightQueue::instance().remove(this);
+    m_highlighter->setDefinition(m_definition); // re-highlights the whole text
 }
 
 void CodeEditor::setTheme(const KSyntaxHighlighting::Theme &theme)
@@ -143,6 +230,17 @@ void CodeEditor::resizeEvent(QResizeEvent *event)
     QPlainTextEdit::resizeEvent(event);
     const QRect cr = contentsRect();
     m_lineNumberArea->setGeometry(QRect(cr.left(), cr.top(), lineNumberAreaWidth(), cr.height()));
+    followSelectionWindow();
+}
+
+void CodeEditor::followSelectionWindow()
+{
+    if (m_lineHighlights.isEmpty() && m_textHighlights.isEmpty() && m_fillerLines.isEmpty())
+        return;
+    const int first = firstVisibleBlock().blockNumber() + 1;
+    const int last = first + pageLines(viewport()->height(), fontMetrics().height());
+    if (first < m_windowFirst || last > m_windowLast)
+        updateExtraSelections();
 }
 
 QColor CodeEditor::severityColor(Severity severity) const
@@ -252,6 +350,12 @@ void CodeEditor::updateExtraSelections()
         return;
     }
     m_selectionsStale = false;
+    // The marks' selections cover the lines in view and a page on either side: each costs its
+    // line's layout, so a diff of hundreds of marked lines built them all in tens of milliseconds.
+    const int page = pageLines(viewport()->height(), fontMetrics().height());
+    m_windowFirst = std::max(1, firstVisibleBlock().blockNumber() + 1 - page);
+    m_windowLast = firstVisibleBlock().blockNumber() + 1 + 2 * page;
+    const auto inWindow = [this](int line) { return line >= m_windowFirst && line <= m_windowLast; };
     QList<QTextEdit::ExtraSelection> selections;
     // First, so a marked line's colour (a diff's change) shows on the cursor's line too.
     // An empty document shows its placeholder text, which a full-width line highlight would hide.
@@ -266,6 +370,8 @@ void CodeEditor::updateExtraSelections()
     // Filler rows: hatched in the gutter's colour, so they read as "nothing here", not as a blank line.
     const QColor hatch = QColor::fromRgba(m_theme.editorColor(Theme::LineNumbers));
     for (const int lineNumber : m_fillerLines) {
+        if (!inWindow(lineNumber))
+            continue;
         const QTextBlock block = document()->findBlockByNumber(lineNumber - 1);
         if (!block.isValid())
             continue;
@@ -276,6 +382,8 @@ void CodeEditor::updateExtraSelections()
         selections.append(line);
     }
     for (const auto &[lineNumber, color] : m_lineHighlights) {
+        if (!inWindow(lineNumber))
+            continue;
         const QTextBlock block = document()->findBlockByNumber(lineNumber - 1);
         if (!block.isValid())
             continue;
@@ -286,6 +394,8 @@ void CodeEditor::updateExtraSelections()
         selections.append(line);
     }
     for (const TextHighlight &h : m_textHighlights) {
+        if (!inWindow(h.line))
+            continue;
         const QTextBlock block = document()->findBlockByNumber(h.line - 1);
         const int length = block.isValid() ? static_cast<int>(block.text().size()) : 0;
         if (!block.isValid() || h.start < 0 || h.length <= 0 || h.start >= length)

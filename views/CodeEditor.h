@@ -35,6 +35,15 @@ public:
     /// queues them with the QTextBlock to redo; replacing the whole text before they run would
     /// leave them pointing at blocks that no longer exist. Call it before replacing the text.
     void flushHighlighting();
+    /// Replaces the whole text of a read-only pane filled in bulk (a diff's side, a generated
+    /// program): the text shows at once, its colours on a later turn of the event loop, one editor
+    /// per turn. Highlighting a few hundred lines costs ~10 ms of the GUI thread; two panes and
+    /// their marks filled in one event went past the studio's 50 ms budget.
+    void replaceText(const QString &text);
+    /// The colours that replaceText left for later are not there yet.
+    bool highlightingPending() const { return m_highlightPending; }
+    /// Highlights now what replaceText left for later (tests, captures).
+    void finishHighlighting();
     KSyntaxHighlighting::Theme theme() const { return m_theme; }
 
     /// Underlines each located diagnostic and marks its line in the gutter; replaces older ones.
@@ -93,12 +102,18 @@ private:
     void updateLineNumberAreaWidth();
     void updateLineNumberArea(const QRect &rect, int dy);
     void updateExtraSelections();
+    /// The marks' selections cover the visible lines and a page around them; scrolling past
+    /// that window builds them again.
+    void followSelectionWindow();
     void paintLineNumbers(QPaintEvent *event);
     bool gutterToolTip(const QPoint &pos, const QPoint &globalPos);
     QColor severityColor(Severity severity) const;
 
     SyntaxRepository &m_syntax;
     KSyntaxHighlighting::SyntaxHighlighter *m_highlighter = nullptr;
+    /// The editor's language; the highlighter holds none while replaceText's colours wait.
+    KSyntaxHighlighting::Definition m_definition;
+    bool m_highlightPending = false;
     KSyntaxHighlighting::Theme m_theme;
     LineNumberArea *m_lineNumberArea = nullptr;
     std::vector<Marker> m_markers;
@@ -109,6 +124,9 @@ private:
     bool m_wasEmpty = true;
     /// The marks changed while the editor was hidden: its selections are built when it shows.
     bool m_selectionsStale = false;
+    /// The 1-based lines whose marks are in the editor's selections (see followSelectionWindow).
+    int m_windowFirst = 0;
+    int m_windowLast = -1;
 };
 
 } // namespace stitch::views

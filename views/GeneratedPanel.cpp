@@ -78,7 +78,7 @@ void GeneratedPanel::setMessage(const QString &text)
     m_previous->setVisible(false); // nothing to compare with
     m_current->setLineNumbers({});
     m_current->setMarks({}, {}, {});
-    m_current->setPlainText(QStringLiteral("// %1").arg(text));
+    m_current->replaceText(QStringLiteral("// %1").arg(text));
     m_summary->setText(text);
 }
 
@@ -126,7 +126,7 @@ void GeneratedPanel::refreshNow()
     if (!compare) {
         m_current->setLineNumbers({});
         m_current->setMarks({}, {}, {});
-        m_current->setPlainText(m_currentSource);
+        m_current->replaceText(m_currentSource);
         const int lines = m_currentSource.isEmpty() ? 0 : int(splitLines(m_currentSource.toStdString()).size());
         m_summary->setText(m_currentSource.isEmpty() ? tr("No program yet.") : tr("%1 lines generated.").arg(lines));
         return;
@@ -167,8 +167,8 @@ void GeneratedPanel::refreshNow()
         case DiffRow::Kind::Added: rightMarks.append({number, kAdded}); break;
         }
     }
-    m_previous->setPlainText(leftText.join(QLatin1Char('\n')));
-    m_current->setPlainText(rightText.join(QLatin1Char('\n')));
+    m_current->replaceText(rightText.join(QLatin1Char('\n'))); // the side coloured first
+    m_previous->replaceText(leftText.join(QLatin1Char('\n')));
     m_previous->setLineNumbers(leftNumbers);
     m_current->setLineNumbers(rightNumbers);
     m_previous->setMarks(leftMarks, leftChars, {});

@@ -4,6 +4,7 @@
 
 #include <KSyntaxHighlighting/SyntaxHighlighter>
 
+#include <QScrollBar>
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QTextLayout>
@@ -18,6 +19,8 @@ private slots:
     void cudaHighlighting();
     void ptxHighlighting();
     void editorUsesCudaDefinition();
+    void replacedTextIsColouredOnALaterTurnOneEditorAtATime();
+    void marksAreSelectionsOnlyAroundTheVisibleLines();
 
 private:
     SyntaxRepository m_syntax;
@@ -133,6 +136,87 @@ void TestSyntax::editorUsesCudaDefinition()
     editor.setPlainText(QStringLiteral("__global__ void k() {}\nint plain;\n"));
     QTRY_VERIFY(!editor.document()->firstBlock().layout()->formats().isEmpty());
     QVERIFY(!sameLook(formatAt(*editor.document(), 0, 0), formatAt(*editor.document(), 1, 4)));
+}
+
+namespace {
+QString program(int lines)
+{
+    QStringList text;
+    for (int i = 0; i < lines; ++i)
+        text << QStringLiteral("__global__ void k%1(float *out) { out[%1] = 1.0f; } // line %1").arg(i);
+    return text.join(QLatin1Char('\n'));
+}
+
+/// More than one look on the line: a keyword and a comment told apart (waiting for its colours, a
+/// line is one run in the plain text colour).
+bool coloured(const CodeEditor &editor, int line)
+{
+    return editor.document()->findBlockByNumber(line).layout()->formats().size() > 1;
+}
+} // namespace
+
+// A pane filled in bulk shows its text at once and its colours on a later turn of the event loop,
+// one editor per turn, so two big panes never highlight in the same event.
+void TestSyntax::replacedTextIsColouredOnALaterTurnOneEditorAtATime()
+{
+    CodeEditor a(m_syntax), b(m_syntax);
+    a.replaceText(program(300));
+    b.replaceText(program(300));
+    QCOMPARE(a.blockCount(), 300);
+    QVERIFY(a.highlightingPending() && b.highlightingPending());
+    QVERIFY(!coloured(a, 0) && !coloured(a, 299));
+    QCOMPARE(a.definition().name(), QStringLiteral("CUDA")); // the language is the editor's all along
+    QCoreApplication::processEvents(); // one editor's turn
+    QCOMPARE(int(a.highlightingPending()) + int(b.highlightingPending()), 1);
+    QTRY_VERIFY(!a.highlightingPending() && !b.highlightingPending());
+    QVERIFY(coloured(a, 0) && coloured(a, 299) && coloured(b, 299));
+    QVERIFY(!sameLook(formatAt(*a.document(), 0, 0), formatAt(*a.document(), 0, 70))); // keyword, comment
+
+    // Replaced again before its turn: the newest text is coloured, once.
+    a.replaceText(program(10));
+    a.replaceText(program(20));
+    QCOMPARE(a.blockCount(), 20);
+    a.finishHighlighting();
+    QVERIFY(!a.highlightingPending());
+    QVERIFY(coloured(a, 19));
+    // An editor destroyed before its turn leaves the queue.
+    {
+        CodeEditor gone(m_syntax);
+        gone.replaceText(program(5));
+    }
+    QCoreApplication::processEvents();
+}
+
+// A diff's marks become the editor's selections only around the lines in view: building all of them
+// laid out every marked line. Scrolling to the end builds the end's.
+void TestSyntax::marksAreSelectionsOnlyAroundTheVisibleLines()
+{
+    CodeEditor editor(m_syntax);
+    editor.resize(600, 300);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    editor.replaceText(program(2000));
+    QList<QPair<int, QColor>> lines;
+    QList<CodeEditor::TextHighlight> chars;
+    for (int line = 1; line <= 2000; ++line) {
+        lines.append({line, Qt::yellow});
+        chars.append({line, 0, 10, Qt::red});
+    }
+    editor.setMarks(lines, chars, {});
+    QCOMPARE(editor.lineHighlightCount(), 2000); // every mark is kept
+    const auto selectionsOn = [&editor](int line) {
+        int n = 0;
+        for (const QTextEdit::ExtraSelection &s : editor.extraSelections())
+            n += s.cursor.blockNumber() == line - 1 && s.format.background().color() == Qt::yellow ? 1 : 0;
+        return n;
+    };
+    QVERIFY(editor.extraSelections().size() < 200);
+    QCOMPARE(selectionsOn(1), 1);
+    QCOMPARE(selectionsOn(2000), 0);
+    editor.verticalScrollBar()->setValue(editor.verticalScrollBar()->maximum());
+    QCOMPARE(selectionsOn(2000), 1);
+    QCOMPARE(selectionsOn(1), 0);
+    QVERIFY(editor.extraSelections().size() < 200);
 }
 
 QTEST_MAIN(TestSyntax)
