@@ -6,11 +6,14 @@
 
 #include "views/AgentsPanel.h"
 #include "views/OptimizeController.h"
+#include "views/ProjectController.h"
+#include "views/RunHistoryModel.h"
 #include "views/RunController.h"
 #include "views/RunPanel.h"
 #include "views/Text.h"
 
 #include <QAction>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QLabel>
 #include <QMenu>
@@ -72,6 +75,8 @@ void MainWindow::createRun()
                                                "estimates, marked estimated")
                                                 .arg(qs(d->why)));
     });
+    connect(m_project, &ProjectController::measurementsChanged, this,
+            [this] { m_runPanel->historyModel()->setMeasurements(m_project->measurements()); });
     // Deferred like the Device dock's probe, so a caller (a test) can still change the settings.
     QTimer::singleShot(0, m_runController, &RunController::probe);
 
@@ -81,6 +86,9 @@ void MainWindow::createRun()
             [this, cancel](quint64, std::shared_ptr<const RunReport> report) {
                 cancel->setEnabled(false);
                 m_runPanel->setReport(report);
+                // What a GPU measured is the project's: kept with it (estimates are not).
+                m_project->addMeasurements(
+                    measurementsOf(*report, QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString()));
                 const ProgramRun *after = report->optimized();
                 m_optimizeStatus->setText(after && after->timing()
                                               ? tr("Run: optimized %1%2").arg(qs(runMsText(after->timing()->medianMs)),

@@ -111,7 +111,6 @@ std::string ProjectController::editKey(storage::Project p)
     p.input.relativePath.clear();
     p.rubric.reset();
     p.asWritten.reset();
-    p.measurements.clear();
     if (p.agents)
         p.agents->selectedStep = -1;
     return storage::projectToJson(p, std::string());
@@ -136,9 +135,21 @@ bool ProjectController::save(const QString &path, QString *errorMessage)
 void ProjectController::closeProject()
 {
     m_path.clear();
+    const bool had = !m_measurements.empty();
     m_measurements.clear();
     m_baselineKey = editKey(m_snapshot());
     setDirty(false);
+    if (had)
+        emit measurementsChanged();
+}
+
+void ProjectController::addMeasurements(const std::vector<storage::ProjectMeasurement> &measurements)
+{
+    if (measurements.empty())
+        return;
+    m_measurements.insert(m_measurements.end(), measurements.begin(), measurements.end());
+    emit measurementsChanged();
+    checkDirty();
 }
 
 void ProjectController::beginRestore(const storage::Project &project, const QString &path,
@@ -166,6 +177,7 @@ void ProjectController::endRestore()
         m_baselineKey.clear(); // recovered and never saved: everything in it is unsaved
     m_pendingBaseline.reset();
     checkDirty();
+    emit measurementsChanged();
     emit restored();
 }
 

@@ -58,8 +58,8 @@ public:
 
     QString path() const { return m_path; }
     bool isOpen() const { return !m_path.isEmpty(); }
-    /// The session differs from the project as last saved or opened (reports, the selected step and
-    /// measurements are records, not edits, and do not count).
+    /// The session differs from the project as last saved or opened (reports and the selected step
+    /// are records, not edits, and do not count; a new measurement does: it would be lost unsaved).
     bool isDirty() const { return m_dirty; }
 
     /// Writes the snapshot to `path` through QSaveFile: the old file stays whole when anything
@@ -84,9 +84,10 @@ public:
     void checkDirty();
     void checkDirtySoon();
 
-    /// Measurements the project brought (the studio does not run kernels itself yet): kept and
-    /// saved again with it.
+    /// The GPU measurements of this project: those it brought and those its Runs took, oldest first.
     const std::vector<storage::ProjectMeasurement> &measurements() const { return m_measurements; }
+    /// Appends a Run's measurements (unsaved until the next save; autosave keeps them meanwhile).
+    void addMeasurements(const std::vector<storage::ProjectMeasurement> &measurements);
 
     void setAutosaveInterval(int ms);
     int autosaveInterval() const;
@@ -121,6 +122,8 @@ signals:
     void autosaved(const QString &file);
     /// A restore (beginRestore) has been applied.
     void restored();
+    /// measurements() changed: a Run added some, a project brought its own, or closing dropped them.
+    void measurementsChanged();
 
 private:
     /// The part of a document that counts for the dirty state.

@@ -1,6 +1,7 @@
 #include "views/RunPanel.h"
 
 #include "views/RunCharts.h"
+#include "views/RunHistoryModel.h"
 #include "views/RunModels.h"
 #include "views/Text.h"
 
@@ -34,7 +35,7 @@ QTreeView *tableView(QAbstractItemModel *model, const QString &name, QWidget *pa
 
 RunPanel::RunPanel(QAction *runAction, QAction *cancelAction, QWidget *parent)
     : QWidget(parent), m_times(new RunTimesModel(this)), m_verification(new RunVerificationModel(this)),
-      m_metrics(new RunMetricsModel(this))
+      m_metrics(new RunMetricsModel(this)), m_history(new RunHistoryModel(this))
 {
     auto *top = new QHBoxLayout;
     for (QAction *action : {runAction, cancelAction}) {
@@ -64,6 +65,9 @@ RunPanel::RunPanel(QAction *runAction, QAction *cancelAction, QWidget *parent)
     m_tabs->addTab(tableView(m_metrics, QStringLiteral("runMetricsView"), this), tr("Metrics and rubric"));
     m_tabs->setTabToolTip(2, tr("CUPTI's counters per kernel when a GPU measured them, beside the static rubric's "
                                 "evidence (the numbers the performance model reads), each labelled"));
+    m_tabs->addTab(tableView(m_history, QStringLiteral("runHistoryView"), this), tr("History"));
+    m_tabs->setTabToolTip(3, tr("Every program a GPU timed in this project's Runs, newest first, saved with the "
+                                "project (estimates are not kept)"));
 
     // The two charts side by side over the tables.
     auto *charts = new QSplitter(Qt::Horizontal, this);

@@ -21,6 +21,7 @@ QT_END_NAMESPACE
 namespace stitch::views {
 
 class RooflineChart;
+class RunHistoryModel;
 class RunMetricsModel;
 class RunTimeChart;
 class RunTimesModel;
@@ -44,12 +45,15 @@ public:
     RunTimeChart *timeChart() const { return m_timeChart; }
     RooflineChart *roofline() const { return m_roofline; }
     QTabWidget *tables() const { return m_tabs; }
+    /// The project's measurements, in the History tab.
+    RunHistoryModel *historyModel() const { return m_history; }
 
 private:
     QLabel *m_message = nullptr;
     RunTimesModel *m_times = nullptr;
     RunVerificationModel *m_verification = nullptr;
     RunMetricsModel *m_metrics = nullptr;
+    RunHistoryModel *m_history = nullptr;
     RunTimeChart *m_timeChart = nullptr;
     RooflineChart *m_roofline = nullptr;
     QTabWidget *m_tabs = nullptr;

@@ -10,9 +10,11 @@
 #include "views/DevicePanel.h"
 #include "views/MainWindow.h"
 #include "views/OptimizeController.h"
+#include "views/ProjectController.h"
 #include "views/RecentFiles.h"
 #include "views/RunCharts.h"
 #include "views/RunController.h"
+#include "views/RunHistoryModel.h"
 #include "views/RunModels.h"
 #include "views/RunPanel.h"
 #include "views/SyntaxRepository.h"
@@ -26,6 +28,7 @@
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace stitch;
@@ -102,6 +105,7 @@ private slots:
     void aFaultingKernelCostsTheWorkerNotTheStudio();
     void cancelStopsTheRun();
     void mainWindowRunsAfterOptimizeAndNamesTheDevice();
+    void whatAGpuMeasuredIsKeptWithTheProject();
     void onAGpuBothProgramsAreVerifiedAndTimed();
 };
 
@@ -326,12 +330,61 @@ void TestRun::mainWindowRunsAfterOptimizeAndNamesTheDevice()
     QVERIFY(report);
     QCOMPARE(report->programs.size(), std::size_t(2)); // as written, optimized
     QVERIFY(window.runPanel()->message().startsWith(QStringLiteral("ESTIMATED")));
+    // Estimates are not measurements: the project keeps none of them.
+    QVERIFY(window.project()->measurements().empty());
+    QCOMPARE(window.runPanel()->historyModel()->rowCount(), 0);
     QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("runDock")));
     // The dock is part of the window's state.
     QByteArray name; // saveState() keeps object names as QDataStream does: UTF-16, big-endian
     for (char c : QByteArray("runDock"))
         name.append('\0').append(c);
     QVERIFY(window.saveState().contains(name));
+}
+
+// A Run on a GPU (the fake worker standing for one) adds its programs' times to the project: the
+// History tab lists them, the session has unsaved work, and a saved project brings them back.
+void TestRun::whatAGpuMeasuredIsKeptWithTheProject()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString projectPath = dir.filePath(QStringLiteral("add.stitchproj"));
+    {
+        test::Studio studio;
+        MainWindow &window = *studio.window;
+        window.runController()->setSettings(fakeGpu());
+        QVERIFY(window.openFile(test::dataPath("add.te")));
+        QSignalSpy optimizedSpy(&window, &MainWindow::optimizeSettled);
+        QVERIFY(window.optimize());
+        QVERIFY(optimizedSpy.wait(test::CompileTimeoutMs));
+        QString error;
+        QVERIFY2(window.saveProject(projectPath, &error), qPrintable(error));
+        QVERIFY(!window.project()->isDirty());
+        QSignalSpy ran(&window, &MainWindow::runSettled);
+        QVERIFY(window.runPrograms());
+        QVERIFY(ran.wait(test::CompileTimeoutMs));
+        const auto &measured = window.project()->measurements();
+        QCOMPARE(measured.size(), std::size_t(2)); // the generic schedule, the optimized program
+        QCOMPARE(QString::fromStdString(measured.back().program), QStringLiteral("optimized"));
+        QCOMPARE(QString::fromStdString(measured.back().gpu), QStringLiteral("Fake GPU (sm_90)"));
+        QCOMPARE(measured.back().ms, 0.51); // the fake worker's median
+        QVERIFY(measured.back().verified);
+        QVERIFY(!measured.back().when.empty());
+        RunHistoryModel *history = window.runPanel()->historyModel();
+        QAbstractItemModelTester tester(history);
+        QCOMPARE(history->rowCount(), 2);
+        QCOMPARE(history->index(0, RunHistoryModel::Time).data().toString(), QStringLiteral("0.5100 ms"));
+        QCOMPARE(history->index(0, RunHistoryModel::Verified).data().toString(), QStringLiteral("yes"));
+        QVERIFY(window.project()->isDirty()); // a measurement would be lost unsaved
+        QVERIFY2(window.saveProject(projectPath, &error), qPrintable(error));
+    }
+    test::Studio reopened;
+    QSignalSpy restored(reopened.window->project(), &ProjectController::restored);
+    QString error;
+    QVERIFY2(reopened.window->openFile(projectPath, &error), qPrintable(error));
+    QVERIFY(restored.count() == 1 || restored.wait(test::CompileTimeoutMs));
+    QCOMPARE(reopened.window->project()->measurements().size(), std::size_t(2));
+    QCOMPARE(reopened.window->runPanel()->historyModel()->rowCount(), 2);
+    QVERIFY(!reopened.window->project()->isDirty());
 }
 
 // The real worker on the local GPU (skips without one): the program as written and the optimized
