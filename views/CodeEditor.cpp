@@ -145,8 +145,7 @@ CodeEditor::~CodeEditor()
 void CodeEditor::setDefinition(const KSyntaxHighlighting::Definition &definition)
 {
     m_definition = definition;
-    if (!m_highlightPending)
-        m_highlighter->setDefinition(definition);
+    m_highlighter->setDefinition(definition); // detached while replaceText's colours wait: no work
 }
 
 KSyntaxHighlighting::Definition CodeEditor::definition() const
@@ -158,12 +157,15 @@ void CodeEditor::replaceText(const QString &text)
 {
     flushHighlighting();
     if (!m_highlightPending) {
-        // Emptied first, so dropping the language re-highlights one empty line, not the old text.
+        // Emptied first, so detaching the highlighter clears one line's formats, not the old text's.
         clear();
-        m_highlighter->setDefinition({});
+        m_highlighter->setDocument(nullptr);
         m_highlightPending = true;
     }
-    setPlainText(text); // without a language: each line's formats stay empty
+    // No highlighter on the document: its lines get no formats and no highlighting state yet. (A
+    // highlighter that passed over them, even without a language, would leave a state on each
+    // line, and the real pass would then queue a re-highlight of every next line: a second pass.)
+    setPlainText(text);
     HighlightQueue::instance().add(this);
 }
 
@@ -173,7 +175,9 @@ void CodeEditor::finishHighlighting()
         return;
     m_highlightPending = false;
     HighlightQueue::instance().remove(this);
-    m_highlighter->setDefinition(m_definition); // re-highlights the whole text
+    m_highlighter->setDefinition(m_definition); // detached: nothing to re-highlight yet
+    m_highlighter->setDocument(document());     // queues the highlighting of the whole text...
+    flushHighlighting();                        // ...which runs now
 }
 
 void CodeEditor::setTheme(const KSyntaxHighlighting::Theme &theme)

@@ -111,7 +111,7 @@ private:
 
     SyntaxRepository &m_syntax;
     KSyntaxHighlighting::SyntaxHighlighter *m_highlighter = nullptr;
-    /// The editor's language; the highlighter holds none while replaceText's colours wait.
+    /// The editor's language (the highlighter is detached from the document while replaceText's colours wait).
     KSyntaxHighlighting::Definition m_definition;
     bool m_highlightPending = false;
     KSyntaxHighlighting::Theme m_theme;
