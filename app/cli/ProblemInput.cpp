@@ -5,8 +5,6 @@
 #include "core/rubric/CheckedDefault.h"
 #include "core/runner/PlanFile.h"
 
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <charconv>
 #include <filesystem>
@@ -85,25 +83,13 @@ std::optional<ProblemInput> loadProblem(const std::string &file, const std::vect
     if (!readFile(file, text))
         return std::nullopt;
     ProblemInput in;
-    std::string extension = std::filesystem::path(file).extension().string();
-    std::transform(extension.begin(), extension.end(), extension.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (extension == ".cu" || extension == ".cuh") {
-        auto detail = frontend::cudalift::liftCudaProgramDetailed(text, file, {}, *options);
-        if (!detail.ok()) {
-            exitCode = reportError(detail.error());
-            return std::nullopt;
-        }
-        in.lifted = detail->program;
-        in.detail = std::move(*detail);
-    } else {
-        auto lifted = frontend::liftFile(text, file, *options);
-        if (!lifted.ok()) {
-            exitCode = reportError(lifted.error());
-            return std::nullopt;
-        }
-        in.lifted = std::move(*lifted);
+    auto lifted = frontend::cudalift::liftFileDetailed(text, file, *options);
+    if (!lifted.ok()) {
+        exitCode = reportError(lifted.error());
+        return std::nullopt;
     }
+    in.lifted = std::move(lifted->program);
+    in.detail = std::move(lifted->detail);
     in.source = std::move(*options);
     auto sizes = bindSizes(in.lifted, sizeOverrides);
     if (!sizes.ok()) {

@@ -140,20 +140,12 @@ static std::optional<rubric::AsWrittenReport> scoreInputAsWritten(const RubricOp
     return std::move(*report);
 }
 
-static bool isCudaFile(const std::string &file)
-{
-    auto ends = [&](const std::string &suffix) {
-        return file.size() >= suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    return ends(".cu") || ends(".cuh");
-}
-
 int runRubric(const RubricOptions &options)
 {
     int exitCode = 2;
     std::optional<rubric::AsWrittenReport> asWritten;
     std::optional<Error> asWrittenError;
-    if (isCudaFile(options.file)) {
+    if (frontend::isCudaFileName(options.file)) {
         asWritten = scoreInputAsWritten(options, exitCode, asWrittenError);
         if (!asWritten && (options.asWritten || !asWrittenError))
             return asWrittenError ? reportError(*asWrittenError) : exitCode;

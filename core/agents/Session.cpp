@@ -66,20 +66,11 @@ Result<SourceResult> SourceOptimizer::run(const SourceRequest &request,
     } reset{m_cancelled};
     SourceResult out;
     // A .cu is lifted with its host-side plan: the opaque kernels are carried from it.
-    std::optional<frontend::cudalift::CudaLiftDetail> detail;
-    const bool cuda = request.fileName.ends_with(".cu") || request.fileName.ends_with(".cuh");
-    if (cuda) {
-        auto d = frontend::cudalift::liftCudaProgramDetailed(request.text, request.fileName, {}, request.source);
-        if (!d)
-            return d.error();
-        detail = std::move(*d);
-        out.lifted = detail->program;
-    } else {
-        auto lifted = frontend::liftFile(request.text, request.fileName, request.source);
-        if (!lifted)
-            return lifted.error();
-        out.lifted = std::move(*lifted);
-    }
+    auto file = frontend::cudalift::liftFileDetailed(request.text, request.fileName, request.source);
+    if (!file)
+        return file.error();
+    out.lifted = std::move(file->program);
+    std::optional<frontend::cudalift::CudaLiftDetail> detail = std::move(file->detail);
     if (out.lifted.graph.ops().empty()) {
         std::string why;
         for (const auto &o : out.lifted.opaque)

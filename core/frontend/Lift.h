@@ -67,6 +67,9 @@ Result<LiftedProgram> liftTensorExpressions(const std::string &source, const std
 Result<LiftedProgram> liftCudaProgram(const std::string &source, const std::string &fileName,
                                       const SourceOptions &options = {});
 
+/// A CUDA source by its name: .cu or .cuh, in any case.
+bool isCudaFileName(const std::string &fileName);
+
 /// Picks the frontend by extension (.te, .cu/.cuh); Unsupported error for anything else.
 /// options apply to CUDA files only.
 Result<LiftedProgram> liftFile(const std::string &source, const std::string &fileName, const SourceOptions &options = {});

@@ -144,3 +144,32 @@ TEST(LiftRobustness, MacroBodiesShareTheFileParseBudget)
 }
 
 } // namespace
+
+// One dispatch by extension for every caller (the optimizer, the CLI's loader): CUDA in any case
+// comes with its host-side plan, a .te without, anything else is a located refusal.
+TEST(LiftFileDetailed, PicksTheFrontendByExtensionAndKeepsTheHostPlanForCuda)
+{
+    const std::string cuda = "__global__ void add(const float *a, float *c, int n) {\n"
+                             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                             "  if (i < n) c[i] = a[i] + 1.0f;\n"
+                             "}\n";
+    for (const std::string name : {"add.cu", "ADD.CU", "add.cuh"}) {
+        auto lifted = frontend::cudalift::liftFileDetailed(cuda, name);
+        ASSERT_TRUE(lifted.ok()) << name << ": " << lifted.error().toString();
+        ASSERT_TRUE(lifted->detail.has_value()) << name;
+        EXPECT_FALSE(lifted->program.graph.ops().empty()) << name;
+        EXPECT_EQ(lifted->program.graph.ops().size(), lifted->detail->program.graph.ops().size());
+        EXPECT_TRUE(frontend::isCudaFileName(name));
+    }
+    auto te = frontend::cudalift::liftFileDetailed("graph g\ninput A: f32[4]\noutput B: f32[4]\nB[i] = A[i] * 2\n",
+                                                   "g.te");
+    ASSERT_TRUE(te.ok()) << te.error().toString();
+    EXPECT_FALSE(te->detail.has_value());
+    EXPECT_FALSE(frontend::isCudaFileName("g.te"));
+    EXPECT_FALSE(frontend::isCudaFileName("notes.cu.txt"));
+    auto other = frontend::cudalift::liftFileDetailed("x", "kernel.py");
+    ASSERT_FALSE(other.ok());
+    EXPECT_EQ(other.error().kind, ErrorKind::Unsupported);
+    ASSERT_TRUE(other.error().location.has_value());
+    EXPECT_EQ(other.error().location->file, "kernel.py");
+}

@@ -508,6 +508,27 @@ Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &fileText, cons
     return detail;
 }
 
+Result<LiftedFile> liftFileDetailed(const std::string &source, const std::string &fileName, const SourceOptions &options)
+{
+    if (!isCudaFileName(fileName)) {
+        auto lifted = liftFile(source, fileName, options);
+        if (!lifted)
+            return lifted.error();
+        return LiftedFile{std::move(*lifted), std::nullopt};
+    }
+    try {
+        auto detail = liftCudaProgramDetailed(source, fileName, {}, options);
+        if (!detail)
+            return detail.error();
+        LiftedProgram program = detail->program;
+        return LiftedFile{std::move(program), std::move(*detail)};
+    } catch (const std::exception &e) {
+        // As liftCudaProgram: the lifter refuses by value; this catches resource exhaustion only.
+        return makeError(ErrorKind::Unsupported, std::string("internal error while lifting: ") + e.what(),
+                         SourceLocation{fileName, 0, 0});
+    }
+}
+
 } // namespace cudalift
 
 Result<LiftedProgram> liftCudaProgram(const std::string &source, const std::string &fileName,

@@ -72,4 +72,13 @@ struct CudaLiftDetail {
 Result<CudaLiftDetail> liftCudaProgramDetailed(const std::string &source, const std::string &fileName,
                                                const CudaParseLimits &limits = {}, const SourceOptions &options = {});
 
+/// A file lifted by its extension (liftFile), with the host-side plan when it is CUDA: what the
+/// optimizer and `stitchcuda generate` need to carry opaque kernels and to run the input as written.
+struct LiftedFile {
+    LiftedProgram program;
+    std::optional<CudaLiftDetail> detail; ///< .cu / .cuh only
+};
+Result<LiftedFile> liftFileDetailed(const std::string &source, const std::string &fileName,
+                                    const SourceOptions &options = {});
+
 } // namespace stitch::frontend::cudalift
