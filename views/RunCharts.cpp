@@ -223,7 +223,7 @@ void RooflineChart::setReport(std::shared_ptr<const RunReport> report)
     m_omitted.clear();
     m_points.clear();
     m_runs.clear();
-    m_before = m_after = nullptr;
+    m_before = m_after = m_library = nullptr;
     QChart *chart = freshChart(this);
     if (!m_report || m_report->peakGflops <= 0 || m_report->bandwidthGBs <= 0) {
         chart->setTitle(m_report ? tr("Roofline: no ceilings for %1 in the architecture database").arg(qs(m_report->arch))
@@ -239,6 +239,8 @@ void RooflineChart::setReport(std::shared_ptr<const RunReport> report)
                               : tr("Roofline of %1 (%2): kernels measured (CUPTI)").arg(qs(r.gpuSpec), qs(r.arch)));
     m_before = addPoints(r.before(), tr("before"), QColor(200, 90, 40));
     m_after = addPoints(r.optimized(), tr("after"), QColor(30, 110, 200));
+    if (const ProgramRun *library = r.library(); library && !library->kernels.empty())
+        m_library = addPoints(library, tr("reference"), QColor(40, 150, 70));
 
     // The axes span the ceilings' ridge points and every kernel, a decade either side.
     const double roof = std::max(r.peakGflops, r.tensorGflops);
@@ -270,7 +272,7 @@ void RooflineChart::setReport(std::shared_ptr<const RunReport> report)
     if (r.tensorGflops > r.peakGflops)
         ceiling(tr("TF32 tensor cores %1").arg(gflopsText(r.tensorGflops)), QColor(120, 60, 160),
                 {QPointF(tensorRidge, r.tensorGflops), QPointF(hi, r.tensorGflops)});
-    for (auto *s : {m_before, m_after})
+    for (auto *s : {m_before, m_after, m_library})
         if (s)
             chart->addSeries(s);
 

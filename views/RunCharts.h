@@ -1,8 +1,10 @@
 #pragma once
 // The Run dock's charts (Qt Charts) over one RunReport (views/RunJobs.h).
-//   RunTimeChart: a bar per program (the median), its spread (min to max) and every timed sample
+//   RunTimeChart: a bar per program (the median), its spread (min to max) and every timed sample;
+//   the library reference (cuBLAS) is a bar like the others when a GPU timed it
 //   RooflineChart: log-log, the architecture's DRAM and compute ceilings (core/arch), each kernel a
-//   point before (as written / generic schedule) and after (optimized)
+//   point before (as written / generic schedule) and after (optimized), and cuBLAS's calls where
+//   CUPTI timed them
 // Figures the performance model estimated say so in the title, the series names and the tooltips.
 
 #include "views/RunJobs.h"
@@ -48,6 +50,8 @@ public:
     const QList<QLineSeries *> &ceilings() const { return m_ceilings; }
     QScatterSeries *beforePoints() const { return m_before; }
     QScatterSeries *afterPoints() const { return m_after; }
+    /// cuBLAS's GEMMs (one point for all its calls), when CUPTI timed its kernels; else null.
+    QScatterSeries *libraryPoints() const { return m_library; }
     /// The tooltip of the kernel nearest to `value` (chart coordinates) in `series`.
     QString pointToolTip(QScatterSeries *series, const QPointF &value) const;
     /// Kernels that cannot be drawn on log axes (no FLOPs or no time), named with why.
@@ -60,6 +64,7 @@ private:
     QList<QLineSeries *> m_ceilings;
     QScatterSeries *m_before = nullptr;
     QScatterSeries *m_after = nullptr;
+    QScatterSeries *m_library = nullptr;
     QStringList m_omitted;
     std::map<QScatterSeries *, std::vector<RooflinePoint>> m_points; ///< as drawn, in series order
     std::map<QScatterSeries *, const ProgramRun *> m_runs;

@@ -3,10 +3,12 @@
 #include "core/codegen/AsWritten.h"
 #include "core/codegen/Program.h"
 #include "core/frontend/cudalift/CudaLift.h"
+#include "core/ir/GraphBuilder.h"
 #include "core/rubric/AsWrittenRubric.h"
 #include "core/rubric/PerfModel.h"
 #include "core/rubric/Rubric.h"
 #include "core/runner/PlanFile.h"
+#include "core/schedule/GroupAnalysis.h"
 
 #include <algorithm>
 #include <cmath>
@@ -162,6 +164,9 @@ void runGenerated(ProgramRun &run, const schedule::Problem &problem, const codeg
     request.job.module = compiled->cubin;
     request.job.plan = std::move(*plan);
     request.job.measure = measureOptions(ctx.input);
+    // As `stitchcuda generate` writes it: TF32 tensor cores are checked against TF32's bound.
+    if (program.schedule.precision == schedule::Precision::TF32)
+        request.job.precision = runner::PrecisionPolicy::TF32;
     request.job.deadlineMs = 30000;
     runner::CpuReference reference{problem.graph, problem.sizes, {}};
     reference.carriedTensors = program.carried.carriedTensors;
@@ -249,7 +254,173 @@ bool usesGemm(const schedule::Schedule &s)
     return false;
 }
 
+/// The library reference: no model estimate without a GPU (its kernels are cuBLAS's, not generated
+/// code the model knows), so the row says why it has no time rather than showing a made-up one.
+/// On a GPU, the optimized program's seed (when it ran) gives cuBLAS the same inputs.
+void runLibrary(ProgramRun &run, const schedule::Problem &problem, const schedule::Schedule &schedule, Context &ctx,
+                std::optional<std::uint64_t> seed)
+{
+    auto library = cublasReference(problem, schedule);
+    if (!library) {
+        run.error = "no cuBLAS reference: " + library.error().toString();
+        return;
+    }
+    run.note = "cuBLAS computes " + library->covers + (library->note.empty() ? "" : "; " + library->note);
+    if (!ctx.gpu) {
+        run.error = "not timed: no GPU here, and the performance model has no estimate of cuBLAS (its kernels are the "
+                    "library's, not generated code)";
+        return;
+    }
+    runner::RunRequest request;
+    request.job.plan = library->plan;
+    request.job.measure = measureOptions(ctx.input);
+    request.job.measure.metrics = false; // a library's kernels are not profiled (the Executor leaves them out)
+    request.job.precision =
+        schedule.precision == schedule::Precision::TF32 ? runner::PrecisionPolicy::TF32 : runner::PrecisionPolicy::FP32;
+    request.job.deadlineMs = 30000;
+    if (seed) {
+        request.job.seed = *seed;
+        request.job.fixedSeed = true;
+    }
+    request.cpuReference = library->reference;
+    execute(run, std::move(request), ctx, std::nullopt);
+    if (!run.result || !run.result->profile || !run.result->profile->available)
+        return;
+    // Every kernel CUPTI recorded is cuBLAS's (the job has no other): the library's choice, timed,
+    // and the calls' sum on the roofline.
+    double us = 0;
+    for (const auto &k : run.result->profile->kernels) {
+        us += k.durationUs;
+        run.metrics.push_back({k.name, "duration (CUPTI kernel record)", fixed(k.durationUs, 2) + " us", true});
+        run.metrics.push_back({k.name, "registers per thread", std::to_string(k.registers), true});
+        run.metrics.push_back({k.name, "grid x block",
+                               std::to_string(k.grid[0]) + "x" + std::to_string(k.grid[1]) + "x" +
+                                   std::to_string(k.grid[2]) + " x " + std::to_string(k.block[0]) + "x" +
+                                   std::to_string(k.block[1]) + "x" + std::to_string(k.block[2]),
+                               true});
+    }
+    if (us > 0)
+        run.kernels.push_back(
+            {"cuBLAS: " + library->covers, library->flops, library->bytes, us * 1e-3, true, {}, false});
+}
+
 } // namespace
+
+Result<LibraryReference> cublasReference(const schedule::Problem &problem, const schedule::Schedule &schedule)
+{
+    const ir::Graph &graph = problem.graph;
+    LibraryReference out;
+    ir::GraphBuilder builder(graph.name() + "_cublas");
+    std::map<std::string, ir::Tensor> made; // reference tensors by name
+    std::vector<std::string> beyond;        // what the program computes that cuBLAS does not
+    auto extent = [&](const ir::Expr &e) { return ir::evaluateSizeExpr(e, problem.sizes); };
+    // Inputs drawn by the default init, as the generated program's (codegen::toLaunchPlan) are.
+    auto matrix = [](const std::string &name, std::vector<std::int64_t> dims, runner::BufferRole role) {
+        runner::BufferSpec b;
+        b.name = name;
+        b.count = static_cast<std::uint64_t>(dims.at(0) * dims.at(1));
+        b.shape = std::move(dims);
+        b.role = role;
+        return b;
+    };
+    for (const schedule::KernelGroup &group : schedule.groups) {
+        if (group.strategy != schedule::Strategy::Gemm)
+            continue;
+        auto analysis = schedule::analyzeGroup(graph, group.ops, schedule::Strategy::Gemm);
+        if (!analysis)
+            return annotate(analysis.error(), "kernel " + group.name);
+        const schedule::GroupAnalysis &g = *analysis;
+        const ir::ComputeOp &head = *g.ops.front();
+        auto m = extent(g.domain.at(0)), n = extent(g.domain.at(1)), k = extent(g.k);
+        if (!m || !n || !k)
+            return !m ? m.error() : !n ? n.error() : k.error();
+        const ir::Tensor *a = graph.tensor(g.a), *b = graph.tensor(g.b), *c = graph.tensor(head.output.id);
+        // cuBLAS reads packed matrices: each operand must be exactly its [rows, columns].
+        auto packed = [&](const ir::Tensor &t, std::int64_t rows, std::int64_t cols) -> Status {
+            auto dims = t.shape.evaluate(problem.sizes);
+            if (!dims)
+                return dims.error();
+            if (*dims == std::vector<std::int64_t>{rows, cols})
+                return Ok{};
+            const std::string want = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+            return makeError(ErrorKind::InvalidArgument, head.name + " reads " + t.name + " " + t.shape.toString() +
+                                                             ", not a packed " + want +
+                                                             " matrix: cuBLAS cannot read it");
+        };
+        if (auto st = packed(*a, g.aRowMajor ? *m : *k, g.aRowMajor ? *k : *m); !st)
+            return st.error();
+        if (auto st = packed(*b, g.bRowMajor ? *k : *n, g.bRowMajor ? *n : *k); !st)
+            return st.error();
+        if (auto st = packed(*c, *m, *n); !st)
+            return st.error();
+
+        auto operand = [&](const ir::Tensor &t) {
+            if (auto it = made.find(t.name); it != made.end())
+                return it->second; // an earlier GEMM's product: cuBLAS computed it first
+            const ir::Tensor r = builder.input(t.name, ir::DType::F32, t.shape);
+            made.emplace(t.name, r);
+            out.plan.buffers.push_back(matrix(t.name, *t.shape.evaluate(problem.sizes), runner::BufferRole::Input));
+            return r;
+        };
+        const ir::Tensor ra = operand(*a), rb = operand(*b);
+        if (made.count(c->name))
+            return makeError(ErrorKind::InvalidArgument,
+                             head.name + " writes " + c->name + ", which an earlier GEMM reads");
+        const ir::Tensor rc = builder.output(c->name, ir::DType::F32, c->shape);
+        made.emplace(c->name, rc);
+        out.plan.buffers.push_back(matrix(c->name, {*m, *n}, runner::BufferRole::Output));
+        const ir::Expr i = ir::var("i"), j = ir::var("j"), kv = ir::var("k");
+        const ir::Expr readA = g.aRowMajor ? ra(i, kv) : ra(kv, i), readB = g.bRowMajor ? rb(kv, j) : rb(j, kv);
+        builder.compute(rc, {i, j}, ir::reduceSum({{"k", g.k}}), readA * readB);
+
+        runner::LibraryCall call;
+        call.math = schedule.precision == schedule::Precision::TF32 ? runner::LibraryCall::Math::TF32
+                                                                    : runner::LibraryCall::Math::FP32;
+        call.a = a->name, call.b = b->name, call.c = c->name;
+        call.m = *m, call.n = *n, call.k = *k;
+        call.transA = !g.aRowMajor, call.transB = !g.bRowMajor;
+        out.flops += call.flops();
+        out.bytes += 4.0 * static_cast<double>(*m * *k + *k * *n + *m * *n);
+        out.covers += (out.covers.empty() ? "" : ", ") + c->name + " = " + a->name + (call.transA ? "^T" : "") + " " +
+                      b->name + (call.transB ? "^T" : "") + " (" + std::to_string(*m) + "x" + std::to_string(*n) + "x" +
+                      std::to_string(*k) + (call.math == runner::LibraryCall::Math::TF32 ? ", TF32" : "") + ")";
+        out.plan.launches.push_back(runner::KernelLaunch::libraryCall(call));
+
+        if (head.reduction->init.defined())
+            beyond.push_back(head.name + " starts its sum from " + head.reduction->init.toString());
+        if (g.ops.size() > 1) {
+            std::string epilogue;
+            for (std::size_t e = 1; e < g.ops.size(); ++e)
+                epilogue += (epilogue.empty() ? "" : ", ") + g.ops[e]->name;
+            beyond.push_back("the epilogue fused into " + group.name + " (" + epilogue + ")");
+        }
+    }
+    if (out.plan.launches.empty())
+        return makeError(ErrorKind::InvalidArgument, "the schedule has no GEMM kernel");
+    std::vector<std::string> others;
+    for (const schedule::KernelGroup &group : schedule.groups)
+        if (group.strategy != schedule::Strategy::Gemm)
+            others.push_back(group.name);
+    if (!others.empty()) {
+        std::string list;
+        for (const auto &o : others)
+            list += (list.empty() ? "" : ", ") + o;
+        beyond.push_back("the program's other kernels (" + list + ")");
+    }
+    if (!beyond.empty()) {
+        std::string list;
+        for (const auto &b : beyond)
+            list += (list.empty() ? "" : "; ") + b;
+        out.note = "not part of cuBLAS, neither run nor timed here: " + list +
+                   ". Only cuBLAS's products are verified (against the CPU interpreter)";
+    }
+    auto built = builder.build();
+    if (!built)
+        return annotate(built.error(), "the cuBLAS reference graph");
+    out.reference.graph = std::move(*built);
+    out.reference.sizes = problem.sizes;
+    return out;
+}
 
 const ProgramRun *RunReport::optimized() const
 {
@@ -259,11 +430,19 @@ const ProgramRun *RunReport::optimized() const
     return nullptr;
 }
 
+const ProgramRun *RunReport::library() const
+{
+    for (const auto &p : programs)
+        if (p.role == ProgramRun::Role::Library)
+            return &p;
+    return nullptr;
+}
+
 const ProgramRun *RunReport::before() const
 {
     const ProgramRun *first = nullptr;
     for (const auto &p : programs) {
-        if (p.role == ProgramRun::Role::Optimized)
+        if (p.role == ProgramRun::Role::Optimized || p.role == ProgramRun::Role::Library)
             continue;
         if (p.result)
             return &p;
@@ -387,9 +566,18 @@ RunReport runPrograms(const RunInput &input, runner::Runner &runner, const ArchD
         }
         out.programs.push_back(std::move(run));
     }
-    if (usesGemm(source.program.schedule))
-        out.libraryNote = "no library reference in the studio yet: cuBLAS is timed by `stitchcuda bench` on a GPU "
-                          "machine (docs/PERFORMANCE.md), not by the studio's runner";
+    if (usesGemm(source.program.schedule) && !(ctx.cancelled && ctx.cancelled())) {
+        say("the library reference (cuBLAS)");
+        ProgramRun run;
+        run.role = ProgramRun::Role::Library;
+        run.name = "cuBLAS";
+        const ProgramRun *optimized = out.optimized();
+        std::optional<std::uint64_t> seed;
+        if (optimized && optimized->result && !optimized->result->estimated)
+            seed = optimized->result->seed;
+        runLibrary(run, problem, source.program.schedule, ctx, seed);
+        out.programs.push_back(std::move(run));
+    }
     const auto &w = runner.warnings();
     out.warnings.insert(out.warnings.end(), w.begin(), w.end());
     return out;

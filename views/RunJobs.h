@@ -2,16 +2,19 @@
 // The Run dock's work, as plain C++ over core (no Qt): what the runner thread computes.
 //   agents::SourceResult (the last Optimize) -> the optimized program (toLaunchPlan + NVRTC) and the
 //   program before it (a .cu as written: asWrittenProgram + compileAsWritten; a .te, or a .cu whose
-//   host code cannot run as written: the generic schedule) -> runner::Runner (the worker process:
-//   verification, timing, CUPTI) -> RunReport
-//   no GPU (Runner::device() fails) -> rubric::PerfModel's times, every figure marked estimated
+//   host code cannot run as written: the generic schedule) and, where the optimized schedule has
+//   GEMM kernels, the library reference (one cuBLAS SGEMM per GEMM: runner::LibraryCall) ->
+//   runner::Runner (the worker process: verification, timing, CUPTI) -> RunReport
+//   no GPU (Runner::device() fails) -> rubric::PerfModel's times, every figure marked estimated; the
+//   library reference has no estimate and says so
 // Nothing here touches the GPU itself: a faulting kernel costs the worker process, never the studio.
 
-#include "core/arch/ArchDatabase.h"
 #include "core/agents/Session.h"
+#include "core/arch/ArchDatabase.h"
 #include "core/rubric/RubricDimension.h"
 #include "core/runner/JobResult.h"
 #include "core/runner/Runner.h"
+#include "core/schedule/Space.h"
 
 #include <functional>
 #include <memory>
@@ -53,11 +56,16 @@ struct MetricRow {
     bool measured = false; ///< CUPTI; false: the static rubric's evidence (the model's numbers)
 };
 
-/// One program of the run: the optimized program, or the one it is compared with.
+/// One program of the run: the optimized program, one it is compared with, or the library reference.
 struct ProgramRun {
-    enum class Role { Optimized, AsWritten, Generic };
+    enum class Role {
+        Optimized,
+        AsWritten,
+        Generic,
+        Library, ///< cuBLAS on the optimized program's GEMMs (their epilogues are not cuBLAS's: see note)
+    };
     Role role = Role::Optimized;
-    std::string name;                       ///< "optimized", "as written", "generic schedule"
+    std::string name;                        ///< "optimized", "as written", "generic schedule", "cuBLAS"
     std::optional<runner::JobResult> result; ///< measured, or estimated (result->estimated)
     std::string error;                      ///< why it has no result (located where there is a place)
     std::string note;                       ///< e.g. why its verification left outputs unchecked
@@ -76,13 +84,30 @@ struct RunReport {
     double peakGflops = 0;     ///< FP32 (CUDA cores)
     double tensorGflops = 0;   ///< TF32 tensor cores (0: none, or the program does not use them)
     double bandwidthGBs = 0;   ///< DRAM, datasheet
-    std::vector<ProgramRun> programs; ///< the program before first, the optimized one last
-    std::string libraryNote;   ///< where a library reference would be (a GEMM), and why there is none
+    /// The program before first, then the optimized one, then the library reference where the
+    /// optimized schedule has GEMM kernels.
+    std::vector<ProgramRun> programs;
     std::vector<std::string> warnings;
 
     const ProgramRun *optimized() const;
-    const ProgramRun *before() const; ///< as written or the generic schedule
+    const ProgramRun *before() const;  ///< as written or the generic schedule
+    const ProgramRun *library() const; ///< cuBLAS, or null (no GEMM)
 };
+
+/// The library reference of a schedule's GEMM kernels: one cuBLAS SGEMM per kernel of the gemm
+/// strategy, in launch order, over buffers named as the graph's tensors (so the optimized
+/// program's seed draws the same inputs), with the CPU interpreter of what cuBLAS computes (each
+/// product alone: a fused epilogue, a reduction's init, is not part of cuBLAS and is not checked).
+struct LibraryReference {
+    runner::LaunchPlan plan;
+    runner::CpuReference reference;
+    std::string covers; ///< "G = A W (128x256x64)"
+    std::string note;   ///< what the program computes beyond cuBLAS's products; empty when nothing
+    double flops = 0;   ///< of every call
+    double bytes = 0;   ///< every operand and product once
+};
+/// InvalidArgument when a GEMM's operands are not packed matrices of the product's sizes.
+Result<LibraryReference> cublasReference(const schedule::Problem &problem, const schedule::Schedule &schedule);
 
 /// The device as the runner sees it: its name and arch, or why there is none.
 struct DeviceStatus {

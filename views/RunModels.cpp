@@ -29,8 +29,10 @@ QString timeSource(const ProgramRun &run)
     const runner::JobResult &r = *run.result;
     if (r.estimated)
         return QObject::tr("ESTIMATED by %1, not measured (%2)").arg(qs(r.estimateSource), qs(r.device.name));
-    return QObject::tr("measured on %1 (%2)%3")
-        .arg(qs(r.device.name), qs(r.device.arch), r.fromCache ? QObject::tr(", from the cache (%1)").arg(qs(r.measuredAt)) : QString());
+    return QObject::tr("measured on %1 (%2)%3%4")
+        .arg(qs(r.device.name), qs(r.device.arch),
+             r.fromCache ? QObject::tr(", from the cache (%1)").arg(qs(r.measuredAt)) : QString(),
+             r.library.empty() ? QString() : QObject::tr(", %1").arg(qs(r.library)));
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -72,7 +74,7 @@ QVariant RunTimesModel::data(const QModelIndex &index, int role) const
         case RunsColumn: return t && !estimated ? QString::number(t->samplesMs.size()) : tr("-");
         case VerifiedColumn:
             if (!run.result)
-                return tr("not run");
+                return run.role == ProgramRun::Role::Library && !m_report->gpu ? tr("not run (no GPU)") : tr("not run");
             if (estimated)
                 return tr("not verified (no GPU)");
             if (!run.result->verification)
@@ -92,6 +94,9 @@ QVariant RunTimesModel::data(const QModelIndex &index, int role) const
             tip += QLatin1Char('\n') + qs(run.error);
         return tip;
     } else if (role == Qt::ForegroundRole) {
+        // Without a GPU the library reference has no time by design (no model of cuBLAS): not a failure.
+        if (!run.result && run.role == ProgramRun::Role::Library && !m_report->gpu)
+            return QColor(Qt::darkYellow);
         if (!run.result || (run.result->verification && !run.result->verification->verified))
             return QColor(Qt::red);
         if (estimated)
@@ -130,7 +135,11 @@ void RunVerificationModel::setReport(std::shared_ptr<const RunReport> report)
     for (const ProgramRun &run : report ? report->programs : std::vector<ProgramRun>{}) {
         const QString program = programTitle(run);
         if (!run.result) {
-            m_rows.push_back({program, tr("-"), tr("not run"), {}, {}, {}, {}, qs(run.error), true});
+            const bool noGpu = run.role == ProgramRun::Role::Library && !report->gpu; // no model of cuBLAS: by design
+            Row row{program, tr("-"), noGpu ? tr("not run (no GPU)") : tr("not run")};
+            row.tooltip = qs(run.error);
+            row.failed = !noGpu;
+            m_rows.push_back(std::move(row));
             continue;
         }
         if (run.result->estimated) {

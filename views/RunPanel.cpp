@@ -84,8 +84,10 @@ RunPanel::RunPanel(QAction *runAction, QAction *cancelAction, QWidget *parent)
     layout->addLayout(top);
     layout->addWidget(m_message);
     layout->addWidget(split, 1);
-    setMessage(tr("Optimize a program (Ctrl+R), then Run (F5): the program before and the optimized one are verified "
-                  "and timed on the local GPU, or estimated by the performance model without one."));
+    setMessage(
+        tr("Optimize a program (Ctrl+R), then Run (F5): the program before and the optimized one (and, for a "
+           "GEMM, cuBLAS) are verified and timed on the local GPU, or estimated by the performance model without "
+           "one."));
 }
 
 void RunPanel::setMessage(const QString &message)
@@ -123,11 +125,18 @@ void RunPanel::setReport(std::shared_ptr<const RunReport> report)
                      .arg(before->role == ProgramRun::Role::AsWritten ? tr("the program as written")
                                                                       : tr("the %1").arg(qs(before->name)),
                           before->estimated() || after->estimated() ? tr(" (estimated)") : QString());
+    // The library reference: how the optimized program compares, measured against measured only.
+    const ProgramRun *library = m_report->library();
+    if (library && after && library->timing() && after->timing() && !after->estimated() &&
+        after->timing()->medianMs > 0)
+        lines << tr("Optimized: %1x over cuBLAS%2.")
+                     .arg(library->timing()->medianMs / after->timing()->medianMs, 0, 'f', 2)
+                     .arg(library->note.find("not part of cuBLAS") != std::string::npos
+                              ? tr(" (cuBLAS computes the GEMMs alone: its row says what it leaves out)")
+                              : QString());
     for (const ProgramRun &p : m_report->programs)
         if (!p.result)
             lines << tr("%1 not run: %2").arg(qs(p.name), qs(p.error));
-    if (!m_report->libraryNote.empty())
-        lines << tr("Library reference: %1.").arg(qs(m_report->libraryNote));
     for (const std::string &w : m_report->warnings)
         lines << tr("Note: %1").arg(qs(w));
     setMessage(lines.join(QLatin1Char('\n')));

@@ -2,11 +2,13 @@
 
 #include "core/common/Sha256.h"
 #include "core/cuda/NvrtcCompiler.h"
+#include "core/runner/Cublas.h"
 #include "core/runner/KernelTracer.h"
 #include "core/runner/MetricProfiler.h"
 #include "core/runner/Verify.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -67,8 +69,9 @@ std::string isoTimeNow()
 struct Executor::Program {
     const LaunchPlan *plan = nullptr;
     const std::vector<char> *image = nullptr;        ///< the CUBIN the module was loaded from
-    cuda::Module *module = nullptr;
-    std::vector<cuda::KernelHandle> kernels;         ///< per launch
+    cuda::Module *module = nullptr;                  ///< null when every launch is a library call
+    std::vector<cuda::KernelHandle> kernels;         ///< per launch (empty for a library call)
+    std::vector<std::array<std::uint64_t, 3>> operands; ///< per launch: a library call's A, B, C addresses
     std::map<std::string, cuda::DeviceBuffer> buffers;
     std::map<std::string, Bytes> inputs;             ///< host copies of input and in-out buffers
     std::vector<std::vector<ArgSlot>> slots;         ///< per launch, per parameter
@@ -81,6 +84,7 @@ Executor::Executor(cuda::Context &context, DeviceIdentity device, KernelTracer *
 {
 }
 
+// The cuBLAS handle goes before the context it was created on (the context outlives the Executor).
 Executor::~Executor() = default;
 
 Error Executor::noteFailure(Error error)
@@ -144,6 +148,34 @@ Result<cuda::Module *> Executor::module(const std::vector<char> &image)
     return m_modules.back().second.get();
 }
 
+Result<CublasSession *> Executor::cublas()
+{
+    if (m_cublas)
+        return m_cublas.get();
+    if (!m_cublasLibrary) {
+        auto lib = openCublas();
+        if (!lib)
+            return lib.error();
+        m_cublasLibrary = std::move(*lib);
+    }
+    auto session = CublasSession::create(m_cublasLibrary, m_stream->handle());
+    if (!session)
+        return session.error();
+    m_cublas = std::move(*session);
+    return m_cublas.get();
+}
+
+Status Executor::enqueue(Program &p, std::size_t i)
+{
+    const KernelLaunch &l = p.plan->launches[i];
+    if (l.library) {
+        // Queued on m_stream like a kernel (CublasSession::create bound the handle to it).
+        const auto &[a, b, c] = p.operands[i];
+        return m_cublas->sgemm(*l.library, a, b, c);
+    }
+    return p.module->enqueue(p.kernels[i], l.config, p.argv[i].data(), m_stream.get());
+}
+
 Result<std::unique_ptr<Executor::Program>> Executor::prepare(const std::vector<char> &image, const LaunchPlan &plan,
                                                              std::uint64_t seed,
                                                              const std::map<std::string, const Bytes *> &presetInputs,
@@ -152,12 +184,21 @@ Result<std::unique_ptr<Executor::Program>> Executor::prepare(const std::vector<c
     auto program = std::make_unique<Program>();
     program->plan = &plan;
     program->image = &image;
-    auto mod = module(image);
-    if (!mod)
-        return mod.error();
-    program->module = *mod;
+    if (plan.hasKernelLaunches()) {
+        auto mod = module(image);
+        if (!mod)
+            return mod.error();
+        program->module = *mod;
+    }
+    if (plan.hasLibraryCalls())
+        if (auto lib = cublas(); !lib)
+            return annotate(lib.error(), what);
     std::map<std::string, cuda::KernelHandle> byName;
     for (const auto &l : plan.launches) {
+        if (l.library) {
+            program->kernels.emplace_back();
+            continue;
+        }
         auto it = byName.find(l.kernel);
         if (it == byName.end()) {
             auto k = program->module->kernel(l.kernel);
@@ -210,6 +251,11 @@ Result<std::unique_ptr<Executor::Program>> Executor::prepare(const std::vector<c
         return annotate(st.error(), std::string(what) + ": initialising the buffers");
 
     for (const auto &l : plan.launches) {
+        std::array<std::uint64_t, 3> operands{};
+        if (l.library)
+            operands = {program->buffers.at(l.library->a).address(), program->buffers.at(l.library->b).address(),
+                        program->buffers.at(l.library->c).address()};
+        program->operands.push_back(operands);
         std::vector<ArgSlot> slots(l.args.size());
         for (std::size_t i = 0; i < l.args.size(); ++i) {
             if (l.args[i].isBuffer()) {
@@ -241,13 +287,15 @@ Status Executor::runChecked(Program &p, const char *what)
     const auto &launches = p.plan->launches;
     for (std::size_t i = 0; i < launches.size(); ++i) {
         const auto &c = launches[i].config;
-        const std::string where = std::string(what) + ": launch " + std::to_string(i + 1) + " of " + std::to_string(launches.size()) +
-                                  " (kernel '" + launches[i].kernel + "', grid " + dims(c.gridX, c.gridY, c.gridZ) + ", block " +
-                                  dims(c.blockX, c.blockY, c.blockZ) + ", " + std::to_string(c.dynamicSharedBytes) +
-                                  " B dynamic shared)";
+        const std::string where =
+            std::string(what) + ": launch " + std::to_string(i + 1) + " of " + std::to_string(launches.size()) +
+            (launches[i].library ? " (" + launches[i].library->describe() + ")"
+                                 : " (kernel '" + launches[i].kernel + "', grid " + dims(c.gridX, c.gridY, c.gridZ) +
+                                       ", block " + dims(c.blockX, c.blockY, c.blockZ) + ", " +
+                                       std::to_string(c.dynamicSharedBytes) + " B dynamic shared)");
         // Synchronising after each launch costs a few microseconds and names the launch that
         // faulted; the timed runs below queue the launches back to back.
-        if (auto st = p.module->enqueue(p.kernels[i], c, p.argv[i].data(), m_stream.get()); !st)
+        if (auto st = enqueue(p, i); !st)
             return annotate(st.error(), where);
         if (auto st = m_stream->synchronize(); !st)
             return annotate(st.error(), where);
@@ -263,8 +311,8 @@ Status Executor::runChecked(Program &p, const char *what)
 
 Status Executor::enqueueAll(Program &p)
 {
-    for (std::size_t i = 0; i < p.kernels.size(); ++i)
-        if (auto st = p.module->enqueue(p.kernels[i], p.plan->launches[i].config, p.argv[i].data(), m_stream.get()); !st)
+    for (std::size_t i = 0; i < p.plan->launches.size(); ++i)
+        if (auto st = enqueue(p, i); !st)
             return st;
     return Ok{};
 }
@@ -370,9 +418,17 @@ Profile Executor::profile(Program &p)
     }
     prof.available = true;
     prof.kernels = std::move(*kernels);
-    if (prof.kernels.size() != p.kernels.size())
+    // A library call launches kernels of its own (CUPTI records them too, under the library's names).
+    const auto calls = static_cast<std::size_t>(std::count_if(p.plan->launches.begin(), p.plan->launches.end(),
+                                                              [](const KernelLaunch &l) { return l.isLibraryCall(); }));
+    const std::size_t launches = p.plan->launches.size() - calls;
+    if (calls)
         prof.message = "CUPTI reported " + std::to_string(prof.kernels.size()) + " kernels for " +
-                       std::to_string(p.kernels.size()) + " launches";
+                       std::to_string(launches) + " kernel launches and " + std::to_string(calls) +
+                       " library calls (whose kernels are the library's)";
+    else if (prof.kernels.size() != launches)
+        prof.message = "CUPTI reported " + std::to_string(prof.kernels.size()) + " kernels for " +
+                       std::to_string(launches) + " launches";
     return prof;
 }
 
@@ -390,9 +446,14 @@ MetricsReport Executor::metrics(Program &p, const MeasureOptions &options)
     MetricProfiler::Request request;
     request.deviceOrdinal = m_device.ordinal;
     request.launches = launches;
+    // A library call's kernel name is empty: never chosen, so its kernels run outside the profiler's
+    // windows (they are the library's, and would take ranges meant for the plan's launches).
     request.profiled = profiledLaunches(launchKernels, options.metricsKernels);
     if (request.profiled.empty()) {
-        report.message = "no launch runs a chosen kernel: nothing profiled";
+        report.message = p.plan->hasKernelLaunches()
+                             ? "no launch runs a chosen kernel: nothing profiled"
+                             : "the program only calls libraries, whose kernels are not profiled: "
+                               "nothing profiled";
         return report;
     }
     // The profiled run uses its own copy of the module, loaded while range profiling is enabled:
@@ -405,6 +466,10 @@ MetricsReport Executor::metrics(Program &p, const MeasureOptions &options)
             return mod.error();
         fresh = std::move(*mod);
         for (const auto &l : p.plan->launches) {
+            if (l.library) {
+                kernels.emplace_back();
+                continue;
+            }
             auto k = fresh->kernel(l.kernel);
             if (!k)
                 return k.error();
@@ -413,6 +478,8 @@ MetricsReport Executor::metrics(Program &p, const MeasureOptions &options)
         return Ok{};
     };
     auto launch = [&](std::size_t i) {
+        if (p.plan->launches[i].library)
+            return enqueue(p, i);
         return fresh->enqueue(kernels[i], p.plan->launches[i].config, p.argv[i].data(), m_stream.get());
     };
     auto wait = [&] { return m_stream->synchronize(); };
@@ -441,6 +508,8 @@ MetricsReport Executor::metrics(Program &p, const MeasureOptions &options)
     if (ranges->ranges.size() != profiled.size())
         notes.push_back("CUPTI reported " + std::to_string(ranges->ranges.size()) + " ranges for " +
                         std::to_string(profiled.size()) + " launches");
+    if (p.plan->hasLibraryCalls())
+        notes.push_back("library calls not profiled");
     // Automatic ranges follow execution order, and the launches run in order on one stream.
     for (std::size_t r = 0; r < std::min(profiled.size(), ranges->ranges.size()); ++r) {
         KernelMetrics k;
@@ -452,8 +521,10 @@ MetricsReport Executor::metrics(Program &p, const MeasureOptions &options)
         k.derived = deriveMetrics(k.values);
         report.kernels.push_back(std::move(k));
     }
-    if (profiled.size() < launches)
-        notes.push_back(std::to_string(launches - profiled.size()) + " launches of kernels not chosen left out");
+    const auto kernelLaunches = static_cast<std::size_t>(std::count_if(
+        p.plan->launches.begin(), p.plan->launches.end(), [](const KernelLaunch &l) { return !l.isLibraryCall(); }));
+    if (profiled.size() < kernelLaunches)
+        notes.push_back(std::to_string(kernelLaunches - profiled.size()) + " launches of kernels not chosen left out");
     for (const auto &n : notes)
         report.message += (report.message.empty() ? "" : "; ") + n;
     return report;
@@ -531,6 +602,9 @@ Result<JobResult> Executor::execute(const Job &job)
         else
             giveBack(std::move(bytes));
     }
+
+    if (m_cublas && (job.plan.hasLibraryCalls() || (gpuVerify && job.reference->plan.hasLibraryCalls())))
+        result.library = m_cublas->describe();
 
     if (job.measure.time) {
         auto timing = time(p, job.measure);

@@ -20,6 +20,8 @@
 
 namespace stitch::runner {
 
+class CublasLibrary;
+class CublasSession;
 class KernelTracer;
 class MetricProfiler;
 
@@ -36,9 +38,11 @@ public:
     /// Runs the job: allocate, fill inputs from job.seed, poison outputs, a first run with each
     /// launch synchronised (so a fault names its launch), outputs compared with the GPU reference
     /// if any, then warm-up and timed runs, then one CUPTI-traced run and one run under hardware
-    /// counters if asked (after timing, so neither disturbs it).
+    /// counters if asked (after timing, so neither disturbs it). Library calls run in their place
+    /// among the launches, through cuBLAS loaded at the first job that has one.
     /// Errors: InvalidArgument (bad plan or unknown kernel), Launch (refused launch or module not
-    /// for this GPU), ResourceLimit, OutOfMemory, Fault (the kernel faulted: the context is lost).
+    /// for this GPU), ResourceLimit, OutOfMemory, Fault (the kernel faulted: the context is lost),
+    /// Unsupported (a library call, and no cuBLAS found: the message names every path tried).
     Result<JobResult> execute(const Job &job);
 
     /// True once an error has left the context unusable (a fault, or out of memory): the worker
@@ -55,6 +59,8 @@ private:
     struct Program;
 
     Result<cuda::Module *> module(const std::vector<char> &image);
+    Result<CublasSession *> cublas();
+    Status enqueue(Program &program, std::size_t launch);
     Result<std::unique_ptr<Program>> prepare(const std::vector<char> &image, const LaunchPlan &plan, std::uint64_t seed,
                                              const std::map<std::string, const Bytes *> &presetInputs, const char *what);
     Status runChecked(Program &program, const char *what);
@@ -75,6 +81,8 @@ private:
     std::unique_ptr<L2Flush> m_flush;
     std::vector<std::pair<std::string, std::unique_ptr<cuda::Module>>> m_modules; ///< most recent last
     std::vector<Bytes> m_spare; ///< host staging buffers kept between jobs
+    std::shared_ptr<CublasLibrary> m_cublasLibrary; ///< loaded at the first library call, kept
+    std::unique_ptr<CublasSession> m_cublas;        ///< its handle, on m_stream
     bool m_contextLost = false;
 };
 

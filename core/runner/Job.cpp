@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <limits>
 #include <set>
 
 namespace stitch::runner {
@@ -71,6 +73,71 @@ const BufferSpec *LaunchPlan::buffer(const std::string &name) const
     return nullptr;
 }
 
+bool LaunchPlan::hasKernelLaunches() const
+{
+    return std::any_of(launches.begin(), launches.end(), [](const KernelLaunch &l) { return !l.isLibraryCall(); });
+}
+
+bool LaunchPlan::hasLibraryCalls() const
+{
+    return std::any_of(launches.begin(), launches.end(), [](const KernelLaunch &l) { return l.isLibraryCall(); });
+}
+
+const char *libraryName(LibraryCall::Routine routine)
+{
+    switch (routine) {
+    case LibraryCall::Routine::CublasSgemm:
+        return "cublas";
+    }
+    return "cublas";
+}
+
+const char *routineName(LibraryCall::Routine routine)
+{
+    switch (routine) {
+    case LibraryCall::Routine::CublasSgemm:
+        return "sgemm";
+    }
+    return "sgemm";
+}
+
+std::optional<LibraryCall::Routine> parseRoutine(const std::string &library, const std::string &routine)
+{
+    for (auto r : {LibraryCall::Routine::CublasSgemm})
+        if (library == libraryName(r) && routine == routineName(r))
+            return r;
+    return std::nullopt;
+}
+
+const char *libraryMathName(LibraryCall::Math math)
+{
+    return math == LibraryCall::Math::TF32 ? "tf32" : "fp32";
+}
+
+std::optional<LibraryCall::Math> parseLibraryMath(const std::string &name)
+{
+    for (auto m : {LibraryCall::Math::FP32, LibraryCall::Math::TF32})
+        if (name == libraryMathName(m))
+            return m;
+    return std::nullopt;
+}
+
+std::string LibraryCall::describe() const
+{
+    std::string s = "cuBLAS " + std::string(routineName(routine)) + " ";
+    if (batch > 1)
+        s += "batch " + std::to_string(batch) + " of ";
+    s += std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    if (transA || transB)
+        s += std::string(", ") + (transA && transB ? "A and B" : transA ? "A" : "B") + " transposed";
+    return s + (math == Math::TF32 ? " (TF32)" : " (FP32)");
+}
+
+std::string KernelLaunch::describe() const
+{
+    return library ? library->describe() : "kernel '" + kernel + "'";
+}
+
 std::string GpuReference::referenceBufferFor(const std::string &candidate) const
 {
     auto it = bufferMap.find(candidate);
@@ -119,6 +186,52 @@ Status invalid(const std::string &what)
     return makeError(ErrorKind::InvalidArgument, what);
 }
 
+// cuBLAS takes int dimensions and leading dimensions (the _64 entry points are CUDA 12+ only).
+constexpr std::int64_t kMaxLibraryDimension = std::numeric_limits<std::int32_t>::max();
+
+Status validateLibraryCall(const LaunchPlan &plan, const LibraryCall &call, const std::string &where)
+{
+    if (call.m < 1 || call.n < 1 || call.k < 1 || call.batch < 1)
+        return invalid(where + ": M, N, K and the batch must be positive");
+    if (call.m > kMaxLibraryDimension || call.n > kMaxLibraryDimension || call.k > kMaxLibraryDimension ||
+        call.batch > kMaxLibraryDimension)
+        return invalid(where + ": M, N, K and the batch must fit cuBLAS's 32-bit integers");
+    if (call.c == call.a || call.c == call.b)
+        return invalid(where + ": C ('" + call.c + "') is also an operand; cuBLAS needs C apart from A and B");
+    if (call.batch > 1 && call.effectiveStrideC() < call.m * call.n)
+        return invalid(where + ": the batch's C matrices overlap (stride " + std::to_string(call.effectiveStrideC()) +
+                       " < M x N)");
+    struct Operand {
+        const char *role;
+        const std::string &buffer;
+        std::int64_t rows, cols, stride;
+    };
+    const Operand operands[] = {{"A", call.a, call.rowsA(), call.colsA(), call.effectiveStrideA()},
+                                {"B", call.b, call.rowsB(), call.colsB(), call.effectiveStrideB()},
+                                {"C", call.c, call.m, call.n, call.effectiveStrideC()}};
+    for (const Operand &o : operands) {
+        const BufferSpec *b = plan.buffer(o.buffer);
+        if (!b)
+            return invalid(where + ": unknown buffer '" + o.buffer + "' for " + o.role);
+        if (b->dtype != ir::DType::F32)
+            return invalid(where + ": " + o.role + " ('" + o.buffer + "') is " + ir::dtypeName(b->dtype) +
+                           "; sgemm takes float32");
+        if (o.stride < 0)
+            return invalid(where + ": the stride of " + o.role + " is negative");
+        const double need = static_cast<double>(call.batch - 1) * static_cast<double>(o.stride) +
+                            static_cast<double>(o.rows) * static_cast<double>(o.cols);
+        if (need > static_cast<double>(b->count))
+            return invalid(where + ": " + o.role + " ('" + o.buffer + "') holds " + std::to_string(b->count) +
+                           " elements; the call reads " + std::to_string(static_cast<std::uint64_t>(need)) + " (" +
+                           std::to_string(o.rows) + " x " + std::to_string(o.cols) +
+                           (call.batch > 1
+                                ? ", batch " + std::to_string(call.batch) + ", stride " + std::to_string(o.stride)
+                                : "") +
+                           ")");
+    }
+    return Ok{};
+}
+
 Status validatePlan(const LaunchPlan &plan, const std::string &which)
 {
     std::set<std::string> names;
@@ -159,6 +272,14 @@ Status validatePlan(const LaunchPlan &plan, const std::string &which)
         return invalid(which + ": no launches");
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
         const auto &l = plan.launches[i];
+        if (l.library) {
+            const std::string where = which + ": launch " + std::to_string(i + 1) + " (" + l.library->describe() + ")";
+            if (!l.kernel.empty() || !l.args.empty())
+                return invalid(where + ": a library call names no kernel and takes no kernel arguments");
+            if (auto st = validateLibraryCall(plan, *l.library, where); !st)
+                return st;
+            continue;
+        }
         const std::string where = which + ": launch " + std::to_string(i + 1) + " (" + l.kernel + ")";
         if (l.kernel.empty())
             return invalid(which + ": launch " + std::to_string(i + 1) + " names no kernel");
@@ -176,7 +297,7 @@ Status validatePlan(const LaunchPlan &plan, const std::string &which)
 
 Status validateJob(const Job &job)
 {
-    if (job.module.empty())
+    if (job.module.empty() && job.plan.hasKernelLaunches())
         return invalid("the job has no module (CUBIN)");
     if (auto st = validatePlan(job.plan, "plan"); !st)
         return st;
@@ -187,7 +308,7 @@ Status validateJob(const Job &job)
     if (!job.reference)
         return Ok{};
     const GpuReference &ref = *job.reference;
-    if (ref.module.empty())
+    if (ref.module.empty() && ref.plan.hasKernelLaunches())
         return invalid("the GPU reference has no module (CUBIN)");
     if (auto st = validatePlan(ref.plan, "reference plan"); !st)
         return st;

@@ -77,11 +77,73 @@ struct KernelArg {
     bool isBuffer() const { return std::holds_alternative<std::string>(value); }
 };
 
-/// One kernel launch, in program order.
+/// A step that calls a library routine on the plan's buffers instead of launching a kernel of the
+/// module: today cuBLAS's single-precision GEMM, the library reference a generated GEMM is timed
+/// beside. The worker dlopens the library (core/runner/Cublas.h) and runs the call where a kernel
+/// would run: checked first, then warmed up and timed with the other steps.
+///
+/// Row-major, like every buffer of a plan: C[M, N] = op(A) op(B) with op(A) [M, K] and op(B) [K, N],
+/// for `batch` matrices apart by the strides; alpha 1, beta 0 (C is only written).
+struct LibraryCall {
+    enum class Routine {
+        CublasSgemm, ///< cublasSgemm, or cublasSgemmStridedBatched when batch > 1
+    };
+    /// FP32: plain float math (CUBLAS_DEFAULT_MATH). TF32: TF32 tensor cores allowed
+    /// (CUBLAS_TF32_TENSOR_OP_MATH), the fair reference for a program generated with --tf32.
+    enum class Math { FP32, TF32 };
+
+    Routine routine = Routine::CublasSgemm;
+    Math math = Math::FP32;
+    std::string a, b, c; ///< float32 buffers
+    std::int64_t m = 0, n = 0, k = 0;
+    std::int64_t batch = 1;
+    bool transA = false; ///< A is stored [K, M] (the graph reads A[k, i])
+    bool transB = false; ///< B is stored [N, K] (the graph reads B[j, k])
+    /// Elements from one matrix of the batch to the next; unset: packed (M K, K N, M N). 0 reuses
+    /// one matrix for the whole batch (A or B only).
+    std::optional<std::int64_t> strideA, strideB, strideC;
+
+    std::int64_t rowsA() const { return transA ? k : m; }
+    std::int64_t colsA() const { return transA ? m : k; }
+    std::int64_t rowsB() const { return transB ? n : k; }
+    std::int64_t colsB() const { return transB ? k : n; }
+    std::int64_t effectiveStrideA() const { return strideA.value_or(m * k); }
+    std::int64_t effectiveStrideB() const { return strideB.value_or(k * n); }
+    std::int64_t effectiveStrideC() const { return strideC.value_or(m * n); }
+    /// 2 M N K per matrix.
+    double flops() const
+    {
+        return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
+               static_cast<double>(batch);
+    }
+    /// "cuBLAS sgemm 256x128x64 (FP32)", "cuBLAS sgemm batch 8 of 64x64x64, A transposed (TF32)".
+    std::string describe() const;
+
+    bool operator==(const LibraryCall &) const = default;
+};
+const char *libraryName(LibraryCall::Routine routine); ///< "cublas"
+const char *routineName(LibraryCall::Routine routine); ///< "sgemm"
+std::optional<LibraryCall::Routine> parseRoutine(const std::string &library, const std::string &routine);
+const char *libraryMathName(LibraryCall::Math math); ///< "fp32", "tf32"
+std::optional<LibraryCall::Math> parseLibraryMath(const std::string &name);
+
+/// One step of the program, in program order: a kernel launch, or (when `library` is set) a
+/// library call, which has no kernel, configuration or arguments of its own.
 struct KernelLaunch {
     std::string kernel;          ///< mangled (or extern "C") name, as in the CUBIN
     cuda::LaunchConfig config;   ///< grid, block, dynamic shared memory
     std::vector<KernelArg> args; ///< one per kernel parameter
+    std::optional<LibraryCall> library;
+
+    static KernelLaunch libraryCall(LibraryCall call)
+    {
+        KernelLaunch l;
+        l.library = std::move(call);
+        return l;
+    }
+    bool isLibraryCall() const { return library.has_value(); }
+    /// The kernel's name, or the library call's description.
+    std::string describe() const;
 };
 
 /// Every buffer and every launch of a program.
@@ -90,6 +152,8 @@ struct LaunchPlan {
     std::vector<KernelLaunch> launches;
 
     const BufferSpec *buffer(const std::string &name) const;
+    bool hasKernelLaunches() const; ///< a module (CUBIN) is needed
+    bool hasLibraryCalls() const;
 };
 
 /// The reference is the user's original program, run on the GPU in the same job: the candidate's
@@ -135,7 +199,7 @@ struct MeasureOptions {
 
 /// A whole program to run, verify, time and profile on the worker's GPU.
 struct Job {
-    std::vector<char> module;    ///< CUBIN for the worker's GPU
+    std::vector<char> module; ///< CUBIN for the worker's GPU; empty when the plan only calls libraries
     LaunchPlan plan;
     std::optional<GpuReference> reference;
     MeasureOptions measure;
@@ -147,10 +211,12 @@ struct Job {
 
 /// InvalidArgument naming the first problem: unknown buffer references, empty launch lists,
 /// zero-sized buffers, grids or blocks, copies between buffers of different sizes, outputs that a
-/// GPU reference cannot match.
+/// GPU reference cannot match, a missing module where a kernel is launched, library calls whose
+/// sizes do not fit their buffers (or cuBLAS's 32-bit dimensions) or that write an operand.
 Status validateJob(const Job &job);
 
-/// SHA-256 (hex) of the module and the launch plan: what the program is, not how it is measured.
+/// SHA-256 (hex) of the module and the launch plan (library calls included): what the program is,
+/// not how it is measured.
 std::string programHash(const Job &job);
 
 /// SHA-256 (hex) of the measurement settings and the reference: two jobs with the same program hash

@@ -136,8 +136,61 @@ KernelArg argFromJson(const json &j)
     return KernelArg{s};
 }
 
+// {"library": "cublas", "routine": "sgemm", "math": "fp32", "a", "b", "c", "m", "n", "k", "batch",
+//  "transA", "transB", and "strideA" / "strideB" / "strideC" where set}: a launch object without
+// "kernel". Every member is written, so the program hash sees all of the call.
+json libraryCallToJson(const LibraryCall &call)
+{
+    json j = {{"library", libraryName(call.routine)},
+              {"routine", routineName(call.routine)},
+              {"math", libraryMathName(call.math)},
+              {"a", call.a},
+              {"b", call.b},
+              {"c", call.c},
+              {"m", call.m},
+              {"n", call.n},
+              {"k", call.k},
+              {"batch", call.batch},
+              {"transA", call.transA},
+              {"transB", call.transB}};
+    if (call.strideA)
+        j["strideA"] = *call.strideA;
+    if (call.strideB)
+        j["strideB"] = *call.strideB;
+    if (call.strideC)
+        j["strideC"] = *call.strideC;
+    return j;
+}
+
+LibraryCall libraryCallFromJson(const json &j)
+{
+    LibraryCall call;
+    const std::string library = j.at("library").get<std::string>(), routine = j.at("routine").get<std::string>();
+    auto r = parseRoutine(library, routine);
+    if (!r)
+        throw DecodeError("unknown library routine '" + library + "." + routine + "'");
+    call.routine = *r;
+    call.math = enumOf<LibraryCall::Math>(j.at("math"), parseLibraryMath, "library math");
+    call.a = j.at("a").get<std::string>();
+    call.b = j.at("b").get<std::string>();
+    call.c = j.at("c").get<std::string>();
+    call.m = j.at("m").get<std::int64_t>();
+    call.n = j.at("n").get<std::int64_t>();
+    call.k = j.at("k").get<std::int64_t>();
+    call.batch = j.value("batch", std::int64_t{1});
+    call.transA = j.value("transA", false);
+    call.transB = j.value("transB", false);
+    for (auto [name, stride] : {std::pair{"strideA", &call.strideA}, std::pair{"strideB", &call.strideB},
+                                std::pair{"strideC", &call.strideC}})
+        if (j.contains(name))
+            *stride = j.at(name).get<std::int64_t>();
+    return call;
+}
+
 json launchToJson(const KernelLaunch &l)
 {
+    if (l.library)
+        return libraryCallToJson(*l.library);
     const auto &c = l.config;
     json args = json::array();
     for (const auto &a : l.args)
@@ -148,6 +201,8 @@ json launchToJson(const KernelLaunch &l)
 
 KernelLaunch launchFromJson(const json &j)
 {
+    if (j.contains("library"))
+        return KernelLaunch::libraryCall(libraryCallFromJson(j));
     KernelLaunch l;
     l.kernel = j.at("kernel").get<std::string>();
     const json &g = j.at("grid"), &b = j.at("block");
@@ -446,6 +501,8 @@ json resultToJson(const JobResult &r, BlobSink *blobs)
               {"fromCache", r.fromCache}, {"measuredAt", r.measuredAt}, {"estimated", r.estimated}};
     if (r.estimated)
         j["estimateSource"] = r.estimateSource;
+    if (!r.library.empty())
+        j["library"] = r.library;
     j["verification"] = nullptr;
     if (r.verification) {
         json outputs = json::array();
@@ -492,6 +549,7 @@ Result<JobResult> resultFromJson(const json &j, const BlobSource *blobs)
         r.measuredAt = j.value("measuredAt", std::string());
         r.estimated = j.value("estimated", false);
         r.estimateSource = j.value("estimateSource", std::string());
+        r.library = j.value("library", std::string());
         if (const json &v = j.at("verification"); !v.is_null()) {
             Verification ver;
             ver.verified = v.at("verified").get<bool>();

@@ -139,6 +139,9 @@ struct JobResult {
     bool estimated = false;
     std::string estimateSource;
     std::string measuredAt;           ///< UTC, ISO 8601, when the worker ran it
+    /// The libraries the plan's library calls ran in, e.g. "cuBLAS 13.0.2
+    /// (/usr/local/cuda/lib64/libcublas.so.13)"; empty when the plan calls none.
+    std::string library;
 
     /// Ok, or a WrongAnswer error that names the first failing output: for callers that treat a
     /// wrong answer as a failure.

@@ -127,7 +127,7 @@ std::vector<LaunchSpan> profiledLaunches(const std::vector<std::string> &kernels
     };
     std::vector<LaunchSpan> spans;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
-        if (!isChosen(kernels[i]))
+        if (kernels[i].empty() || !isChosen(kernels[i])) // empty: a library call, never profiled
             continue;
         if (!spans.empty() && spans.back().end == i)
             spans.back().end = i + 1;

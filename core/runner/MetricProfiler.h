@@ -50,7 +50,8 @@ struct LaunchSpan {
 
 /// The launches a metric run profiles, as spans of consecutive launches: those whose kernel is
 /// chosen by its mangled or its demangled name, or every launch when `chosen` is empty (one span).
-/// `kernels`: the mangled kernel names of the program's launches, in launch order.
+/// `kernels`: the mangled kernel names of the program's launches, in launch order; an empty name (a
+/// library call, whose kernels are the library's) is never profiled.
 std::vector<LaunchSpan> profiledLaunches(const std::vector<std::string> &kernels, const std::vector<std::string> &chosen);
 /// The launch indices the spans cover, ascending: one range per index comes back.
 std::vector<std::size_t> launchIndices(const std::vector<LaunchSpan> &spans);

@@ -427,6 +427,8 @@ std::vector<cuda::KernelResources> kernelsFromPtx(const std::string &ptx, const 
 Status resolveKernelNames(LaunchPlan &plan, const std::vector<cuda::KernelResources> &kernels)
 {
     for (auto &l : plan.launches) {
+        if (l.isLibraryCall())
+            continue;
         std::vector<const cuda::KernelResources *> matches;
         for (const auto &k : kernels) {
             if (k.mangledName == l.kernel) {

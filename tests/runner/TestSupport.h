@@ -2,6 +2,7 @@
 // Shared fixtures of the runner tests: temporary folders, small jobs and their IR references.
 
 #include "core/frontend/Lift.h"
+#include "core/ir/GraphBuilder.h"
 #include "core/runner/Job.h"
 #include "core/runner/Runner.h"
 
@@ -94,6 +95,83 @@ inline runner::CpuReference addReference(std::int64_t n)
         ref.sizes = lifted->sizes;
     }
     ref.sizes["N"] = n;
+    return ref;
+}
+
+/// The shape of a cuBLAS SGEMM test: C = op(A) op(B), row-major; A [M, K] ([K, M] when transA),
+/// B [K, N] ([N, K] when transB). With batch > 1, A and C hold one matrix per batch entry and B
+/// is one matrix for all of them when sharedB (stride 0), else one per entry too.
+struct Sgemm {
+    std::int64_t m = 48, n = 40, k = 24;
+    bool transA = false, transB = false;
+    std::int64_t batch = 1;
+    bool sharedB = false;
+    runner::LibraryCall::Math math = runner::LibraryCall::Math::FP32;
+};
+
+/// A job of one cuBLAS SGEMM (no kernel, no module) over buffers A, B, C.
+inline runner::Job sgemmJob(const Sgemm &s)
+{
+    using namespace runner;
+    Job job;
+    const std::uint64_t batch = static_cast<std::uint64_t>(s.batch);
+    const std::uint64_t mk = static_cast<std::uint64_t>(s.m * s.k), kn = static_cast<std::uint64_t>(s.k * s.n);
+    job.plan.buffers = {
+        BufferSpec{"A", ir::DType::F32, batch * mk, {}, BufferRole::Input, {}},
+        BufferSpec{"B", ir::DType::F32, s.sharedB ? kn : batch * kn, {}, BufferRole::Input, {}},
+        BufferSpec{"C", ir::DType::F32, batch * static_cast<std::uint64_t>(s.m * s.n), {}, BufferRole::Output, {}}};
+    LibraryCall call;
+    call.math = s.math;
+    call.a = "A", call.b = "B", call.c = "C";
+    call.m = s.m, call.n = s.n, call.k = s.k;
+    call.batch = s.batch;
+    call.transA = s.transA, call.transB = s.transB;
+    if (s.sharedB)
+        call.strideB = 0;
+    job.plan.launches = {KernelLaunch::libraryCall(call)};
+    job.precision = s.math == LibraryCall::Math::TF32 ? PrecisionPolicy::TF32 : PrecisionPolicy::FP32;
+    job.measure.warmup = 1;
+    job.measure.repeats = 5;
+    job.deadlineMs = 60000;
+    return job;
+}
+
+/// The IR of sgemmJob: C[(p,) i, j] = sum(k) A[(p,) i, k] * B[(p,) k, j], with A[k, i] and B[j, k]
+/// read where transposed.
+inline runner::CpuReference sgemmReference(const Sgemm &s)
+{
+    using namespace ir;
+    GraphBuilder b("sgemm");
+    const Expr M = sizeVar("M"), N = sizeVar("N"), K = sizeVar("K"), P = sizeVar("P");
+    const bool batched = s.batch > 1;
+    auto shape = [&](std::vector<Expr> dims, bool perEntry) {
+        if (batched && perEntry)
+            dims.insert(dims.begin(), P);
+        return Shape(dims);
+    };
+    const Tensor A =
+        b.input("A", DType::F32, shape(s.transA ? std::vector<Expr>{K, M} : std::vector<Expr>{M, K}, true));
+    const Tensor B =
+        b.input("B", DType::F32, shape(s.transB ? std::vector<Expr>{N, K} : std::vector<Expr>{K, N}, !s.sharedB));
+    const Tensor C = b.output("C", DType::F32, shape({M, N}, true));
+    const Expr p = var("p"), i = var("i"), j = var("j"), k = var("k");
+    auto read = [&](const Tensor &t, Expr r, Expr c, bool perEntry) {
+        return batched && perEntry ? t(p, r, c) : t(r, c);
+    };
+    const Expr a = s.transA ? read(A, k, i, true) : read(A, i, k, true);
+    const Expr bv = s.transB ? read(B, j, k, !s.sharedB) : read(B, k, j, !s.sharedB);
+    if (batched)
+        b.compute(C, {p, i, j}, reduceSum({{"k", K}}), a * bv);
+    else
+        b.compute(C, {i, j}, reduceSum({{"k", K}}), a * bv);
+    runner::CpuReference ref;
+    auto graph = b.build();
+    EXPECT_TRUE(graph.ok()) << (graph ? "" : graph.error().toString());
+    if (graph)
+        ref.graph = *graph;
+    ref.sizes = {{"M", s.m}, {"N", s.n}, {"K", s.k}};
+    if (batched)
+        ref.sizes["P"] = s.batch;
     return ref;
 }
 

@@ -2,12 +2,16 @@
 // hanging and confused workers is tested without a GPU (and without test hooks in the product).
 //
 // Start-up mode (first argument after --device N): --mode normal | no-device | old-protocol |
-// silent | die-at-start. Per job, the first launch's kernel name picks the behaviour:
+// silent | die-at-start. A plan of library calls only (cuBLAS SGEMMs) is answered like a GPU would:
+// each call computed on the host as cuBLAS computes it (emulateCublasSgemm, core/runner/Cublas.h),
+// in program order over the inputs drawn from the job's seed. Otherwise the first launch's kernel
+// name picks the behaviour:
 //   add, add_wrong, add_partial  answer like a GPU would (C = A + B on the host; wrong; last element unwritten)
 //   add_locked  like add, but hardware metrics are refused (counters locked to administrators)
 //   crash   SIGSEGV          hang    never answers        exit    exits with status 3, no answer
 //   garbage writes junk      fault   typed fault + exit   oom     typed out-of-memory + exit
 //   badarg  typed InvalidArgument, keeps running
+#include "core/runner/Cublas.h"
 #include "core/runner/HostData.h"
 #include "core/runner/Protocol.h"
 
@@ -16,8 +20,10 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
+#include <vector>
 
 using namespace stitch;
 using namespace stitch::runner;
@@ -40,6 +46,36 @@ DeviceIdentity fakeDevice()
     return d;
 }
 
+std::vector<float> floats(const Bytes &bytes)
+{
+    std::vector<float> out(bytes.size() / sizeof(float));
+    std::memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
+    return out;
+}
+
+/// The outputs of a plan that only calls libraries, computed on the host in program order.
+std::vector<OutputData> runLibraryCalls(const Job &job)
+{
+    std::map<std::string, std::vector<float>> memory;
+    for (const auto &b : job.plan.buffers)
+        memory[b.name] = floats(initialBytes(job.plan, b, job.seed)); // validateJob: every operand is float32
+    for (const auto &l : job.plan.launches) {
+        const CublasGemmArguments g = cublasGemmArguments(*l.library);
+        emulateCublasSgemm(g, l.library->math, memory.at(g.first).data(), memory.at(g.second).data(),
+                           memory.at(l.library->c).data());
+    }
+    std::vector<OutputData> outputs;
+    for (const auto &b : job.plan.buffers) {
+        if (b.role != BufferRole::Output && b.role != BufferRole::InOut)
+            continue;
+        Bytes bytes = initialBytes(job.plan, b, job.seed); // non-float outputs keep their poison
+        if (b.dtype == ir::DType::F32)
+            std::memcpy(bytes.data(), memory.at(b.name).data(), bytes.size());
+        outputs.push_back(OutputData{b.name, b.dtype, std::move(bytes)});
+    }
+    return outputs;
+}
+
 JobResult emulate(const Job &job, const std::string &kernel)
 {
     JobResult r;
@@ -49,7 +85,12 @@ JobResult emulate(const Job &job, const std::string &kernel)
     r.workerPid = static_cast<int>(::getpid());
     r.firstRunMs = 0.01;
     const BufferSpec *a = job.plan.buffer("A"), *b = job.plan.buffer("B"), *c = job.plan.buffer("C");
-    if (job.measure.returnOutputs && a && b && c) {
+    const bool libraryOnly = !job.plan.hasKernelLaunches();
+    if (libraryOnly) {
+        r.library = "cuBLAS emulated by the fake worker";
+        if (job.measure.returnOutputs)
+            r.outputs = runLibraryCalls(job);
+    } else if (job.measure.returnOutputs && a && b && c && a->count >= c->count && b->count >= c->count) {
         const Bytes ab = initialBytes(job.plan, *a, job.seed), bb = initialBytes(job.plan, *b, job.seed);
         Bytes cb(c->bytes(), std::byte{0xFF});
         for (std::uint64_t i = 0; i < c->count; ++i) {
@@ -154,6 +195,8 @@ int main(int argc, char **argv)
             reply.recycle = true;
         } else if (kernel == "badarg") {
             reply.result = makeError(ErrorKind::InvalidArgument, "no kernel 'badarg' in the module");
+        } else if (Status valid = validateJob(job->second); !valid) { // as the real worker's Executor does
+            reply.result = valid.error();
         } else {
             JobResult r = emulate(job->second, kernel);
             r.jobId = job->first;

@@ -2,7 +2,8 @@
 // error and the next job succeeds on a fresh worker; correct kernels verify against the CPU
 // interpreter and against the original program; timing twice agrees within the reported spread;
 // CUPTI reports every kernel; hardware metrics tell coalesced from strided loads, conflicting from
-// conflict-free shared memory and divergent from uniform branches. They skip where the worker
+// conflict-free shared memory and divergent from uniform branches; cuBLAS SGEMMs as plan steps
+// verify against the CPU interpreter, in program order among kernels. They skip where the worker
 // reports no GPU.
 #include "core/cuda/NvrtcCompiler.h"
 #include "core/runner/PlanFile.h"
@@ -511,4 +512,105 @@ TEST_F(RunnerGpu, MetricsOfChosenKernelsOnly)
     }
     EXPECT_EQ(m.message.find("ranges for"), std::string::npos) << "one range per profiled launch: " << m.message;
     EXPECT_NE(m.message.find("1 launches of kernels not chosen left out"), std::string::npos) << m.message;
+}
+
+// cuBLAS as a plan step (LibraryCall, dlopen'ed by the worker): single and strided-batched SGEMMs,
+// transposed operands, FP32 and TF32 tensor ops, each verified against the CPU interpreter, timed,
+// and cuBLAS's own kernels in CUPTI's trace.
+TEST_F(RunnerGpu, CublasSgemmVerifiesAgainstTheCpuInterpreter)
+{
+    Runner runner(options(), nullptr);
+    std::vector<fixtures::Sgemm> shapes = {fixtures::Sgemm{512, 384, 256}, fixtures::Sgemm{257, 129, 65, true, false},
+                                           fixtures::Sgemm{96, 80, 48, false, true, 6, true},
+                                           fixtures::Sgemm{64, 64, 64, true, true, 4, false}};
+    fixtures::Sgemm tf32{512, 512, 512}; // the CPU interpreter checks it: 1.3e8 multiply-adds
+    tf32.math = LibraryCall::Math::TF32;
+    shapes.push_back(tf32);
+    for (const fixtures::Sgemm &s : shapes) {
+        Job j = fixtures::sgemmJob(s);
+        j.measure.profile = true;
+        const std::string what = j.plan.launches[0].library->describe();
+        auto r = runner.run(RunRequest{j, fixtures::sgemmReference(s), false});
+        ASSERT_TRUE(r.ok()) << what << ": " << r.error().toString();
+        ASSERT_TRUE(r->verification.has_value());
+        EXPECT_TRUE(r->verification->verified)
+            << what << ": relative error " << r->verification->outputs.at(0).relativeError;
+        EXPECT_EQ(r->verification->outputs.at(0).unwrittenCount, 0u) << what;
+        EXPECT_EQ(r->library.rfind("cuBLAS ", 0), 0u) << r->library;
+        ASSERT_TRUE(r->timing.has_value());
+        EXPECT_GT(r->timing->medianMs, 0.0);
+        ASSERT_TRUE(r->profile.has_value());
+        if (r->profile->available) {
+            EXPECT_FALSE(r->profile->kernels.empty()) << "cuBLAS's kernels are traced: " << r->profile->message;
+        }
+        std::cout << "  " << what << ": relative error " << r->verification->outputs.at(0).relativeError << ", median "
+                  << r->timing->medianMs << " ms, " << r->library
+                  << (r->profile->kernels.empty() ? std::string() : ", kernel " + r->profile->kernels[0].name) << "\n";
+    }
+}
+
+// A library call runs in its place among the kernels, on the same stream: C = A B, then a kernel
+// halves C. Had the kernel run first, cuBLAS would have overwritten its work.
+TEST_F(RunnerGpu, CublasRunsInProgramOrderAmongKernels)
+{
+    const fixtures::Sgemm s{200, 120, 72};
+    Job j = fixtures::sgemmJob(s);
+    j.module = s_module;
+    KernelLaunch half;
+    half.kernel = "scale";
+    half.config.blockX = 256;
+    half.config.gridX = static_cast<unsigned>((s.m * s.n + 255) / 256);
+    half.args = {KernelArg::buffer("C"), KernelArg::scalar(ir::DType::F32, 0.5),
+                 KernelArg::scalar(ir::DType::I32, s.m * s.n)};
+    j.plan.launches.push_back(half);
+    j.measure.profile = true;
+    j.measure.metrics = true;
+
+    ir::GraphBuilder b("sgemm_half");
+    const ir::Expr M = ir::sizeVar("M"), N = ir::sizeVar("N"), K = ir::sizeVar("K");
+    const ir::Tensor A = b.input("A", ir::DType::F32, {M, K}), B = b.input("B", ir::DType::F32, {K, N});
+    const ir::Tensor C = b.output("C", ir::DType::F32, {M, N});
+    const ir::Expr i = ir::var("i"), jv = ir::var("j"), k = ir::var("k");
+    b.compute(C, {i, jv}, ir::reduceSum({{"k", K}}), A(i, k) * B(k, jv) * 0.5);
+    CpuReference ref;
+    auto graph = b.build();
+    ASSERT_TRUE(graph.ok()) << graph.error().toString();
+    ref.graph = *graph;
+    ref.sizes = {{"M", s.m}, {"N", s.n}, {"K", s.k}};
+
+    Runner runner(options(), nullptr);
+    auto r = runner.run(RunRequest{j, ref, false});
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    EXPECT_TRUE(r->verification->verified) << r->verification->outputs.at(0).relativeError;
+    // CUPTI's activity trace holds cuBLAS's kernels and ours; the hardware counters only ours.
+    ASSERT_TRUE(r->profile.has_value());
+    if (r->profile->available) {
+        EXPECT_GE(r->profile->kernels.size(), 2u);
+        EXPECT_NE(r->profile->message.find("1 library calls"), std::string::npos) << r->profile->message;
+    }
+    ASSERT_TRUE(r->metrics.has_value());
+    if (r->metrics->available) {
+        ASSERT_EQ(r->metrics->kernels.size(), 1u) << r->metrics->message;
+        EXPECT_EQ(r->metrics->kernels[0].name, "scale");
+        EXPECT_EQ(r->metrics->kernels[0].launch, 1);
+        EXPECT_NE(r->metrics->message.find("library calls not profiled"), std::string::npos) << r->metrics->message;
+    } else {
+        std::cout << "  hardware metrics unavailable: " << r->metrics->message << "\n";
+    }
+}
+
+// Without cuBLAS the job is a clear Unsupported error naming what was tried; the worker stays.
+TEST_F(RunnerGpu, MissingCublasIsUnsupportedAndKeepsTheWorker)
+{
+    WorkerOptions o = options();
+    o.environment = {{"STITCHCUDA_LIBCUBLAS", "/nonexistent/libcublas.so.13"}};
+    WorkerClient client(o);
+    auto r = client.submit(fixtures::sgemmJob({}), 1);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, ErrorKind::Unsupported) << r.error().toString();
+    EXPECT_NE(r.error().message.find("cuBLAS not found (tried /nonexistent/libcublas.so.13"), std::string::npos)
+        << r.error().message;
+    auto next = client.submit(job("add"), 2);
+    ASSERT_TRUE(next.ok()) << next.error().toString();
+    EXPECT_EQ(client.workersStarted(), 1);
 }

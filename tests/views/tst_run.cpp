@@ -1,7 +1,9 @@
 // The Run dock: the last Optimize's programs through the runner. Without a GPU (the real worker
-// with no driver) every figure is the performance model's and says so; with the fake worker
-// standing in for a GPU (tests/runner/fake_worker.cpp: C = A + B like a GPU would), the measured
-// path fills the verification table and CUPTI's rows. Real core results of the bundled examples.
+// with no driver) every figure is the performance model's and says so, and the library reference
+// (cuBLAS, for a GEMM) says why it has none; with the fake worker standing in for a GPU
+// (tests/runner/fake_worker.cpp: C = A + B, and cuBLAS's SGEMM, computed on the host like a GPU
+// would), the measured path fills the verification table and CUPTI's rows. Real core results of the
+// bundled examples.
 #include "TestUtil.h"
 #include "TestWindows.h"
 
@@ -21,6 +23,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QDockWidget>
@@ -102,6 +105,8 @@ private slots:
     void withoutAGpuEveryFigureIsMarkedEstimated();
     void aProgramThatCannotRunAsWrittenSaysWhereAndWhy();
     void theFakeWorkerStandsForAGpu();
+    void aGemmIsTimedBesideCublas_data();
+    void aGemmIsTimedBesideCublas();
     void aFaultingKernelCostsTheWorkerNotTheStudio();
     void cancelStopsTheRun();
     void mainWindowRunsAfterOptimizeAndNamesTheDevice();
@@ -115,9 +120,11 @@ void TestRun::withoutAGpuEveryFigureIsMarkedEstimated_data()
     QTest::addColumn<QString>("before"); // the program the optimized one is compared with
     QTest::addColumn<bool>("gemm");
     QTest::addColumn<int>("programs");
-    QTest::newRow("matmul_naive.cu") << example("matmul_naive.cu") << QStringLiteral("as written") << true << 2;
+    // A GEMM adds the library reference's row (cuBLAS), which has no time without a GPU.
+    QTest::newRow("matmul_naive.cu") << example("matmul_naive.cu") << QStringLiteral("as written") << true << 3;
     QTest::newRow("softmax.te") << example("softmax.te") << QStringLiteral("generic schedule") << false << 2;
-    QTest::newRow("gemm_bias_gelu.te") << example("gemm_bias_gelu.te") << QStringLiteral("generic schedule") << true << 2;
+    QTest::newRow("gemm_bias_gelu.te") << example("gemm_bias_gelu.te") << QStringLiteral("generic schedule") << true
+                                       << 3;
 }
 
 void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
@@ -136,6 +143,8 @@ void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
     QCOMPARE(QString::fromStdString(report->before()->name), before);
     QCOMPARE(QString::fromStdString(report->optimized()->name), QStringLiteral("optimized"));
     for (const ProgramRun &p : report->programs) {
+        if (p.role == ProgramRun::Role::Library)
+            continue;
         QVERIFY2(p.result, (p.error + "; " + p.note).c_str());
         QVERIFY(p.estimated());
         QVERIFY(p.timing() && p.timing()->medianMs > 0);
@@ -143,7 +152,19 @@ void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
         QVERIFY(!p.kernels.empty());
         QVERIFY(!p.metrics.empty());
     }
-    QCOMPARE(!report->libraryNote.empty(), gemm);
+    // The library reference: no model of cuBLAS, so no number at all, and the row says why.
+    QCOMPARE(report->library() != nullptr, gemm);
+    if (gemm) {
+        const ProgramRun &library = *report->library();
+        QCOMPARE(&library, &report->programs.back());
+        QCOMPARE(QString::fromStdString(library.name), QStringLiteral("cuBLAS"));
+        QVERIFY(!library.result);
+        QVERIFY(library.kernels.empty());
+        QVERIFY2(library.error.find("no GPU here") != std::string::npos &&
+                     library.error.find("no estimate of cuBLAS") != std::string::npos,
+                 library.error.c_str());
+        QVERIFY2(library.note.rfind("cuBLAS computes ", 0) == 0, library.note.c_str());
+    }
 
     RunPanel panel(nullptr, nullptr);
     panel.resize(1200, 700);
@@ -152,14 +173,30 @@ void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
     QVERIFY2(panel.message().startsWith(QStringLiteral("ESTIMATED")), qPrintable(panel.message()));
     RunTimesModel *times = panel.timesModel();
     QCOMPARE(times->rowCount(), programs);
-    for (int row = programs - 2; row < programs; ++row) {
+    const int beforeRow = static_cast<int>(report->before() - report->programs.data());
+    const int afterRow = static_cast<int>(report->optimized() - report->programs.data());
+    for (int row : {beforeRow, afterRow}) {
         QVERIFY(times->index(row, RunTimesModel::MedianColumn).data().toString().endsWith(QStringLiteral("(estimated)")));
         QVERIFY(times->index(row, RunTimesModel::SourceColumn).data().toString().startsWith(QStringLiteral("ESTIMATED")));
         QVERIFY(times->index(row, RunTimesModel::MedianColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("ESTIMATED")));
     }
+    if (gemm) {
+        const int row = programs - 1;
+        QCOMPARE(times->index(row, RunTimesModel::ProgramColumn).data().toString(), QStringLiteral("cuBLAS"));
+        QCOMPARE(times->index(row, RunTimesModel::MedianColumn).data().toString(), QStringLiteral("-"));
+        QCOMPARE(times->index(row, RunTimesModel::VerifiedColumn).data().toString(),
+                 QStringLiteral("not run (no GPU)"));
+        QVERIFY(
+            times->index(row, RunTimesModel::SourceColumn).data().toString().contains(QStringLiteral("no GPU here")));
+        QVERIFY(panel.message().contains(QStringLiteral("cuBLAS not run: not timed: no GPU here")));
+    }
+    QVERIFY(!panel.message().contains(QStringLiteral("no library reference")));
     QCOMPARE(panel.verificationModel()->rowCount(), programs);
     for (const auto &r : panel.verificationModel()->rows())
-        QVERIFY(r.result.contains(QStringLiteral("estimated")) || r.result == QStringLiteral("not run"));
+        QVERIFY2(
+            r.result.contains(QStringLiteral("estimated")) || r.result == QStringLiteral("not run") ||
+                (r.program == QStringLiteral("cuBLAS") && r.result == QStringLiteral("not run (no GPU)") && !r.failed),
+            qPrintable(r.program + QStringLiteral(": ") + r.result));
     // No CUPTI without a GPU: the metrics table holds the static rubric's evidence, labelled.
     QCOMPARE(panel.metricsModel()->measuredRows(), 0);
     QVERIFY(panel.metricsModel()->index(0, RunMetricsModel::SourceColumn).data().toString().startsWith(QStringLiteral("static rubric")));
@@ -199,7 +236,8 @@ void TestRun::aProgramThatCannotRunAsWrittenSaysWhereAndWhy()
     QVERIFY(result);
     auto report = runWith(test::noGpu(), result);
     QVERIFY(report);
-    QCOMPARE(report->programs.size(), std::size_t(3));
+    QCOMPARE(report->programs.size(), std::size_t(4)); // as written (refused), generic, optimized, cuBLAS
+    QVERIFY(report->library() && !report->library()->result);
     const ProgramRun &asWritten = report->programs[0];
     QCOMPARE(asWritten.role, ProgramRun::Role::AsWritten);
     QVERIFY(!asWritten.result);
@@ -252,6 +290,89 @@ void TestRun::theFakeWorkerStandsForAGpu()
     QVERIFY(!panel.timeChart()->title().contains(QStringLiteral("ESTIMATED")));
     // The fake worker gives no CUPTI kernel records: the kernels' own times stay the model's, said so.
     QVERIFY(panel.roofline()->title().contains(QStringLiteral("ESTIMATED")));
+}
+
+void TestRun::aGemmIsTimedBesideCublas_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("product"); // the tensor cuBLAS computes
+    QTest::addColumn<bool>("epilogue");   // a fused epilogue cuBLAS leaves out
+    QTest::newRow("matmul.te") << example("matmul.te") << QStringLiteral("C") << false;
+    QTest::newRow("gemm_bias_gelu.te") << example("gemm_bias_gelu.te") << QStringLiteral("G") << true;
+}
+
+// The fake worker computes cuBLAS's SGEMM on the host as the GPU would: the cuBLAS row is timed (the
+// fake's samples) and its product verified against the CPU interpreter. The fake cannot run the
+// generated GEMM kernels, so those rows say so; only the library's row is asserted on here.
+void TestRun::aGemmIsTimedBesideCublas()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, product);
+    QFETCH(bool, epilogue);
+    auto result = optimized(request(file));
+    QVERIFY(result);
+    auto report = runWith(fakeGpu(), result);
+    QVERIFY(report);
+    QVERIFY(report->gpu);
+    const ProgramRun *library = report->library();
+    QVERIFY(library);
+    QCOMPARE(library, &report->programs.back());
+    QVERIFY2(library->result, library->error.c_str());
+    QVERIFY(!library->estimated());
+    QCOMPARE(QString::fromStdString(library->result->library), QStringLiteral("cuBLAS emulated by the fake worker"));
+    QVERIFY(library->result->verification);
+    QCOMPARE(QString::fromStdString(library->result->verification->reference), QStringLiteral("cpu"));
+    QVERIFY(library->result->verification->verified);
+    QCOMPARE(library->result->verification->outputs.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(library->result->verification->outputs[0].buffer), product);
+    QCOMPARE(library->timing()->samplesMs.size(), std::size_t(3));
+    const QString note = QString::fromStdString(library->note);
+    QVERIFY2(note.startsWith(QStringLiteral("cuBLAS computes ") + product + QStringLiteral(" = ")), qPrintable(note));
+    QCOMPARE(note.contains(QStringLiteral("not part of cuBLAS")), epilogue);
+    if (epilogue)
+        QVERIFY2(note.contains(QStringLiteral("(H, Y)")), qPrintable(note));
+
+    RunPanel panel(nullptr, nullptr);
+    panel.setReport(report);
+    qInfo("%s\n%s", qPrintable(panel.message()), library->note.c_str());
+    QAbstractItemModelTester t1(panel.timesModel()), t2(panel.verificationModel()), t3(panel.metricsModel());
+    RunTimesModel *times = panel.timesModel();
+    const int row = times->rowCount() - 1;
+    QCOMPARE(times->index(row, RunTimesModel::ProgramColumn).data().toString(), QStringLiteral("cuBLAS"));
+    QCOMPARE(times->index(row, RunTimesModel::VerifiedColumn).data().toString(), QStringLiteral("verified"));
+    QCOMPARE(times->index(row, RunTimesModel::MedianColumn).data().toString(),
+             QString::fromStdString(runMsText(library->timing()->medianMs)));
+    QVERIFY(
+        times->index(row, RunTimesModel::SourceColumn).data().toString().contains(QStringLiteral("cuBLAS emulated")));
+    QVERIFY(times->index(row, RunTimesModel::MedianColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("cuBLAS computes")));
+    bool verifiedRow = false;
+    for (const auto &r : panel.verificationModel()->rows())
+        if (r.program == QStringLiteral("cuBLAS")) {
+            QCOMPARE(r.output, product);
+            QCOMPARE(r.result, QStringLiteral("verified"));
+            QVERIFY(r.tooltip.contains(QStringLiteral("CPU interpreter")));
+            verifiedRow = true;
+        }
+    QVERIFY(verifiedRow);
+    QVERIFY(!panel.message().contains(QStringLiteral("no library reference")));
+
+    // Its bar, with the spread of its timed runs.
+    RunTimeChart *chart = panel.timeChart();
+    QVERIFY(!chart->title().contains(QStringLiteral("ESTIMATED")));
+    auto *axis = qobject_cast<QBarCategoryAxis *>(chart->chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(axis);
+    QVERIFY(axis->categories().contains(QStringLiteral("cuBLAS")));
+    const int bar = static_cast<int>(axis->categories().indexOf(QStringLiteral("cuBLAS")));
+    QCOMPARE(chart->bars()->barSets().first()->at(bar), library->timing()->medianMs);
+    QVERIFY(chart->barToolTip(bar).startsWith(QStringLiteral("cuBLAS: median")));
+    bool spread = false;
+    for (QLineSeries *whisker : chart->spreads())
+        spread = spread || (whisker->at(0).x() == bar && whisker->at(0).y() == library->timing()->minMs &&
+                            whisker->at(1).y() == library->timing()->maxMs);
+    QVERIFY(spread);
 }
 
 void TestRun::aFaultingKernelCostsTheWorkerNotTheStudio()
@@ -328,7 +449,7 @@ void TestRun::mainWindowRunsAfterOptimizeAndNamesTheDevice()
     QVERIFY(window.isRunSettled());
     const RunReport *report = window.runPanel()->report();
     QVERIFY(report);
-    QCOMPARE(report->programs.size(), std::size_t(2)); // as written, optimized
+    QCOMPARE(report->programs.size(), std::size_t(3)); // as written, optimized, cuBLAS (not timed here)
     QVERIFY(window.runPanel()->message().startsWith(QStringLiteral("ESTIMATED")));
     // Estimates are not measurements: the project keeps none of them.
     QVERIFY(window.project()->measurements().empty());
@@ -387,9 +508,9 @@ void TestRun::whatAGpuMeasuredIsKeptWithTheProject()
     QVERIFY(!reopened.window->project()->isDirty());
 }
 
-// The real worker on the local GPU (skips without one): the program as written and the optimized
-// one verified against the CPU interpreter, timed with their spread, their kernels on the roofline
-// from CUPTI's records.
+// The real worker on the local GPU (skips without one): the program as written, the optimized one
+// and cuBLAS verified against the CPU interpreter, timed with their spread, their kernels on the
+// roofline from CUPTI's records.
 void TestRun::onAGpuBothProgramsAreVerifiedAndTimed()
 {
     RunController::Settings gpu;
@@ -409,7 +530,7 @@ void TestRun::onAGpuBothProgramsAreVerifiedAndTimed()
     auto report = runWith(gpu, result);
     QVERIFY(report);
     QVERIFY(report->gpu);
-    QCOMPARE(report->programs.size(), std::size_t(2));
+    QCOMPARE(report->programs.size(), std::size_t(3));
     for (const ProgramRun &p : report->programs) {
         QVERIFY2(p.result, p.error.c_str());
         QVERIFY(!p.estimated());
@@ -418,10 +539,19 @@ void TestRun::onAGpuBothProgramsAreVerifiedAndTimed()
         for (const RooflinePoint &k : p.kernels)
             QVERIFY2(k.measured || !p.result->profile || !p.result->profile->available, k.kernel.c_str());
     }
+    const ProgramRun *library = report->library();
+    QVERIFY(library);
+    QVERIFY2(QString::fromStdString(library->result->library).startsWith(QStringLiteral("cuBLAS ")),
+             library->result->library.c_str());
+    qInfo("as written %.4f ms, optimized %.4f ms, %s %.4f ms", report->before()->timing()->medianMs,
+          report->optimized()->timing()->medianMs, library->result->library.c_str(), library->timing()->medianMs);
     RunPanel panel(nullptr, nullptr);
     panel.setReport(report);
     QAbstractItemModelTester t1(panel.timesModel()), t2(panel.verificationModel()), t3(panel.metricsModel());
-    QCOMPARE(panel.timeChart()->spreads().size(), 2);
+    QCOMPARE(panel.timeChart()->spreads().size(), 3);
+    QVERIFY2(panel.message().contains(QStringLiteral("over cuBLAS")), qPrintable(panel.message()));
+    if (library->result->profile && library->result->profile->available)
+        QVERIFY(panel.roofline()->libraryPoints() && panel.roofline()->libraryPoints()->count() == 1);
     QVERIFY(!panel.timeChart()->title().contains(QStringLiteral("ESTIMATED")));
 }
 
