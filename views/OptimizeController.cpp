@@ -1,5 +1,7 @@
 #include "views/OptimizeController.h"
 
+#include "views/BackgroundPriority.h"
+
 #include <QMetaObject>
 #include <QPointer>
 
@@ -33,6 +35,7 @@ quint64 OptimizeController::start(const agents::SourceRequest &request)
     m_running = run;
     QPointer<OptimizeController> self(this);
     run->worker = std::thread([self, run, request] {
+        lowerThisThreadsPriority(); // the GUI thread keeps a core
         const quint64 id = run->id;
         auto result = run->optimizer.run(request, [self, id](const agents::OptimizeProgress &p) {
             const QString stage = QString::fromStdString(p.stage), agent = QString::fromUtf8(agents::agentTitle(p.agent));

@@ -1,6 +1,7 @@
 #include "views/RetrainController.h"
 
 #include "core/agents/Checkpoints.h"
+#include "views/BackgroundPriority.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -110,6 +111,7 @@ quint64 RetrainController::start(const RetrainRequest &request, QString *error)
             Qt::QueuedConnection);
     };
     run->worker = std::thread([run, options, post, arch, out, csv] {
+        lowerThisThreadsPriority(); // the GUI thread keeps a core
         const quint64 id = run->id;
         auto report = agents::retrain(
             options,
