@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 
 extern "C" const TSLanguage *tree_sitter_cuda(void);
 
@@ -64,6 +65,29 @@ std::string maskUnknownLaunchAttributes(std::string_view source)
     return out;
 }
 
+/// The first node, in pre-order, more than maxDepth levels below root; walked with a cursor, so
+/// its own stack does not grow with the tree.
+std::optional<TSNode> firstNodeDeeperThan(TSNode root, unsigned maxDepth)
+{
+    TSTreeCursor cursor = ts_tree_cursor_new(root);
+    std::optional<TSNode> found;
+    for (;;) {
+        if (ts_tree_cursor_current_depth(&cursor) > maxDepth) {
+            found = ts_tree_cursor_current_node(&cursor);
+            break;
+        }
+        if (ts_tree_cursor_goto_first_child(&cursor))
+            continue;
+        bool next = false;
+        while (!(next = ts_tree_cursor_goto_next_sibling(&cursor)) && ts_tree_cursor_goto_parent(&cursor)) {
+        }
+        if (!next)
+            break;
+    }
+    ts_tree_cursor_delete(&cursor);
+    return found;
+}
+
 } // namespace
 
 std::chrono::microseconds CudaParseLimits::budgetFor(std::size_t bytes) const
@@ -100,7 +124,18 @@ Result<CudaTree> parseCudaUntil(std::string_view source, const std::string &file
         ts_parser_parse_string(parser.get(), nullptr, parsed.data(), static_cast<std::uint32_t>(parsed.size()));
     if (!tree)
         return fileError(ErrorKind::Timeout, fileName, timeoutMessage());
-    return CudaTree(tree);
+    CudaTree owned(tree);
+    if (const auto deep = firstNodeDeeperThan(owned.root(), kMaxCudaSyntaxDepth)) {
+        const TSPoint at = ts_node_start_point(*deep);
+        Error error = makeError(ErrorKind::Unsupported,
+                                "the code is nested more than " + std::to_string(kMaxCudaSyntaxDepth)
+                                    + " levels deep here (syntax tree levels: parentheses, calls, blocks, "
+                                      "statements); files nested so deeply are not read",
+                                LineMap(source).at(fileName, at.row, at.column));
+        error.diagnostics.push_back(Diagnostic{Severity::Error, *error.location, error.message});
+        return error;
+    }
+    return owned;
 }
 
 std::string cudaGrammarName()

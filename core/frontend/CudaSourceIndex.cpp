@@ -17,10 +17,23 @@ class Indexer {
 public:
     Indexer(const std::string &source, const std::string &fileName) : m_src(source), m_file(fileName), m_lines(source) {}
 
+    /// Every node in pre-order, with a tree cursor rather than recursion: the tree is as deep as the
+    /// user's nesting (tests/lift: 2,000 nested parentheses), and a recursive walk overflowed the
+    /// stack under ASan at -O1, where each frame took 5.5 KB.
     void run(TSNode root, SourceIndex &out)
     {
         m_out = &out;
-        visit(root);
+        TSTreeCursor cursor = ts_tree_cursor_new(root);
+        for (;;) {
+            if (visit(ts_tree_cursor_current_node(&cursor)) && ts_tree_cursor_goto_first_child(&cursor))
+                continue;
+            while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+                if (!ts_tree_cursor_goto_parent(&cursor)) {
+                    ts_tree_cursor_delete(&cursor);
+                    return;
+                }
+            }
+        }
     }
 
 private:
@@ -37,12 +50,13 @@ private:
 
     static std::string_view type(TSNode n) { return ts_node_type(n); }
 
-    void visit(TSNode n)
+    /// Indexes one node; false when its children are not to be walked.
+    bool visit(TSNode n)
     {
         const auto t = type(n);
         if (ts_node_is_missing(n)) {
             m_out->syntaxErrors.push_back({Severity::Warning, loc(ts_node_start_point(n)), grammarLimitMessage(n, m_src)});
-            return;
+            return false;
         }
         if (t == "ERROR") {
             reportError(n);
@@ -54,9 +68,7 @@ private:
         } else if (t == "preproc_include") {
             indexInclude(n);
         }
-        const uint32_t count = ts_node_child_count(n);
-        for (uint32_t i = 0; i < count; ++i)
-            visit(ts_node_child(n, i));
+        return true;
     }
 
     /// An ERROR node is the grammar's limit, not the user's error: a located warning.

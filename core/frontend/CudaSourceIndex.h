@@ -54,7 +54,8 @@ struct SourceIndex {
     std::vector<IncludeDirective> includes;
     /// What the grammar could not read: ERROR / MISSING nodes of the parse tree as located
     /// warnings (the grammar's limit; nvcc/NVRTC is the authority on syntax), or one error at
-    /// file:1:1 when the file was not parsed at all (too large, past its time budget).
+    /// file:1:1 when the file was not parsed at all (too large, past its time budget), or at its
+    /// first node too deep when it nests deeper than the parser reads (kMaxCudaSyntaxDepth).
     std::vector<Diagnostic> syntaxErrors;
 };
 
@@ -72,7 +73,8 @@ struct CudaParseLimits {
 
 /// Parses CUDA source with tree-sitter. Never throws; a file the grammar cannot fully read still
 /// yields the kernels tree-sitter could recover plus located grammar-limit warnings. A file over the size limit, or one that
-/// takes longer than its budget, yields no kernels and one error at fileName:1:1.
+/// takes longer than its budget, yields no kernels and one error at fileName:1:1; one nested too
+/// deeply, no kernels and one error where it gets too deep.
 SourceIndex indexCudaSource(const std::string &source, const std::string &fileName,
                             const CudaParseLimits &limits = {});
 

@@ -3,6 +3,8 @@
 #include "tests/TimeScale.h"
 #include "tests/lift/LiftCorpus.h"
 
+#include "core/frontend/CudaParser.h"
+#include "core/frontend/CudaSourceIndex.h"
 #include "core/frontend/Lift.h"
 #include "core/frontend/cudalift/CudaLift.h"
 
@@ -70,6 +72,71 @@ TEST(LiftRobustness, DeepNestingAndHugeConstantsAreRefusedNotFatal)
                             " cudaMalloc(&d_a, n * n * sizeof(float));\n cudaMalloc(&d_c, n * sizeof(float));\n"
                             " k<<<(n + 127) / 128, 128>>>(d_a, d_c, n);\n}\n";
     expectAnswers(src, "deep nesting");
+}
+
+/// A kernel and the main launching it, with shape nested depth times in the kernel's body (in
+/// main's for the host shapes).
+std::string nestedProgram(const std::string &shape, int depth)
+{
+    const auto repeat = [](const std::string &s, int n) {
+        std::string out;
+        for (int i = 0; i < n; ++i)
+            out += s;
+        return out;
+    };
+    std::string kernel = "c[i] = a[i];", host;
+    if (shape == "parentheses")
+        kernel = "c[i] = a[" + repeat("(", depth) + "i" + repeat(" + 1)", depth) + "];";
+    else if (shape == "calls")
+        kernel = "c[i] = a[" + repeat("f(", depth) + "i" + repeat(")", depth) + "];";
+    else if (shape == "subscripts")
+        kernel = "c[i] = " + repeat("a[", depth) + "i" + repeat("]", depth) + ";";
+    else if (shape == "sum")
+        kernel = "c[i] = a[i]" + repeat(" + 1.0f", depth) + ";";
+    else if (shape == "blocks")
+        kernel = repeat("{", depth) + "c[i] = a[i];" + repeat("}", depth);
+    else if (shape == "ifs")
+        kernel = repeat("if (i < n) ", depth) + "c[i] = a[i];";
+    else if (shape == "loops")
+        kernel = repeat("for (int j = 0; j < 2; ++j) ", depth) + "c[i] += a[i];";
+    else if (shape == "host ifs")
+        host = repeat("if (n > 0) ", depth) + "n;\n";
+    else if (shape == "host sum")
+        host = " int m = n" + repeat(" + 1", depth) + ";\n";
+    return "__device__ int f(int x) { return x; }\n"
+           "__global__ void k(const float *a, float *c, int n) {\n int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           " if (i < n) { " + kernel + " }\n}\n"
+           "int main() {\n const int n = 1024;\n float *d_a, *d_c;\n"
+           " cudaMalloc(&d_a, n * sizeof(float));\n cudaMalloc(&d_c, n * sizeof(float));\n" + host +
+           " k<<<(n + 127) / 128, 128>>>(d_a, d_c, n);\n}\n";
+}
+
+TEST(LiftRobustness, EveryKindOfDeepNestingIsWalkedOrRefusedNotFatal)
+{
+    // Each walk over the syntax tree recurses per level. Nested just under what the parser reads
+    // (frontend::kMaxCudaSyntaxDepth), every shape is walked without exhausting the stack (under
+    // ASan at -O1 too, where a frame takes up to 22 KB); deeper, the file is refused where it gets
+    // too deep. Before the bound, 8,000 nested ifs crashed the release build, 2,000 parentheses
+    // and 400 nested calls the ASan one.
+    for (const std::string shape :
+         {"parentheses", "calls", "subscripts", "sum", "blocks", "ifs", "loops", "host ifs", "host sum"}) {
+        // Each level of parentheses, calls and subscripts is two of the tree's.
+        const bool twoLevels = shape == "parentheses" || shape == "calls" || shape == "subscripts";
+        const int under = (static_cast<int>(frontend::kMaxCudaSyntaxDepth) - 40) / (twoLevels ? 2 : 1);
+        expectAnswers(nestedProgram(shape, under), shape + " nested " + std::to_string(under) + " times");
+        const std::string deep = nestedProgram(shape, 5000);
+        auto lifted = frontend::liftCudaProgram(deep, "deep.cu");
+        ASSERT_FALSE(lifted.ok()) << shape;
+        EXPECT_EQ(lifted.error().kind, ErrorKind::Unsupported) << shape;
+        EXPECT_NE(lifted.error().message.find("nested more than 1000 levels deep"), std::string::npos)
+            << lifted.error().toString();
+        ASSERT_TRUE(lifted.error().location.has_value()) << shape;
+        EXPECT_EQ(lifted.error().location->line, shape.starts_with("host") ? 11 : 4) << lifted.error().toString();
+        const frontend::SourceIndex index = frontend::indexCudaSource(deep, "deep.cu");
+        EXPECT_TRUE(index.kernels.empty()) << shape;
+        ASSERT_EQ(index.syntaxErrors.size(), 1u) << shape;
+        EXPECT_EQ(index.syntaxErrors[0].location, *lifted.error().location) << shape;
+    }
 }
 
 TEST(LiftRobustness, RecursiveMacrosTerminate)
