@@ -1,5 +1,7 @@
 #include "core/runner/Cublas.h"
 
+#include "core/runner/LibraryPaths.h"
+
 // Types and names only: libcublas is dlopen'ed, never linked. cublas_api.h declares the versioned
 // entry points (cublasCreate_v2, ...) that the library exports; cublas_v2.h, which maps the plain
 // names onto them with macros, is not included.
@@ -88,18 +90,15 @@ void emulateCublasSgemm(const CublasGemmArguments &g, LibraryCall::Math math, co
 
 std::vector<std::string> cublasCandidatePaths()
 {
-    if (const char *env = std::getenv("STITCHCUDA_LIBCUBLAS"); env && *env)
-        return {env};
-    std::vector<std::string> paths;
+    return libraryCandidates("STITCHCUDA_LIBCUBLAS",
+                             {
 #ifdef STITCHCUDA_CUBLAS_LIBRARY
-    paths.push_back(STITCHCUDA_CUBLAS_LIBRARY);
+                                 STITCHCUDA_CUBLAS_LIBRARY,
 #endif
-    for (const char *p :
-         {"libcublas.so.13", "libcublas.so.12", "/usr/local/cuda/lib64/libcublas.so.13",
-          "/usr/local/cuda/lib64/libcublas.so.12", "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13",
-          "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.12"})
-        paths.push_back(p);
-    return paths;
+                                 "libcublas.so.13", "libcublas.so.12", "/usr/local/cuda/lib64/libcublas.so.13",
+                                 "/usr/local/cuda/lib64/libcublas.so.12",
+                                 "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13",
+                                 "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.12"});
 }
 
 CublasLibrary::CublasLibrary() : m_fn(std::make_unique<Functions>()) {}

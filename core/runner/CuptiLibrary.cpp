@@ -1,5 +1,7 @@
 #include "core/runner/CuptiLibrary.h"
 
+#include "core/runner/LibraryPaths.h"
+
 // Types and names only: libcupti is dlopen'ed, never linked.
 #include <cupti_result.h>
 
@@ -11,16 +13,13 @@ namespace stitch::runner {
 
 std::vector<std::string> cuptiCandidatePaths()
 {
-    if (const char *env = std::getenv("STITCHCUDA_LIBCUPTI"); env && *env)
-        return {env};
-    std::vector<std::string> paths;
+    return libraryCandidates("STITCHCUDA_LIBCUPTI",
+                             {
 #ifdef STITCHCUDA_CUPTI_LIBRARY
-    paths.push_back(STITCHCUDA_CUPTI_LIBRARY);
+                                 STITCHCUDA_CUPTI_LIBRARY,
 #endif
-    for (const char *p : {"libcupti.so", "libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so",
-                          "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so"})
-        paths.push_back(p);
-    return paths;
+                                 "libcupti.so", "libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so",
+                                 "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so"});
 }
 
 void *CuptiLibrary::symbol(const char *name) const
