@@ -24,16 +24,20 @@ QPen seriesPen(RadarSeries::Role role)
 {
     // Distinct hues that stay apart for the common colour-vision deficiencies (blue / orange / grey).
     switch (role) {
-    case RadarSeries::Role::AsWritten: return QPen(QColor(0xd3, 0x5f, 0x00), 2, Qt::DashLine);
-    case RadarSeries::Role::Previous: return QPen(QColor(0x75, 0x75, 0x75), 1.5, Qt::SolidLine);
-    case RadarSeries::Role::Current: break;
+    case RadarSeries::Role::AsWritten:
+        return QPen(QColor(0xd3, 0x5f, 0x00), 2, Qt::DashLine);
+    case RadarSeries::Role::Previous:
+        return QPen(QColor(0x75, 0x75, 0x75), 1.5, Qt::SolidLine);
+    case RadarSeries::Role::Current:
+        break;
     }
     return QPen(QColor(0x1f, 0x6f, 0xc4), 2.5, Qt::SolidLine);
 }
 
 } // namespace
 
-RubricRadar::RubricRadar(QWidget *parent) : QChartView(new QPolarChart, parent), m_chart(static_cast<QPolarChart *>(chart()))
+RubricRadar::RubricRadar(QWidget *parent)
+    : QChartView(new QPolarChart, parent), m_chart(static_cast<QPolarChart *>(chart()))
 {
     setObjectName(QStringLiteral("rubricRadar"));
     setRenderHint(QPainter::Antialiasing);
@@ -70,18 +74,16 @@ QList<double> RubricRadar::values(const QLineSeries *line)
 void RubricRadar::setData(const QStringList &spokes, const std::vector<RadarSeries> &series, const QStringList &tips,
                           const QString &placeholder)
 {
-    m_chart->removeAllSeries();
-    for (QAbstractAxis *axis : m_chart->axes()) {
-        m_chart->removeAxis(axis);
-        delete axis;
-    }
-    m_lines.clear();
-    m_roles.clear();
-    m_spokes.clear();
     m_tips = tips;
     const qsizetype n = spokes.size();
+    std::vector<const RadarSeries *> drawn;
+    for (const RadarSeries &s : series)
+        if (s.values.size() == static_cast<std::size_t>(n))
+            drawn.push_back(&s);
     if (n < 3 || series.empty()) {
-        m_placeholder = !placeholder.isEmpty() ? placeholder
+        removeSeries();
+        removeAxes();
+        m_placeholder = !placeholder.isEmpty()     ? placeholder
                         : n == 0 || series.empty() ? tr("No scores")
                                                    : tr("Too few dimensions for a radar");
         m_chart->setTitle(m_placeholder);
@@ -89,11 +91,62 @@ void RubricRadar::setData(const QStringList &spokes, const std::vector<RadarSeri
         setToolTip(m_placeholder);
         return;
     }
-    m_placeholder.clear();
-    m_chart->setTitle({});
-    setToolTip({}); // each spoke has its own (viewportEvent)
-    m_spokes = spokes;
+    if (!m_placeholder.isEmpty()) {
+        m_placeholder.clear();
+        m_chart->setTitle({});
+        setToolTip({}); // each spoke has its own (viewportEvent)
+    }
+    // Stepping through the agents changes the scores, rarely the spokes or which series are drawn:
+    // the axes and lines are kept and only their points replaced (building them anew took Qt Charts
+    // 3-5 ms a step).
+    if (spokes != m_spokes || m_chart->axes().isEmpty()) {
+        removeSeries();
+        removeAxes();
+        addAxes(spokes);
+    }
+    bool sameRoles = m_lines.size() == static_cast<qsizetype>(drawn.size());
+    for (std::size_t i = 0; sameRoles && i < drawn.size(); ++i)
+        sameRoles = m_roles[static_cast<qsizetype>(i)] == drawn[i]->role;
+    if (!sameRoles) {
+        removeSeries();
+        for (const RadarSeries *s : drawn)
+            addLine(s->role);
+    }
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+        QLineSeries *line = m_lines[static_cast<qsizetype>(i)];
+        if (line->name() != drawn[i]->name)
+            line->setName(drawn[i]->name); // "after step 3" becomes "after step 4"
+        QList<QPointF> points;
+        points.reserve(n + 1);
+        for (qsizetype k = 0; k < n; ++k)
+            points << QPointF(static_cast<double>(k),
+                              std::clamp(drawn[i]->values[static_cast<std::size_t>(k)], 0.0, kMaxScore));
+        points << QPointF(static_cast<double>(n), points.front().y()); // closes the polygon
+        line->replace(points);
+    }
+    m_chart->legend()->setVisible(!m_lines.isEmpty());
+}
 
+void RubricRadar::removeSeries()
+{
+    m_chart->removeAllSeries();
+    m_lines.clear();
+    m_roles.clear();
+}
+
+void RubricRadar::removeAxes()
+{
+    for (QAbstractAxis *axis : m_chart->axes()) {
+        m_chart->removeAxis(axis);
+        delete axis;
+    }
+    m_spokes.clear();
+}
+
+void RubricRadar::addAxes(const QStringList &spokes)
+{
+    m_spokes = spokes;
+    const qsizetype n = spokes.size();
     // Spoke i sits at angular value i of [0, n): a category boundary, labelled on the value, is a
     // spoke line with the dimension's name at its tip.
     auto *angular = new QCategoryAxis;
@@ -112,32 +165,26 @@ void RubricRadar::setData(const QStringList &spokes, const std::vector<RadarSeri
     radial->setLabelsColor(palette().color(QPalette::PlaceholderText));
     m_chart->addAxis(angular, QPolarChart::PolarOrientationAngular);
     m_chart->addAxis(radial, QPolarChart::PolarOrientationRadial);
+}
 
-    for (const RadarSeries &s : series) {
-        if (s.values.size() != static_cast<std::size_t>(n))
-            continue;
-        auto *line = new QLineSeries;
-        line->setName(s.name);
-        for (qsizetype i = 0; i < n; ++i)
-            line->append(static_cast<double>(i), std::clamp(s.values[static_cast<std::size_t>(i)], 0.0, kMaxScore));
-        line->append(static_cast<double>(n), line->at(0).y());
-        line->setPen(seriesPen(s.role));
-        line->setPointsVisible(true);
-        line->setMarkerSize(s.role == RadarSeries::Role::Current ? 7 : 5);
-        m_chart->addSeries(line);
-        line->attachAxis(angular);
-        line->attachAxis(radial);
-        // A point hovered shows its dimension at once (the spoke's own tooltip waits for the delay).
-        connect(line, &QXYSeries::hovered, this, [this, n](const QPointF &point, bool state) {
-            if (!state)
-                return;
-            const int spoke = static_cast<int>(std::lround(point.x())) % static_cast<int>(n);
-            QToolTip::showText(QCursor::pos(), spokeToolTip(spoke), viewport());
-        });
-        m_lines << line;
-        m_roles << s.role;
-    }
-    m_chart->legend()->setVisible(!m_lines.isEmpty());
+void RubricRadar::addLine(RadarSeries::Role role)
+{
+    auto *line = new QLineSeries;
+    line->setPen(seriesPen(role));
+    line->setPointsVisible(true);
+    line->setMarkerSize(role == RadarSeries::Role::Current ? 7 : 5);
+    m_chart->addSeries(line);
+    for (QAbstractAxis *axis : m_chart->axes())
+        line->attachAxis(axis);
+    // A point hovered shows its dimension at once (the spoke's own tooltip waits for the delay).
+    connect(line, &QXYSeries::hovered, this, [this](const QPointF &point, bool state) {
+        if (!state || m_spokes.isEmpty())
+            return;
+        const int spoke = static_cast<int>(std::lround(point.x())) % static_cast<int>(m_spokes.size());
+        QToolTip::showText(QCursor::pos(), spokeToolTip(spoke), viewport());
+    });
+    m_lines << line;
+    m_roles << role;
 }
 
 QString RubricRadar::spokeToolTip(int spoke) const

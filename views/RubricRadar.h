@@ -64,6 +64,10 @@ protected:
 
 private:
     QPointF spokeScenePoint(int spoke, double score) const;
+    void removeSeries();
+    void removeAxes();
+    void addAxes(const QStringList &spokes);
+    void addLine(RadarSeries::Role role);
 
     QPolarChart *m_chart;
     QStringList m_spokes;

@@ -203,6 +203,33 @@ void TestRubricRadar::drawsClosedSeriesOverTheSpokes()
     }
     QCOMPARE(radar.spokeAt(radar.spokePosition(0, 0)), -1);      // the centre is no one spoke's
     QCOMPARE(radar.spokeAt(radar.spokePosition(0, 5) + QPoint(0, -40)), -1); // outside the rings
+    // The next step's scores: the same lines (stepping replaces their points, it does not rebuild
+    // the chart), renamed and moved; another set of roles gets its own lines.
+    QLineSeries *asWritten = radar.line(RadarSeries::Role::AsWritten);
+    radar.setData(spokes,
+                  {{RadarSeries::Role::AsWritten, QStringLiteral("as written"), {1, 2, 3, 4}},
+                   {RadarSeries::Role::Current, QStringLiteral("next"), {0, 1, 6, 2}}},
+                  {});
+    QCOMPARE(radar.line(RadarSeries::Role::Current), now);
+    QCOMPARE(radar.line(RadarSeries::Role::AsWritten), asWritten);
+    QCOMPARE(now->name(), QStringLiteral("next"));
+    QCOMPARE(RubricRadar::values(now), QList<double>({0, 1, 5, 2})); // clamped to the outer ring
+    QCOMPARE(now->at(4).y(), now->at(0).y());
+    QCOMPARE(now->attachedAxes().size(), 2);
+    QCOMPARE(radar.spokeToolTip(0), QString());
+    radar.setData(spokes,
+                  {{RadarSeries::Role::Previous, QStringLiteral("before"), {1, 1, 1, 1}},
+                   {RadarSeries::Role::Current, QStringLiteral("after"), {2, 2, 2, 2}}},
+                  {});
+    QCOMPARE(radar.lines().size(), 2);
+    QVERIFY(!radar.line(RadarSeries::Role::AsWritten));
+    QCOMPARE(RubricRadar::values(radar.line(RadarSeries::Role::Previous)), QList<double>({1, 1, 1, 1}));
+    QCOMPARE(radar.line(RadarSeries::Role::Current)->attachedAxes().size(), 2);
+    const QStringList five = spokes + QStringList{QStringLiteral("e")};
+    radar.setData(five, {{RadarSeries::Role::Current, QStringLiteral("after"), {1, 2, 3, 4, 5}}}, {});
+    QCOMPARE(radar.spokes(), five);
+    QCOMPARE(RubricRadar::values(radar.line(RadarSeries::Role::Current)), QList<double>({1, 2, 3, 4, 5}));
+    QCOMPARE(radar.polarChart()->axes().size(), 2);
     radar.setData(spokes.mid(0, 2), {{RadarSeries::Role::Current, QStringLiteral("now"), {1, 2}}}, {});
     QVERIFY(radar.lines().isEmpty());
     QCOMPARE(radar.placeholder(), QStringLiteral("Too few dimensions for a radar"));
