@@ -55,7 +55,8 @@ std::int64_t integer(const json &j, const std::string &where, std::int64_t lo, s
         fail(where, "expected an integer");
     const auto v = j.get<std::int64_t>();
     if (v < lo || v > hi)
-        fail(where, "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(v));
+        fail(where, "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                        std::to_string(v));
     return v;
 }
 
@@ -152,7 +153,8 @@ BufferSpec buffer(const json &j, const std::string &where)
             b.init.kind = *kind;
             if (init.contains("range")) {
                 const json &r = init["range"];
-                if (!r.is_array() || r.size() != 2 || !r[0].is_number() || !r[1].is_number() || r[0].get<double>() > r[1].get<double>())
+                if (!r.is_array() || r.size() != 2 || !r[0].is_number() || !r[1].is_number() ||
+                    r[0].get<double>() > r[1].get<double>())
                     fail(iw + ".range", "expected [low, high] with low <= high");
                 b.init.low = r[0].get<double>();
                 b.init.high = r[1].get<double>();
@@ -189,6 +191,49 @@ KernelArg argument(const json &j, const std::string &where)
     return KernelArg::scalar(*t, value.is_boolean() ? std::int64_t{value.get<bool>()} : value.get<std::int64_t>());
 }
 
+// {"library": "cublas", "routine": "sgemm", "a", "b", "c", "m", "n", "k"} and optionally "math",
+// "batch", "transA", "transB", "strideA", "strideB", "strideC": the job JSON's library call.
+LibraryCall libraryCall(const json &j, const std::string &w)
+{
+    allowOnly(j, w,
+              {"library", "routine", "math", "a", "b", "c", "m", "n", "k", "batch", "transA", "transB", "strideA",
+               "strideB", "strideC"});
+    for (const char *required : {"routine", "a", "b", "c", "m", "n", "k"})
+        if (!j.contains(required))
+            fail(w, std::string("a library call needs \"") + required + "\"");
+    const std::string library = str(j["library"], w + ".library");
+    const std::string routine = str(j["routine"], w + ".routine");
+    auto r = parseRoutine(library, routine);
+    if (!r)
+        fail(w, "unknown library routine \"" + library + "." + routine + "\" (known: cublas sgemm)");
+    LibraryCall call;
+    call.routine = *r;
+    if (j.contains("math")) {
+        auto math = parseLibraryMath(str(j["math"], w + ".math"));
+        if (!math)
+            fail(w + ".math", "expected fp32 or tf32");
+        call.math = *math;
+    }
+    call.a = str(j["a"], w + ".a");
+    call.b = str(j["b"], w + ".b");
+    call.c = str(j["c"], w + ".c");
+    constexpr std::int64_t kMaxDim = std::numeric_limits<int>::max(); // cuBLAS takes int dimensions
+    call.m = integer(j["m"], w + ".m", 1, kMaxDim);
+    call.n = integer(j["n"], w + ".n", 1, kMaxDim);
+    call.k = integer(j["k"], w + ".k", 1, kMaxDim);
+    if (j.contains("batch"))
+        call.batch = integer(j["batch"], w + ".batch", 1, kMaxDim);
+    if (j.contains("transA"))
+        call.transA = boolean(j["transA"], w + ".transA");
+    if (j.contains("transB"))
+        call.transB = boolean(j["transB"], w + ".transB");
+    for (auto [key, stride] : {std::pair{"strideA", &call.strideA}, std::pair{"strideB", &call.strideB},
+                               std::pair{"strideC", &call.strideC}})
+        if (j.contains(key))
+            *stride = integer(j[key], w + "." + key, 0, std::int64_t{1} << 40);
+    return call;
+}
+
 std::vector<KernelLaunch> launches(const json &j, const std::string &where)
 {
     if (!j.is_array() || j.empty())
@@ -196,6 +241,10 @@ std::vector<KernelLaunch> launches(const json &j, const std::string &where)
     std::vector<KernelLaunch> out;
     for (std::size_t i = 0; i < j.size(); ++i) {
         const std::string w = where + "[" + std::to_string(i) + "]";
+        if (j[i].is_object() && j[i].contains("library")) {
+            out.push_back(KernelLaunch::libraryCall(libraryCall(j[i], w)));
+            continue;
+        }
         allowOnly(j[i], w, {"kernel", "grid", "block", "sharedBytes", "args"});
         if (!j[i].contains("kernel") || !j[i].contains("grid") || !j[i].contains("block"))
             fail(w, "a launch needs \"kernel\", \"grid\" and \"block\"");
@@ -204,7 +253,8 @@ std::vector<KernelLaunch> launches(const json &j, const std::string &where)
         dims3(j[i]["grid"], w + ".grid", l.config.gridX, l.config.gridY, l.config.gridZ);
         dims3(j[i]["block"], w + ".block", l.config.blockX, l.config.blockY, l.config.blockZ);
         if (j[i].contains("sharedBytes"))
-            l.config.dynamicSharedBytes = static_cast<unsigned>(integer(j[i]["sharedBytes"], w + ".sharedBytes", 0, 1 << 30));
+            l.config.dynamicSharedBytes =
+                static_cast<unsigned>(integer(j[i]["sharedBytes"], w + ".sharedBytes", 0, 1 << 30));
         if (j[i].contains("args")) {
             const json &args = j[i]["args"];
             if (!args.is_array())
@@ -238,20 +288,25 @@ std::string resolve(const std::string &planPath, const std::string &relative)
 
 PlanFile parse(const json &j, const std::string &path)
 {
-    allowOnly(j, "plan", {"schema", "source", "defines", "buffers", "launches", "reference", "precision", "measure", "deadlineMs", "seed",
-                          "model"});
+    allowOnly(j, "plan",
+              {"schema", "source", "defines", "buffers", "launches", "reference", "precision", "measure", "deadlineMs",
+               "seed", "model"});
     if (!j.contains("schema") || str(j["schema"], "schema") != kPlanSchema)
         fail("schema", std::string("expected \"") + kPlanSchema + "\"");
-    for (const char *required : {"source", "buffers", "launches"})
+    for (const char *required : {"buffers", "launches"})
         if (!j.contains(required))
             fail("plan", std::string("missing \"") + required + "\"");
     PlanFile p;
     p.path = path;
-    p.sourcePath = resolve(path, str(j["source"], "source"));
-    if (j.contains("defines"))
-        p.defines = strings(j["defines"], "defines");
     p.plan.buffers = buffers(j["buffers"], "buffers");
     p.plan.launches = launches(j["launches"], "launches");
+    // A plan of library calls alone runs no kernel of its own and needs no source.
+    if (j.contains("source"))
+        p.sourcePath = resolve(path, str(j["source"], "source"));
+    else if (p.plan.hasKernelLaunches())
+        fail("plan", "missing \"source\" (the program whose kernels the launches run)");
+    if (j.contains("defines"))
+        p.defines = strings(j["defines"], "defines");
     if (j.contains("precision")) {
         auto prec = parsePrecision(str(j["precision"], "precision"));
         if (!prec)
@@ -260,8 +315,9 @@ PlanFile parse(const json &j, const std::string &path)
     }
     if (j.contains("measure")) {
         const json &m = j["measure"];
-        allowOnly(m, "measure", {"verify", "time", "warmup", "repeats", "flushL2", "profile", "metrics", "metricsKernels",
-                                   "settleMs"});
+        allowOnly(
+            m, "measure",
+            {"verify", "time", "warmup", "repeats", "flushL2", "profile", "metrics", "metricsKernels", "settleMs"});
         if (m.contains("verify"))
             p.measure.verify = boolean(m["verify"], "measure.verify");
         if (m.contains("time"))
@@ -332,7 +388,8 @@ PlanFile parse(const json &j, const std::string &path)
         } else {
             allowOnly(r, "reference", {"source", "defines", "buffers", "launches", "map"});
             if (!r.contains("source") || !r.contains("launches"))
-                fail("reference", "give \"graph\" (CPU reference) or \"source\" and \"launches\" (the original program)");
+                fail("reference",
+                     "give \"graph\" (CPU reference) or \"source\" and \"launches\" (the original program)");
             PlanGpuReference gpu;
             gpu.sourcePath = resolve(path, str(r["source"], "reference.source"));
             if (r.contains("defines"))
@@ -371,7 +428,8 @@ Result<std::string> readText(const std::string &path)
     return ss.str();
 }
 
-Result<cuda::CompileResult> compileFor(const std::string &path, const std::vector<std::string> &defines, const std::string &arch)
+Result<cuda::CompileResult> compileFor(const std::string &path, const std::vector<std::string> &defines,
+                                       const std::string &arch)
 {
     auto source = readText(path);
     if (!source)
@@ -442,13 +500,15 @@ Status resolveKernelNames(LaunchPlan &plan, const std::vector<cuda::KernelResour
             std::string known;
             for (const auto &k : kernels)
                 known += (known.empty() ? "" : ", ") + k.name;
-            return makeError(ErrorKind::InvalidArgument, "no kernel '" + l.kernel + "' in the program (it has: " + known + ")");
+            return makeError(ErrorKind::InvalidArgument,
+                             "no kernel '" + l.kernel + "' in the program (it has: " + known + ")");
         }
         if (matches.size() > 1) {
             std::string names;
             for (const auto *k : matches)
                 names += (names.empty() ? "" : ", ") + k->mangledName;
-            return makeError(ErrorKind::InvalidArgument, "kernel '" + l.kernel + "' is overloaded; give the mangled name (" + names + ")");
+            return makeError(ErrorKind::InvalidArgument,
+                             "kernel '" + l.kernel + "' is overloaded; give the mangled name (" + names + ")");
         }
         l.kernel = matches.front()->mangledName;
     }
@@ -459,13 +519,15 @@ Result<RunRequest> buildRunRequest(const PlanFile &plan, const std::string &arch
 {
     RunRequest request;
     Job &job = request.job;
-    auto compiled = compileFor(plan.sourcePath, plan.defines, arch);
-    if (!compiled)
-        return compiled.error();
-    job.module = std::move(compiled->cubin);
     job.plan = plan.plan;
-    if (auto st = resolveKernelNames(job.plan, compiled->kernels); !st)
-        return st.error();
+    if (!plan.sourcePath.empty()) {
+        auto compiled = compileFor(plan.sourcePath, plan.defines, arch);
+        if (!compiled)
+            return compiled.error();
+        job.module = std::move(compiled->cubin);
+        if (auto st = resolveKernelNames(job.plan, compiled->kernels); !st)
+            return st.error();
+    }
     job.measure = plan.measure;
     job.precision = plan.precision;
     job.deadlineMs = plan.deadlineMs;

@@ -42,7 +42,7 @@ struct PlanCpuReference {
 /// A parsed plan file; paths are resolved against the plan file's folder.
 struct PlanFile {
     std::string path;
-    std::string sourcePath;
+    std::string sourcePath; ///< empty in a plan of library calls alone (no kernel of its own)
     std::vector<std::string> defines;
     LaunchPlan plan; ///< kernel names as written: plain (resolved after compiling) or mangled
     std::optional<PlanGpuReference> gpuReference;

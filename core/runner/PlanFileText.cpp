@@ -46,10 +46,40 @@ ojson bufferJson(const BufferSpec &b)
     return j;
 }
 
+// The job JSON's members; those at their defaults (math fp32, batch 1, no transposes, packed
+// strides) are left out.
+ojson libraryCallJson(const LibraryCall &call)
+{
+    ojson j = {{"library", libraryName(call.routine)}, {"routine", routineName(call.routine)}};
+    if (call.math != LibraryCall::Math::FP32)
+        j["math"] = libraryMathName(call.math);
+    j["a"] = call.a;
+    j["b"] = call.b;
+    j["c"] = call.c;
+    j["m"] = call.m;
+    j["n"] = call.n;
+    j["k"] = call.k;
+    if (call.batch != 1)
+        j["batch"] = call.batch;
+    if (call.transA)
+        j["transA"] = true;
+    if (call.transB)
+        j["transB"] = true;
+    for (auto [key, stride] :
+         {std::pair{"strideA", call.strideA}, std::pair{"strideB", call.strideB}, std::pair{"strideC", call.strideC}})
+        if (stride)
+            j[key] = *stride;
+    return j;
+}
+
 ojson launchesJson(const std::vector<KernelLaunch> &launches)
 {
     ojson out = ojson::array();
     for (const auto &l : launches) {
+        if (l.library) {
+            out.push_back(libraryCallJson(*l.library));
+            continue;
+        }
         ojson args = ojson::array();
         for (const auto &a : l.args) {
             if (a.isBuffer()) {
@@ -63,8 +93,8 @@ ojson launchesJson(const std::vector<KernelLaunch> &launches)
                 args.push_back({{ir::dtypeName(s.dtype), s.intValue}});
         }
         ojson lj = {{"kernel", l.kernel},
-                   {"grid", {l.config.gridX, l.config.gridY, l.config.gridZ}},
-                   {"block", {l.config.blockX, l.config.blockY, l.config.blockZ}}};
+                    {"grid", {l.config.gridX, l.config.gridY, l.config.gridZ}},
+                    {"block", {l.config.blockX, l.config.blockY, l.config.blockZ}}};
         if (l.config.dynamicSharedBytes)
             lj["sharedBytes"] = l.config.dynamicSharedBytes;
         lj["args"] = args;
@@ -87,7 +117,8 @@ std::string planFileText(const PlanFile &p)
 {
     ojson j;
     j["schema"] = kPlanSchema;
-    j["source"] = relativeTo(p.path, p.sourcePath);
+    if (!p.sourcePath.empty())
+        j["source"] = relativeTo(p.path, p.sourcePath);
     if (!p.defines.empty())
         j["defines"] = p.defines;
     j["buffers"] = ojson::array();

@@ -240,6 +240,7 @@ void expectSameLaunches(const std::vector<KernelLaunch> &a, const std::vector<Ke
         ASSERT_EQ(a[i].args.size(), b[i].args.size());
         for (std::size_t k = 0; k < a[i].args.size(); ++k)
             EXPECT_EQ(a[i].args[k].value, b[i].args[k].value) << a[i].kernel << " argument " << k;
+        EXPECT_EQ(a[i].library, b[i].library) << "launch " << i;
     }
 }
 
@@ -265,7 +266,19 @@ TEST(PlanFile, WrittenPlansReadBackTheSame)
     l.config.dynamicSharedBytes = 50688;
     l.args = {KernelArg::buffer("A"), KernelArg::scalar(ir::DType::I32, std::int64_t{4097}),
               KernelArg::scalar(ir::DType::F32, 0.5)};
-    p.plan.launches = {l};
+    LibraryCall gemm;
+    gemm.math = LibraryCall::Math::TF32;
+    gemm.a = "A";
+    gemm.b = "B";
+    gemm.c = "C";
+    gemm.m = 3;
+    gemm.n = 3;
+    gemm.k = 4;
+    gemm.batch = 2;
+    gemm.transA = true;
+    gemm.strideB = 0;
+    gemm.strideC = 9;
+    p.plan.launches = {l, KernelLaunch::libraryCall(gemm)};
     p.measure.repeats = 7;
     p.measure.flushL2 = false;
     p.measure.metrics = true;
@@ -320,4 +333,94 @@ TEST(PlanFile, WrittenPlansReadBackTheSame)
     expectSameBuffers(again->gpuReference->plan.buffers, gpu.plan.buffers);
     expectSameLaunches(again->gpuReference->plan.launches, gpu.plan.launches);
     EXPECT_EQ(again->gpuReference->bufferMap, gpu.bufferMap);
+}
+
+namespace {
+
+// cuBLAS beside a kernel, and a plan of the library call alone (docs/RUNNER.md, "Library calls").
+const char *kWithCublas = R"({
+  "schema": "stitchcuda-plan/1",
+  "source": "k.cu",
+  "buffers": [{"name": "A", "dtype": "float32", "shape": [8, 4]}, {"name": "B", "dtype": "float32", "shape": [4, 6]},
+              {"name": "C", "dtype": "float32", "shape": [8, 6], "role": "output"}],
+  "launches": [{"kernel": "k", "grid": 1, "block": [32], "args": ["C"]},
+               {"library": "cublas", "routine": "sgemm", "math": "tf32", "a": "A", "b": "B", "c": "C",
+                "m": 8, "n": 6, "k": 4, "batch": 1, "transB": false, "strideA": 32}]
+})";
+
+} // namespace
+
+TEST(PlanFile, LibraryCallsAreLaunchesOfTheirOwn)
+{
+    auto plan = parsePlanFile(kWithCublas, "/work/p.json");
+    ASSERT_TRUE(plan.ok()) << plan.error().toString();
+    ASSERT_EQ(plan->plan.launches.size(), 2u);
+    EXPECT_FALSE(plan->plan.launches[0].isLibraryCall());
+    ASSERT_TRUE(plan->plan.launches[1].isLibraryCall());
+    const LibraryCall &call = *plan->plan.launches[1].library;
+    EXPECT_EQ(call.routine, LibraryCall::Routine::CublasSgemm);
+    EXPECT_EQ(call.math, LibraryCall::Math::TF32);
+    EXPECT_EQ(call.a, "A");
+    EXPECT_EQ(call.c, "C");
+    EXPECT_EQ(call.m, 8);
+    EXPECT_EQ(call.n, 6);
+    EXPECT_EQ(call.k, 4);
+    EXPECT_EQ(call.strideA, 32);
+    EXPECT_FALSE(call.strideB);
+    Job job;
+    job.module = {'x'};
+    job.plan = plan->plan;
+    job.plan.launches[0].kernel = "_Z1kPf";
+    EXPECT_TRUE(validateJob(job).ok()) << validateJob(job).error().message;
+
+    struct Case {
+        std::string from, to, needle;
+    };
+    const Case cases[] = {
+        {"\"routine\": \"sgemm\"", "\"routine\": \"dgemm\"", "launches[1]: unknown library routine \"cublas.dgemm\""},
+        {"\"math\": \"tf32\"", "\"math\": \"fp16\"", "launches[1].math: expected fp32 or tf32"},
+        {"\"m\": 8", "\"m\": 0", "launches[1].m: expected an integer in [1"},
+        {"\"m\": 8, ", "", "launches[1]: a library call needs \"m\""},
+        {"\"transB\": false", "\"transB\": 1", "launches[1].transB: expected true or false"},
+        {"\"strideA\": 32", "\"strideA\": -1", "launches[1].strideA: expected an integer in [0"},
+        {"\"batch\": 1", "\"batch\": 1, \"grid\": 1", "launches[1]: unknown member \"grid\""},
+        {"\"source\": \"k.cu\",", "", "plan: missing \"source\""},
+    };
+    for (const auto &c : cases) {
+        std::string text = kWithCublas;
+        ASSERT_NE(text.find(c.from), std::string::npos) << c.from;
+        text.replace(text.find(c.from), c.from.size(), c.to);
+        auto bad = parsePlanFile(text, "p.json");
+        ASSERT_FALSE(bad.ok()) << c.to;
+        EXPECT_NE(bad.error().message.find(c.needle), std::string::npos) << bad.error().message;
+    }
+}
+
+TEST(PlanFile, APlanOfLibraryCallsAloneNeedsNoSource)
+{
+    std::string text = kWithCublas;
+    text.erase(text.find("\"source\": \"k.cu\","), std::string("\"source\": \"k.cu\",").size());
+    text.erase(text.find("{\"kernel\""), text.find("{\"library\"") - text.find("{\"kernel\""));
+    auto plan = parsePlanFile(text, "/work/p.json");
+    ASSERT_TRUE(plan.ok()) << plan.error().toString() << "\n" << text;
+    EXPECT_TRUE(plan->sourcePath.empty());
+    EXPECT_FALSE(plan->plan.hasKernelLaunches());
+
+    // Nothing to compile: the job has no module, and is valid as it is.
+    auto request = buildRunRequest(*plan, "sm_90");
+    ASSERT_TRUE(request.ok()) << request.error().toString();
+    EXPECT_TRUE(request->job.module.empty());
+    EXPECT_TRUE(validateJob(request->job).ok()) << validateJob(request->job).error().message;
+
+    // Written back: no "source", the call with its members at their defaults left out.
+    plan->path = "/work/q.json";
+    plan->plan.launches[0].library->strideA.reset();
+    plan->plan.launches[0].library->math = LibraryCall::Math::FP32;
+    const std::string written = planFileText(*plan);
+    EXPECT_EQ(written.find("\"source\""), std::string::npos) << written;
+    EXPECT_EQ(written.find("\"math\""), std::string::npos) << written;
+    EXPECT_EQ(written.find("\"batch\""), std::string::npos) << written;
+    auto back = parsePlanFile(written, plan->path);
+    ASSERT_TRUE(back.ok()) << back.error().toString() << "\n" << written;
+    expectSameLaunches(back->plan.launches, plan->plan.launches);
 }
