@@ -1,6 +1,7 @@
 #include "views/AgentsPanel.h"
 
 #include "views/AgentsModel.h"
+#include "views/WrapLabel.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -40,10 +41,11 @@ AgentsPanel::AgentsPanel(QWidget *parent)
         Q_EMIT overrideRequested(QString::fromStdString(d->id + "=" + d->options[static_cast<std::size_t>(option)].text));
     });
     connect(m_clearPins, &QPushButton::clicked, this, &AgentsPanel::clearOverridesRequested);
-    m_pins->setWordWrap(true);
+    m_pins->setObjectName(QStringLiteral("pinsLabel"));
+    wrapWithinDock(m_pins);
     m_clearPins->setVisible(false);
     m_pins->setVisible(false);
-    m_summary->setWordWrap(true);
+    wrapWithinDock(m_summary);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_back->setText(tr("Back"));
     m_back->setToolTip(tr("The previous decision (Alt+Left)"));
@@ -72,7 +74,7 @@ AgentsPanel::AgentsPanel(QWidget *parent)
             Q_EMIT codeChangesRequested(index.row());
     });
 
-    m_rationale->setWordWrap(true);
+    wrapWithinDock(m_rationale);
     m_rationale->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_options->setColumnCount(OptionColumnCount);
     m_options->setHeaderLabels({tr("Value"), tr("p"), tr("Time with it"), tr("Why not")});
@@ -182,7 +184,12 @@ int AgentsPanel::selectedStep() const
 
 void AgentsPanel::setPins(const QStringList &pins)
 {
-    m_pins->setText(pins.isEmpty() ? QString() : tr("Pinned: %1").arg(pins.join(QStringLiteral(", "))));
+    QString shown = pins.join(QStringLiteral(", "));
+    // Break chances inside "agent.parameter@kernel=value" (a zero-width space after '.' and '@'), so
+    // the wrapped line breaks there rather than at the dock's edge.
+    shown.replace(QLatin1Char('.'), QStringLiteral(".\u200B")).replace(QLatin1Char('@'), QStringLiteral("@\u200B"));
+    m_pins->setText(pins.isEmpty() ? QString() : tr("Pinned: %1").arg(shown));
+    m_pins->setToolTip(pins.isEmpty() ? QString() : tr("Pinned: %1").arg(pins.join(QStringLiteral(", "))));
     m_pins->setVisible(!pins.isEmpty());
     m_clearPins->setVisible(!pins.isEmpty());
 }

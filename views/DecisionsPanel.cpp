@@ -1,6 +1,7 @@
 #include "DecisionsPanel.h"
 
 #include "views/Text.h"
+#include "views/WrapLabel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -20,7 +21,7 @@ DecisionsPanel::DecisionsPanel(QWidget *parent)
     : QWidget(parent), m_summary(new QLabel(this)), m_reset(new QPushButton(tr("Default schedule"), this)),
       m_tree(new QTreeWidget(this))
 {
-    m_summary->setWordWrap(true);
+    wrapWithinDock(m_summary);
     m_reset->setToolTip(tr("Drop every override and score the default schedule again"));
     m_reset->setEnabled(false);
     m_tree->setColumnCount(ColumnCount);

@@ -2,6 +2,7 @@
 
 #include "views/CodeEditor.h"
 #include "views/SyntaxRepository.h"
+#include "views/WrapLabel.h"
 
 #include "core/common/TextDiff.h"
 
@@ -39,7 +40,7 @@ GeneratedPanel::GeneratedPanel(SyntaxRepository &syntax, QWidget *parent)
     m_current->setPlaceholderText(tr("The CUDA program generated for the scored schedule appears here."));
     m_compare->setChecked(true);
     m_compare->setToolTip(tr("Show the program generated before this one beside it, changed lines marked"));
-    m_summary->setWordWrap(true);
+    wrapWithinDock(m_summary);
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_previous);
     split->addWidget(m_current);

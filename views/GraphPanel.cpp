@@ -1,6 +1,7 @@
 #include "views/GraphPanel.h"
 
 #include "views/GraphView.h"
+#include "views/WrapLabel.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -54,7 +55,7 @@ GraphPanel::GraphPanel(QWidget *parent) : QWidget(parent)
 
     m_caption = new QLabel(this);
     m_caption->setObjectName(QStringLiteral("graphKernelCaption"));
-    m_caption->setWordWrap(true);
+    wrapWithinDock(m_caption);
     connect(m_drawing, &GraphView::laidOut, this, [this] { m_caption->setText(m_drawing->kernelCaption()); });
 
     auto *layout = new QVBoxLayout(this);

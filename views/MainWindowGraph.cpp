@@ -10,6 +10,7 @@
 #include "views/GraphModel.h"
 #include "views/GraphPanel.h"
 #include "views/GraphView.h"
+#include "views/WrapLabel.h"
 
 #include <QDockWidget>
 #include <QHeaderView>
@@ -26,7 +27,7 @@ void MainWindow::createGraphDock()
     graphLayout->setContentsMargins(4, 4, 4, 4);
     m_graphSummary = new QLabel(graphWidget);
     m_graphSummary->setObjectName(QStringLiteral("graphSummary"));
-    m_graphSummary->setWordWrap(true);
+    wrapWithinDock(m_graphSummary);
     m_graphPanel = new GraphPanel(graphWidget);
     m_graphPanel->setObjectName(QStringLiteral("graphPanel"));
     m_graphView = m_graphPanel->tree();

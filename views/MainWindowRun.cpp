@@ -7,8 +7,8 @@
 #include "views/AgentsPanel.h"
 #include "views/OptimizeController.h"
 #include "views/ProjectController.h"
-#include "views/RunHistoryModel.h"
 #include "views/RunController.h"
+#include "views/RunHistoryModel.h"
 #include "views/RunPanel.h"
 #include "views/Text.h"
 
@@ -24,6 +24,23 @@
 #include <QToolBar>
 
 namespace stitch::views {
+
+namespace {
+
+// The status bar's part of why there is no GPU: its first line up to the first parenthesis
+// ("no CUDA driver: cannot load libcuda.so.1"), at most 60 characters; the tooltip has it whole.
+QString shortReason(const QString &why)
+{
+    QString reason = why.section(QLatin1Char('\n'), 0, 0);
+    if (const qsizetype paren = reason.indexOf(QStringLiteral(" (")); paren > 0)
+        reason.truncate(paren);
+    constexpr qsizetype kMax = 60;
+    if (reason.size() > kMax)
+        reason = reason.left(kMax - 1) + QChar(0x2026); // …
+    return reason;
+}
+
+} // namespace
 
 void MainWindow::createRun()
 {
@@ -69,7 +86,7 @@ void MainWindow::createRun()
         if (!d)
             return;
         m_deviceStatus->setText(d->gpu ? tr("GPU: %1 (%2)").arg(qs(d->name), qs(d->arch))
-                                       : tr("No GPU: %1").arg(qs(d->why).section(QLatin1Char('\n'), 0, 0)));
+                                       : tr("No GPU: %1").arg(shortReason(qs(d->why))));
         m_deviceStatus->setToolTip(d->gpu ? tr("The runner's worker process owns this GPU; Run (F5) measures on it")
                                           : tr("The runner found no GPU: %1\nRun (F5) shows the performance model's "
                                                "estimates, marked estimated")
@@ -91,8 +108,9 @@ void MainWindow::createRun()
                     measurementsOf(*report, QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString()));
                 const ProgramRun *after = report->optimized();
                 m_optimizeStatus->setText(after && after->timing()
-                                              ? tr("Run: optimized %1%2").arg(qs(runMsText(after->timing()->medianMs)),
-                                                                               after->estimated() ? tr(" (estimated)") : QString())
+                                              ? tr("Run: optimized %1%2")
+                                                    .arg(qs(runMsText(after->timing()->medianMs)),
+                                                         after->estimated() ? tr(" (estimated)") : QString())
                                               : tr("Run: nothing timed (the Run dock says why)"));
                 Q_EMIT runSettled();
             });
@@ -110,7 +128,8 @@ void MainWindow::createRun()
             m_runPanel->setMessage(tr("A new Optimize: Run (F5) to verify and time its program."));
         }
     });
-    connect(m_optimizer, &OptimizeController::failed, this, [this] { m_runAction->setEnabled(m_agentsPanel->result()); });
+    connect(m_optimizer, &OptimizeController::failed, this,
+            [this] { m_runAction->setEnabled(m_agentsPanel->result()); });
 }
 
 bool MainWindow::runPrograms()

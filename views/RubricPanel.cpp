@@ -2,6 +2,7 @@
 
 #include "views/RubricRadar.h"
 #include "views/Text.h"
+#include "views/WrapLabel.h"
 
 #include "core/agents/Evaluator.h"
 
@@ -83,7 +84,7 @@ RubricPanel::RubricPanel(QWidget *parent)
     : QWidget(parent), m_summary(new QLabel(this)), m_scope(new QComboBox(this)), m_radar(new RubricRadar(this)),
       m_model(new RubricModel(this)), m_table(new QTreeView(this))
 {
-    m_summary->setWordWrap(true);
+    wrapWithinDock(m_summary);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_scope->setToolTip(tr("The whole program (each dimension weighted by its kernels' predicted times) or one kernel"));
     m_table->setModel(m_model);

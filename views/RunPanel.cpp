@@ -4,6 +4,7 @@
 #include "views/RunHistoryModel.h"
 #include "views/RunModels.h"
 #include "views/Text.h"
+#include "views/WrapLabel.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -49,7 +50,7 @@ RunPanel::RunPanel(QAction *runAction, QAction *cancelAction, QWidget *parent)
     top->addStretch(1);
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("runMessage"));
-    m_message->setWordWrap(true);
+    wrapWithinDock(m_message);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     m_timeChart = new RunTimeChart(this);

@@ -2,6 +2,7 @@
 
 #include "core/agents/TrainingLog.h"
 #include "views/TrainingModels.h"
+#include "views/WrapLabel.h"
 
 #include <QChart>
 #include <QChartView>
@@ -100,10 +101,10 @@ TrainingPanel::TrainingPanel(QWidget *parent)
     m_useShipped->setVisible(false);
     m_progress->setVisible(false);
     m_progress->setMaximumWidth(220);
-    m_title->setWordWrap(true);
-    m_status->setWordWrap(true);
+    wrapWithinDock(m_title);
+    wrapWithinDock(m_status);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_agents->setWordWrap(true);
+    wrapWithinDock(m_agents);
     m_agents->setTextInteractionFlags(Qt::TextSelectableByMouse);
     connect(m_cancel, &QPushButton::clicked, this, &TrainingPanel::cancelRequested);
     connect(m_open, &QPushButton::clicked, this, &TrainingPanel::openLogWithDialog);
@@ -140,7 +141,7 @@ TrainingPanel::TrainingPanel(QWidget *parent)
     m_pinsView->horizontalHeader()->setStretchLastSection(true);
     m_pinsView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_pinsTitle->setText(tr("Each pinned value's probability at its decision, by the agents before and after:"));
-    m_pinsTitle->setWordWrap(true);
+    wrapWithinDock(m_pinsTitle);
     auto *pinsBox = new QWidget(this);
     auto *pinsLayout = new QVBoxLayout(pinsBox);
     pinsLayout->setContentsMargins(0, 0, 0, 0);

@@ -23,6 +23,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTreeWidget>
+#include <QLabel>
 #include <QtTest>
 
 using namespace stitch;
@@ -52,6 +53,7 @@ private slots:
     void cancelEndsWithCancelled();
     void badInputIsAFailureWithItsLocation();
     void panelStepsThroughTheDecisions();
+    void aLongPinOrPathDoesNotWidenTheDock();
     void mainWindowOptimizesTheOpenFile();
     void anOverrideRunsTheAgentsAgainAroundThePin();
     void theDocksFollowTheSelectedStep();
@@ -115,6 +117,24 @@ void TestAgents::badInputIsAFailureWithItsLocation()
     QVERIFY(failed.wait(test::CompileTimeoutMs));
     const QString message = failed.first().at(1).toString();
     QVERIFY2(message.contains(QStringLiteral("broken.te:")), qPrintable(message));
+}
+
+void TestAgents::aLongPinOrPathDoesNotWidenTheDock()
+{
+    // A pin or a path has no space to wrap at; it once set the dock area's minimum width (the
+    // studio's side docks squeezed to 70 px, the window widened). The panel's minimum stays put.
+    AgentsPanel panel;
+    const int before = panel.minimumSizeHint().width();
+    const QString pin = QStringLiteral("instruction_scheduling.min_blocks@a_kernel_with_a_rather_long_name_indeed=1");
+    panel.setPins({pin, pin});
+    panel.setMessage(QStringLiteral("/home/someone/projects/with/a/deep/folder/structure/that/goes/on/kernels.cu: "
+                                    "Optimize to see the agents' decisions"));
+    QCOMPARE(panel.minimumSizeHint().width(), before);
+    QVERIFY(before < 320);
+    auto *pins = panel.findChild<QLabel *>(QStringLiteral("pinsLabel"));
+    QVERIFY(pins);
+    QVERIFY(pins->toolTip().contains(pin)); // the exact text, for reading it whole
+    QVERIFY(pins->text().contains(QStringLiteral("min_blocks@\u200Ba_kernel"))); // breaks after '.' and '@'
 }
 
 void TestAgents::panelStepsThroughTheDecisions()

@@ -438,6 +438,11 @@ void TestRun::mainWindowRunsAfterOptimizeAndNamesTheDevice()
     auto *status = window.findChild<QLabel *>(QStringLiteral("deviceStatus"));
     QVERIFY(status);
     QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith(QStringLiteral("No GPU: ")), 30000);
+    // Short enough to leave the status bar's messages room; the whole reason is in the tooltip.
+    QVERIFY2(status->text().size() <= 68, qPrintable(status->text()));
+    QVERIFY2(!status->text().contains(QLatin1Char('(')), qPrintable(status->text()));
+    QVERIFY2(status->toolTip().contains(QString::fromStdString(window.runController()->device()->why)),
+             qPrintable(status->toolTip()));
 
     QVERIFY(window.openFile(example("matmul_naive.cu")));
     QSignalSpy optimizedSpy(&window, &MainWindow::optimizeSettled);
