@@ -81,8 +81,8 @@ void RunTimeChart::setReport(std::shared_ptr<const RunReport> report)
         return;
     }
     const bool estimated = anyEstimated(*m_report);
-    chart->setTitle(estimated ? tr("Time per program: ESTIMATED by the performance model (no GPU: not measured)")
-                              : tr("Time per program on %1: median, min to max, every run").arg(qs(m_report->device)));
+    chart->setTitle(estimated ? tr("Time per program: ESTIMATED, not measured")
+                              : tr("Time per program on %1 (median, min to max)").arg(qs(m_report->device)));
     auto *set = new QBarSet(estimated ? tr("median (estimated)") : tr("median"));
     QStringList categories;
     double top = 0;
@@ -93,7 +93,7 @@ void RunTimeChart::setReport(std::shared_ptr<const RunReport> report)
             continue;
         m_programOfBar.push_back(static_cast<int>(i));
         set->append(t->medianMs);
-        categories << (run.estimated() ? tr("%1 (estimated)").arg(qs(run.name)) : qs(run.name));
+        categories << qs(run.name); // estimated or not: the title, the axis and the tooltip say
         top = std::max(top, run.estimated() ? t->medianMs : t->maxMs);
     }
     m_bars->append(set);
@@ -192,7 +192,8 @@ QScatterSeries *RooflineChart::addPoints(const ProgramRun *run, const QString &w
     auto *series = new QScatterSeries;
     const bool estimated = run->estimated() || std::any_of(run->kernels.begin(), run->kernels.end(),
                                                            [](const RooflinePoint &p) { return !p.measured; });
-    series->setName(estimated ? tr("%1: %2 (estimated)").arg(what, qs(run->name)) : tr("%1: %2").arg(what, qs(run->name)));
+    // The legend is narrow: the program's name is in each point's tooltip.
+    series->setName(estimated ? tr("%1 (estimated)").arg(what) : what);
     series->setColor(color);
     series->setMarkerSize(11);
     std::vector<RooflinePoint> drawn;
@@ -235,8 +236,8 @@ void RooflineChart::setReport(std::shared_ptr<const RunReport> report)
                                return std::any_of(p.kernels.begin(), p.kernels.end(),
                                                   [](const RooflinePoint &k) { return !k.measured; });
                            });
-    chart->setTitle(estimated ? tr("Roofline of %1 (%2): kernels ESTIMATED by the performance model").arg(qs(r.gpuSpec), qs(r.arch))
-                              : tr("Roofline of %1 (%2): kernels measured (CUPTI)").arg(qs(r.gpuSpec), qs(r.arch)));
+    chart->setTitle(estimated ? tr("Roofline of %1 (%2): ESTIMATED").arg(qs(r.gpuSpec), qs(r.arch))
+                              : tr("Roofline of %1 (%2): measured").arg(qs(r.gpuSpec), qs(r.arch)));
     m_before = addPoints(r.before(), tr("before"), QColor(200, 90, 40));
     m_after = addPoints(r.optimized(), tr("after"), QColor(30, 110, 200));
     if (const ProgramRun *library = r.library(); library && !library->kernels.empty())
@@ -266,11 +267,11 @@ void RooflineChart::setReport(std::shared_ptr<const RunReport> report)
         chart->addSeries(line);
         m_ceilings << line;
     };
-    ceiling(tr("DRAM %1 GB/s").arg(r.bandwidthGBs, 0, 'f', 0), QColor(90, 90, 90),
+    ceiling(tr("DRAM %1 TB/s").arg(r.bandwidthGBs / 1000, 0, 'f', 1), QColor(90, 90, 90),
             {QPointF(lo, r.bandwidthGBs * lo), QPointF(tensorRidge, roof)});
-    ceiling(tr("FP32 peak %1").arg(gflopsText(r.peakGflops)), QColor(20, 20, 20), {QPointF(ridge, r.peakGflops), QPointF(hi, r.peakGflops)});
+    ceiling(tr("FP32 %1").arg(gflopsText(r.peakGflops)), QColor(20, 20, 20), {QPointF(ridge, r.peakGflops), QPointF(hi, r.peakGflops)});
     if (r.tensorGflops > r.peakGflops)
-        ceiling(tr("TF32 tensor cores %1").arg(gflopsText(r.tensorGflops)), QColor(120, 60, 160),
+        ceiling(tr("TF32 tensor %1").arg(gflopsText(r.tensorGflops)), QColor(120, 60, 160),
                 {QPointF(tensorRidge, r.tensorGflops), QPointF(hi, r.tensorGflops)});
     for (auto *s : {m_before, m_after, m_library})
         if (s)
