@@ -39,6 +39,10 @@ QChart *freshChart(QChartView *view)
     QFont small = chart->legend()->font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     chart->legend()->setFont(small);
+    QFont title = chart->titleFont(); // a dock is narrow: the title at the legend's size, bold
+    title.setPointSizeF(small.pointSizeF());
+    title.setBold(true);
+    chart->setTitleFont(title);
     QChart *old = view->chart();
     view->setChart(chart);
     delete old;
