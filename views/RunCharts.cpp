@@ -8,6 +8,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QCursor>
+#include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -85,7 +86,7 @@ void RunTimeChart::setReport(std::shared_ptr<const RunReport> report)
         return;
     }
     const bool estimated = anyEstimated(*m_report);
-    chart->setTitle(estimated ? tr("Time per program: ESTIMATED, not measured")
+    chart->setTitle(estimated ? tr("Time per program: ESTIMATED")
                               : tr("Time per program on %1 (median, min to max)").arg(qs(m_report->device)));
     auto *set = new QBarSet(estimated ? tr("median (estimated)") : tr("median"));
     QStringList categories;
@@ -189,6 +190,37 @@ QString RooflineChart::title() const
     return chart()->title();
 }
 
+// Each ceiling named on the plot, beside its line, in its colour: in a legend of five entries in a
+// dock-wide chart Qt Charts elided them to "DRA..." and "FP32 ...". The slope's name sits below its
+// lower end, a roof's above its right end; they move with the plot area.
+void RooflineChart::labelCeilings(QChart *chart)
+{
+    QFont small = chart->legend()->font();
+    std::vector<QGraphicsSimpleTextItem *> labels;
+    for (QLineSeries *line : m_ceilings) {
+        for (QLegendMarker *marker : chart->legend()->markers(line))
+            marker->setVisible(false);
+        auto *label = new QGraphicsSimpleTextItem(line->name(), chart);
+        label->setFont(small);
+        label->setBrush(line->pen().color());
+        label->setZValue(10);
+        labels.push_back(label);
+    }
+    auto place = [chart, labels, ceilings = m_ceilings] {
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            QLineSeries *line = ceilings[static_cast<qsizetype>(i)];
+            const bool slope = i == 0;
+            const QPointF end = chart->mapToPosition(slope ? line->at(0) : line->at(line->count() - 1), line);
+            const QRectF box = labels[i]->boundingRect();
+            const double x = slope ? end.x() + 4 : end.x() - box.width() - 4;
+            // The slope rises to the right: its name goes below it, a roof's above it.
+            labels[i]->setPos(std::max(chart->plotArea().left() + 2, x), slope ? end.y() + 2 : end.y() - box.height() - 2);
+        }
+    };
+    connect(chart, &QChart::plotAreaChanged, chart, place);
+    place();
+}
+
 QScatterSeries *RooflineChart::addPoints(const ProgramRun *run, const QString &what, const QColor &color)
 {
     if (!run)
@@ -240,8 +272,11 @@ void RooflineChart::setReport(std::shared_ptr<const RunReport> report)
                                return std::any_of(p.kernels.begin(), p.kernels.end(),
                                                   [](const RooflinePoint &k) { return !k.measured; });
                            });
-    chart->setTitle(estimated ? tr("Roofline of %1 (%2): ESTIMATED").arg(qs(r.gpuSpec), qs(r.arch))
-                              : tr("Roofline of %1 (%2): measured").arg(qs(r.gpuSpec), qs(r.arch)));
+    QString gpuName = qs(r.gpuSpec); // "NVIDIA H200" -> "H200": the chart is narrow
+    if (gpuName.startsWith(QStringLiteral("NVIDIA ")))
+        gpuName.remove(0, 7);
+    chart->setTitle(estimated ? tr("Roofline, %1 (%2): ESTIMATED").arg(gpuName, qs(r.arch))
+                              : tr("Roofline, %1 (%2): measured").arg(gpuName, qs(r.arch)));
     m_before = addPoints(r.before(), tr("before"), QColor(200, 90, 40));
     m_after = addPoints(r.optimized(), tr("after"), QColor(30, 110, 200));
     if (const ProgramRun *library = r.library(); library && !library->kernels.empty())
@@ -297,6 +332,7 @@ void RooflineChart::setReport(std::shared_ptr<const RunReport> report)
         s->attachAxis(x);
         s->attachAxis(y);
     }
+    labelCeilings(chart);
     if (!m_omitted.isEmpty())
         setToolTip(tr("Not drawn on the log axes:\n%1").arg(m_omitted.join(QLatin1Char('\n'))));
     else

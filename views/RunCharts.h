@@ -58,6 +58,7 @@ public:
     QStringList omitted() const { return m_omitted; }
 
 private:
+    void labelCeilings(QChart *chart);
     QScatterSeries *addPoints(const ProgramRun *run, const QString &what, const QColor &color);
 
     std::shared_ptr<const RunReport> m_report;

@@ -27,7 +27,10 @@
 #include <QBarSeries>
 #include <QBarSet>
 #include <QDockWidget>
+#include <QGraphicsSimpleTextItem>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSignalSpy>
@@ -218,6 +221,16 @@ void TestRun::withoutAGpuEveryFigureIsMarkedEstimated()
     const QPointF slope = roofline->ceilings().at(0)->at(0);
     QVERIFY(qAbs(slope.y() / slope.x() - gpu->memoryBandwidthGBs) < 1e-6 * gpu->memoryBandwidthGBs);
     QCOMPARE(roofline->ceilings().at(1)->at(0).y(), gpu->fp32Tflops * 1e3);
+    // Each ceiling is named on the plot, in its colour, not in the (narrow) legend.
+    for (QLineSeries *ceiling : roofline->ceilings()) {
+        for (QLegendMarker *marker : roofline->chart()->legend()->markers(ceiling))
+            QVERIFY(!marker->isVisible());
+        bool named = false;
+        for (QGraphicsItem *item : roofline->chart()->childItems())
+            if (auto *label = dynamic_cast<QGraphicsSimpleTextItem *>(item); label && label->text() == ceiling->name())
+                named = label->brush().color() == ceiling->pen().color();
+        QVERIFY2(named, qPrintable(ceiling->name()));
+    }
     QVERIFY(roofline->beforePoints() && roofline->afterPoints());
     QCOMPARE(roofline->beforePoints()->count(), kernelsOnLogAxes(*report->before()));
     QCOMPARE(roofline->afterPoints()->count(), kernelsOnLogAxes(*report->optimized()));
