@@ -94,20 +94,6 @@ struct RunReport {
     const ProgramRun *library() const; ///< cuBLAS, or null (no GEMM)
 };
 
-/// The library reference of a schedule's GEMM kernels: one cuBLAS SGEMM per kernel of the gemm
-/// strategy, in launch order, over buffers named as the graph's tensors (so the optimized
-/// program's seed draws the same inputs), with the CPU interpreter of what cuBLAS computes (each
-/// product alone: a fused epilogue, a reduction's init, is not part of cuBLAS and is not checked).
-struct LibraryReference {
-    runner::LaunchPlan plan;
-    runner::CpuReference reference;
-    std::string covers; ///< "G = A W (128x256x64)"
-    std::string note;   ///< what the program computes beyond cuBLAS's products; empty when nothing
-    double flops = 0;   ///< of every call
-    double bytes = 0;   ///< every operand and product once
-};
-/// InvalidArgument when a GEMM's operands are not packed matrices of the product's sizes.
-Result<LibraryReference> cublasReference(const schedule::Problem &problem, const schedule::Schedule &schedule);
 
 /// The device as the runner sees it: its name and arch, or why there is none.
 struct DeviceStatus {

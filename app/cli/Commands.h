@@ -54,6 +54,7 @@ struct RunOptions {
     bool metrics = false;      ///< add a run under hardware counters (CUPTI range profiling)
     std::vector<std::string> metricsKernels; ///< report these kernels' counters only (implies metrics)
     int device = 0;
+    bool cublas = false; ///< time cuBLAS on the GEMMs of the plan's generated program instead
 };
 /// Compiles the plan's CUDA source for the local GPU and runs, verifies, times and profiles it in
 /// stitchcuda-worker. Exit 1 for no GPU, compile errors, faults, timeouts and wrong answers.

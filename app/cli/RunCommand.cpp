@@ -1,6 +1,7 @@
 #include "Commands.h"
 
 #include "core/arch/ArchDatabase.h"
+#include "core/codegen/LibraryReference.h"
 #include "core/frontend/Lift.h"
 #include "core/rubric/PerfModel.h"
 #include "core/runner/JobJson.h"
@@ -52,8 +53,17 @@ std::string versionText(int v)
     return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
 }
 
-/// The performance model's time for the generated program the plan names (no GPU needed).
-Result<runner::ModelEstimate> estimateFromModel(const runner::PlanFile::Model &model, std::string &arch)
+/// The generated program a plan's "model" names: its graph, sizes and schedule.
+struct ModelProgram {
+    ir::Graph graph;
+    ir::SizeBindings sizes;
+    const ArchLimits *arch = nullptr;
+    schedule::Schedule schedule;
+
+    schedule::Problem problem() const { return {graph, sizes, *arch, schedule.precision}; }
+};
+
+Result<ModelProgram> loadModel(const runner::PlanFile::Model &model)
 {
     std::string graphText, scheduleText;
     if (!readFile(model.graphPath, graphText) || !readFile(model.schedulePath, scheduleText))
@@ -64,21 +74,57 @@ Result<runner::ModelEstimate> estimateFromModel(const runner::PlanFile::Model &m
     auto sched = schedule::parseSchedule(scheduleText, model.schedulePath);
     if (!sched)
         return sched.error();
-    const ArchLimits *limits = ArchDatabase::builtin().arch(sched->arch);
-    if (!limits)
+    ModelProgram program{lifted->graph, lifted->sizes, ArchDatabase::builtin().arch(sched->arch), *sched};
+    if (!program.arch)
         return makeError(ErrorKind::InvalidArgument, "the schedule's architecture " + sched->arch + " is not in the database");
-    arch = sched->arch;
-    ir::SizeBindings sizes = lifted->sizes;
     for (const auto &[k, v] : model.sizes)
-        sizes[k] = v;
-    schedule::Problem problem{lifted->graph, sizes, *limits, sched->precision};
-    auto ms = rubric::PerfModel().predictSchedule(problem, *sched);
+        program.sizes[k] = v;
+    return program;
+}
+
+/// The performance model's time for the generated program the plan names (no GPU needed).
+Result<runner::ModelEstimate> estimateFromModel(const runner::PlanFile::Model &model, std::string &arch)
+{
+    auto program = loadModel(model);
+    if (!program)
+        return program.error();
+    arch = program->schedule.arch;
+    auto ms = rubric::PerfModel().predictSchedule(program->problem(), program->schedule);
     if (!ms)
         return ms.error();
     return runner::ModelEstimate{*ms, "the StitchCUDA performance model for " + arch + " (fitted to H200 measurements, docs/RUBRIC.md; no GPU here)"};
 }
 
-/// One cell of the metrics table: the value scaled and formatted, "-" when the chip lacked it.
+/// --cublas: the plan's GEMM kernels as cuBLAS calls over the same buffers and seed, verified
+/// against the CPU interpreter of what cuBLAS computes (codegen::cublasReference).
+Result<runner::RunRequest> cublasRequest(const runner::PlanFile &plan, std::string &covers)
+{
+    if (!plan.model)
+        return makeError(ErrorKind::InvalidArgument,
+                         "--cublas needs a plan written by stitchcuda generate or optimize (its \"model\" names the "
+                         "graph and schedule whose GEMMs cuBLAS computes)");
+    auto program = loadModel(*plan.model);
+    if (!program)
+        return program.error();
+    auto library = codegen::cublasReference(program->problem(), program->schedule);
+    if (!library)
+        return annotate(library.error(), "no cuBLAS reference");
+    covers = library->covers + (library->note.empty() ? "" : "; " + library->note);
+    runner::RunRequest request;
+    request.job.plan = library->plan;
+    request.job.measure = plan.measure;
+    request.job.measure.metrics = false; // a library's kernels are not profiled (the Executor leaves them out)
+    request.job.precision = program->schedule.precision == schedule::Precision::TF32 ? runner::PrecisionPolicy::TF32
+                                                                                       : runner::PrecisionPolicy::FP32;
+    request.job.deadlineMs = plan.deadlineMs;
+    if (plan.seed) {
+        request.job.seed = *plan.seed;
+        request.job.fixedSeed = true;
+    }
+    request.cpuReference = library->reference;
+    return request;
+}
+
 std::string cell(const std::map<std::string, double> &values, const char *name, double scale, const char *format)
 {
     auto it = values.find(name);
@@ -228,8 +274,8 @@ int runRun(const RunOptions &options)
     std::optional<runner::ModelEstimate> estimate;
     if (!device) {
         Error e = device.error();
-        // A generated program answers with the performance model's estimate instead.
-        if (e.kind == ErrorKind::NoDevice && plan->model) {
+        // A generated program answers with the performance model's estimate instead (cuBLAS has none).
+        if (e.kind == ErrorKind::NoDevice && plan->model && !options.cublas) {
             auto predicted = estimateFromModel(*plan->model, arch);
             if (!predicted)
                 return fail(options, predicted.error(), 1, warnings);
@@ -242,7 +288,8 @@ int runRun(const RunOptions &options)
     } else {
         arch = device->device.arch;
     }
-    auto request = runner::buildRunRequest(*plan, arch);
+    std::string covers;
+    auto request = options.cublas ? cublasRequest(*plan, covers) : runner::buildRunRequest(*plan, arch);
     if (!request)
         return fail(options, request.error(), request.error().kind == ErrorKind::Io ? 2 : 1, warnings);
     request->remeasure = options.remeasure;
@@ -256,10 +303,14 @@ int runRun(const RunOptions &options)
     if (options.json) {
         nlohmann::json j = {{"schema", kRunSchema}, {"plan", options.file}, {"ok", passed},
                             {"result", runner::resultToJson(*result, nullptr)}, {"warnings", warnings}};
+        if (options.cublas)
+            j["cublas"] = covers; // what cuBLAS computed in place of the plan's program
         std::cout << j.dump(2) << "\n";
     } else {
         for (const auto &w : warnings)
             std::cerr << "stitchcuda: warning: " << w << "\n";
+        if (options.cublas)
+            std::printf("cuBLAS   in place of the plan's program: %s\n", covers.c_str());
         printText(*result, options);
     }
     return passed ? 0 : 1;

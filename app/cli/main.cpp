@@ -65,6 +65,9 @@ int main(int argc, char **argv)
     runCmd->add_option("--metrics-kernel", run.metricsKernels,
                        "Report hardware counters of this kernel only (repeatable; implies --metrics)");
     runCmd->add_option("--device", run.device, "GPU ordinal")->capture_default_str()->check(CLI::NonNegativeNumber);
+    runCmd->add_flag("--cublas", run.cublas,
+                     "Time cuBLAS on the GEMMs of the plan's generated program instead (same buffers and seed; "
+                     "a plan written by generate or optimize)");
 
     stitch::cli::GenerateOptions generate;
     auto *generateCmd = app.add_subcommand("generate", "Generate the CUDA program of a .te or .cu file for a schedule");

@@ -1,5 +1,5 @@
-# `CLI generate SRC --out OUT`, then `CLI run` on the plan it wrote; prints both outputs (the test
-# matches them) and fails on a non-zero exit.
+# `CLI generate SRC --out OUT`, then `CLI run` on the plan it wrote (with RUN_ARGS, a list, when
+# given); prints both outputs (the test matches them) and fails on a non-zero exit.
 file(REMOVE_RECURSE ${OUT})
 execute_process(COMMAND ${CLI} generate ${SRC} --out ${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -10,7 +10,7 @@ list(LENGTH plans count)
 if(NOT count EQUAL 1)
     message(FATAL_ERROR "expected one plan in ${OUT}, found ${count}\n${out}")
 endif()
-execute_process(COMMAND ${CLI} run ${plans} RESULT_VARIABLE rc OUTPUT_VARIABLE runOut ERROR_VARIABLE runErr)
+execute_process(COMMAND ${CLI} run ${plans} ${RUN_ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE runOut ERROR_VARIABLE runErr)
 message("${out}\n${runOut}\n${runErr}")
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "run: exit ${rc}")
