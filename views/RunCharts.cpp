@@ -50,6 +50,16 @@ QChart *freshChart(QChartView *view)
     return chart;
 }
 
+// Axis labels and titles at the legend's size: the charts sit side by side in a dock.
+void smallAxes(QChart *chart)
+{
+    const QFont small = chart->legend()->font();
+    for (QAbstractAxis *axis : chart->axes()) {
+        axis->setLabelsFont(small);
+        axis->setTitleFont(small);
+    }
+}
+
 QString gflopsText(double gflops)
 {
     return gflops >= 1000 ? QObject::tr("%1 TFLOP/s").arg(gflops / 1000, 0, 'g', 3)
@@ -113,6 +123,7 @@ void RunTimeChart::setReport(std::shared_ptr<const RunReport> report)
     chart->addAxis(y, Qt::AlignLeft);
     m_bars->attachAxis(x);
     m_bars->attachAxis(y);
+    smallAxes(chart);
     // The spread of what was measured: a whisker from min to max and each run as a dot. An
     // estimate is one number and has none.
     QScatterSeries *samples = nullptr;
@@ -332,6 +343,7 @@ void RooflineChart::setReport(std::shared_ptr<const RunReport> report)
         s->attachAxis(x);
         s->attachAxis(y);
     }
+    smallAxes(chart);
     labelCeilings(chart);
     if (!m_omitted.isEmpty())
         setToolTip(tr("Not drawn on the log axes:\n%1").arg(m_omitted.join(QLatin1Char('\n'))));
