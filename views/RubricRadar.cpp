@@ -155,16 +155,30 @@ void RubricRadar::addAxes(const QStringList &spokes)
     angular->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     for (qsizetype i = 0; i < n; ++i)
         angular->append(spokes[i], static_cast<double>(i));
-    angular->setGridLineColor(palette().color(QPalette::Mid));
-    angular->setLabelsColor(palette().color(QPalette::WindowText));
     auto *radial = new QValueAxis;
     radial->setRange(0, kMaxScore);
     radial->setTickCount(static_cast<int>(kMaxScore) + 1); // rings at 1..5 (0 is the centre)
     radial->setLabelFormat(QStringLiteral("%d"));
-    radial->setGridLineColor(palette().color(QPalette::Mid));
-    radial->setLabelsColor(palette().color(QPalette::PlaceholderText));
     m_chart->addAxis(angular, QPolarChart::PolarOrientationAngular);
     m_chart->addAxis(radial, QPolarChart::PolarOrientationRadial);
+    colourAxes();
+}
+
+// The axes outlive a step now, so they follow the palette (a light or dark theme) themselves.
+void RubricRadar::colourAxes()
+{
+    for (QAbstractAxis *axis : m_chart->axes()) {
+        axis->setGridLineColor(palette().color(QPalette::Mid));
+        axis->setLabelsColor(
+            palette().color(qobject_cast<QCategoryAxis *>(axis) ? QPalette::WindowText : QPalette::PlaceholderText));
+    }
+}
+
+void RubricRadar::changeEvent(QEvent *event)
+{
+    QChartView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        colourAxes();
 }
 
 void RubricRadar::addLine(RadarSeries::Role role)

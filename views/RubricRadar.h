@@ -61,12 +61,14 @@ public:
 
 protected:
     bool viewportEvent(QEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
     QPointF spokeScenePoint(int spoke, double score) const;
     void removeSeries();
     void removeAxes();
     void addAxes(const QStringList &spokes);
+    void colourAxes();
     void addLine(RadarSeries::Role role);
 
     QPolarChart *m_chart;

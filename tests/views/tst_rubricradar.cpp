@@ -20,6 +20,7 @@
 #include "views/RubricRadar.h"
 #include "views/SyntaxRepository.h"
 
+#include <QAbstractAxis>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLineSeries>
@@ -230,6 +231,13 @@ void TestRubricRadar::drawsClosedSeriesOverTheSpokes()
     QCOMPARE(radar.spokes(), five);
     QCOMPARE(RubricRadar::values(radar.line(RadarSeries::Role::Current)), QList<double>({1, 2, 3, 4, 5}));
     QCOMPARE(radar.polarChart()->axes().size(), 2);
+    // Kept axes follow the palette (a theme switched while the radar is up).
+    QPalette dark = radar.palette();
+    dark.setColor(QPalette::Mid, QColor(0x40, 0x40, 0x40));
+    dark.setColor(QPalette::WindowText, QColor(0xee, 0xee, 0xee));
+    radar.setPalette(dark);
+    for (QAbstractAxis *axis : radar.polarChart()->axes())
+        QCOMPARE(axis->gridLineColor(), QColor(0x40, 0x40, 0x40));
     radar.setData(spokes.mid(0, 2), {{RadarSeries::Role::Current, QStringLiteral("now"), {1, 2}}}, {});
     QVERIFY(radar.lines().isEmpty());
     QCOMPARE(radar.placeholder(), QStringLiteral("Too few dimensions for a radar"));
