@@ -1,6 +1,7 @@
 #include "core/frontend/CudaParser.h"
 
 #include "core/frontend/SourceExpansion.h"
+#include "core/frontend/TreeWalk.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -65,26 +66,16 @@ std::string maskUnknownLaunchAttributes(std::string_view source)
     return out;
 }
 
-/// The first node, in pre-order, more than maxDepth levels below root; walked with a cursor, so
-/// its own stack does not grow with the tree.
+/// The first node, in pre-order, more than maxDepth levels below root.
 std::optional<TSNode> firstNodeDeeperThan(TSNode root, unsigned maxDepth)
 {
-    TSTreeCursor cursor = ts_tree_cursor_new(root);
     std::optional<TSNode> found;
-    for (;;) {
-        if (ts_tree_cursor_current_depth(&cursor) > maxDepth) {
-            found = ts_tree_cursor_current_node(&cursor);
-            break;
-        }
-        if (ts_tree_cursor_goto_first_child(&cursor))
-            continue;
-        bool next = false;
-        while (!(next = ts_tree_cursor_goto_next_sibling(&cursor)) && ts_tree_cursor_goto_parent(&cursor)) {
-        }
-        if (!next)
-            break;
-    }
-    ts_tree_cursor_delete(&cursor);
+    walkPreorder(root, [&](TSNode node, unsigned depth) {
+        if (depth <= maxDepth)
+            return Walk::Descend;
+        found = node;
+        return Walk::Stop;
+    });
     return found;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/frontend/CudaParser.h"
 #include "core/frontend/SourceExpansion.h"
+#include "core/frontend/TreeWalk.h"
 
 #include <tree_sitter/api.h>
 
@@ -23,17 +24,7 @@ public:
     void run(TSNode root, SourceIndex &out)
     {
         m_out = &out;
-        TSTreeCursor cursor = ts_tree_cursor_new(root);
-        for (;;) {
-            if (visit(ts_tree_cursor_current_node(&cursor)) && ts_tree_cursor_goto_first_child(&cursor))
-                continue;
-            while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-                if (!ts_tree_cursor_goto_parent(&cursor)) {
-                    ts_tree_cursor_delete(&cursor);
-                    return;
-                }
-            }
-        }
+        walkPreorder(root, [this](TSNode node, unsigned) { return visit(node) ? Walk::Descend : Walk::Skip; });
     }
 
 private:
