@@ -124,11 +124,15 @@ void TestAgents::aLongPinOrPathDoesNotWidenTheDock()
     // A pin or a path has no space to wrap at; it once set the dock area's minimum width (the
     // studio's side docks squeezed to 70 px, the window widened). The panel's minimum stays put.
     AgentsPanel panel;
+    panel.resize(300, 500);
+    panel.show(); // hidden, the labels count for nothing in the layout's minimum
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
     const int before = panel.minimumSizeHint().width();
     const QString pin = QStringLiteral("instruction_scheduling.min_blocks@a_kernel_with_a_rather_long_name_indeed=1");
     panel.setPins({pin, pin});
     panel.setMessage(QStringLiteral("/home/someone/projects/with/a/deep/folder/structure/that/goes/on/kernels.cu: "
                                     "Optimize to see the agents' decisions"));
+    QCoreApplication::processEvents();
     QCOMPARE(panel.minimumSizeHint().width(), before);
     QVERIFY(before < 320);
     auto *pins = panel.findChild<QLabel *>(QStringLiteral("pinsLabel"));
